@@ -1,0 +1,122 @@
+"""The `errorsite` command: argparse, and the only place that prints or exits."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__, load, render, validate, write
+from .model import Site
+from .problems import UsageError, UserError
+
+DEFAULT_CONTENT = "content"
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors carry the URL of their page."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}", hint=f"run '{self.prog} --help'", page="bad-usage")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return its exit status."""
+    parser = make_parser()
+    try:
+        args = parser.parse_args(argv)
+        return args.run(args)
+    except UserError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+def make_parser() -> Parser:
+    """Return the parser of every subcommand."""
+    parser = Parser(prog="errorsite", description="Turn a library's errors into a static, searchable error reference.")
+    parser.add_argument("--version", action="version", version=f"errorsite {__version__}")
+    parser.set_defaults(run=lambda args: parser.print_help() or 2)
+    sub = parser.add_subparsers(title="commands", parser_class=Parser)
+
+    build = sub.add_parser("build", help="validate every record and render the site")
+    _content_option(build)
+    build.add_argument("--out", default="site", type=Path, help="output folder (default: site)")
+    build.add_argument("--base-url", help="where the site is served, e.g. https://owner.github.io/repo/")
+    build.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    build.set_defaults(run=run_build)
+
+    check = sub.add_parser("check", help="validate every record without writing anything")
+    _content_option(check)
+    check.set_defaults(run=run_check)
+
+    lookup = sub.add_parser("lookup", help="find the pages of a concrete error message")
+    lookup.add_argument("message", help="the message as you saw it (a traceback works too); - reads standard input")
+    _content_option(lookup)
+    lookup.add_argument("--base-url", help="print URLs under this base URL")
+    lookup.add_argument("--limit", type=int, default=5, help="how many matches to print (default: 5)")
+    lookup.set_defaults(run=run_lookup)
+    return parser
+
+
+def _content_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--content", type=Path, default=None,
+        help="folder with site.toml and errors/*.json (default: ./content, "
+        "or errorsite's own error reference when there is none)",
+    )
+
+
+def content_folder(args: argparse.Namespace) -> Path:
+    """Return the content folder the user named, or the default one."""
+    if args.content is not None:
+        return args.content
+    if Path(DEFAULT_CONTENT).is_dir():
+        return Path(DEFAULT_CONTENT)
+    return load.embedded_content()
+
+
+def load_site(args: argparse.Namespace) -> Site:
+    """Return the validated site of the chosen content folder."""
+    return validate.build_site(load.load(content_folder(args)), getattr(args, "base_url", None))
+
+
+def run_build(args: argparse.Namespace) -> int:
+    """Build the site."""
+    started = time.perf_counter()
+    write.check_output(args.out)
+    site = load_site(args)
+    files = render.render_site(site)
+    write.write_site(files, args.out)
+    pages = sum(1 for path in files if path.endswith(".html"))
+    if not args.quiet:
+        print(f"built {len(site.records)} records, {pages} pages into {args.out} "
+              f"in {time.perf_counter() - started:.2f} s")
+    return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Validate the content."""
+    site = load_site(args)
+    print(f"ok: {len(site.records)} records, no problems")
+    return 0
+
+
+def run_lookup(args: argparse.Namespace) -> int:
+    """Print the records that match a message, best first."""
+    from . import match
+
+    text = sys.stdin.read() if args.message == "-" else args.message
+    site = load_site(args)
+    index = match.build_index([render.search_entry(r) for r in site.records])
+    results = match.search(index, text, limit=args.limit)
+    if not results:
+        print("no matching error found", file=sys.stderr)
+        return 1
+    for result in results:
+        record = site.by_id[result["id"]]
+        print(f"{site.config.base_url}errors/{record.id}/  [{result['kind']}]  {record.exception}: {record.title}")
+    return 0

@@ -1,0 +1,94 @@
+"""Site settings: `site.toml` values checked, then command-line overrides applied."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from .model import Config
+from .problems import Invalid, Problem, did_you_mean
+from .schema import ID_PATTERN
+
+KEYS = ("title", "base_url", "repo", "source_url", "issue_url", "edit_url", "cname", "redirects")
+URL_FIELDS = {
+    "source_url": ("repo", "commit", "path", "line"),
+    "issue_url": ("repo", "title", "id", "url"),
+    "edit_url": ("repo", "id"),
+}
+"""The placeholders each URL pattern may use."""
+
+
+def settings_to_config(settings: dict[str, Any], file: str) -> tuple[Config, list[Problem]]:
+    """Return the settings as a Config, and every problem found in them."""
+    values: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for key, value in sorted(settings.items()):
+        try:
+            values[key] = _setting(key, value)
+        except Invalid as error:
+            problems.append(Problem.of(file, f"/{key}", error))
+    config = replace(Config(), **values)
+    return with_base_url(config, config.base_url), problems
+
+
+def with_base_url(config: Config, base_url: str) -> Config:
+    """Return `config` served at `base_url`, which always ends with a slash."""
+    return replace(config, base_url=base_url if base_url.endswith("/") else base_url + "/")
+
+
+def _setting(key: str, value: Any) -> Any:
+    if key not in KEYS:
+        raise Invalid(f"unknown setting {key!r}", hint=did_you_mean(key, KEYS), page="unknown-setting")
+    if key == "redirects":
+        return _redirects(value)
+    if not isinstance(value, str):
+        raise Invalid(
+            f"must be a string, got {type(value).__name__}",
+            hint=f'write {key} = "..."',
+            page="setting-wrong-type",
+        )
+    if key == "repo" and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", value):
+        raise Invalid(
+            f"must be owner/name, got {value!r}",
+            hint='for example repo = "octo-org/octo-lib"',
+            page="setting-wrong-type",
+        )
+    if key in URL_FIELDS:
+        _url_pattern(value, URL_FIELDS[key])
+    return value
+
+
+def _url_pattern(value: str, names: tuple[str, ...]) -> None:
+    try:
+        example = value.format_map({name: "x" for name in names})
+    except (KeyError, ValueError, IndexError) as error:
+        raise Invalid(
+            f"{value!r} is not a valid URL pattern: {error}",
+            hint="placeholders available here: " + ", ".join("{" + n + "}" for n in names),
+            page="bad-url-pattern",
+        ) from None
+    if not example.startswith(("https://", "http://")):
+        raise Invalid(
+            f"{value!r} must be an http or https URL",
+            hint="write the whole URL, starting with https://",
+            page="bad-url-pattern",
+        )
+
+
+def _redirects(value: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise Invalid(
+            "must be a table of old id = new id",
+            hint='[redirects]\nold-id = "new-id"',
+            page="setting-wrong-type",
+        )
+    for old, new in value.items():
+        if not re.fullmatch(ID_PATTERN, old) or not re.fullmatch(ID_PATTERN, new):
+            raise Invalid(
+                f"{old!r} = {new!r}: both sides must be record ids",
+                hint="ids are lowercase letters, digits and inner hyphens",
+                page="setting-wrong-type",
+            )
+    return tuple(sorted(value.items()))
+

@@ -1,0 +1,113 @@
+"""Read a content folder: `site.toml` and `errors/*.json`, as raw data (the only reader of content)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .problems import Invalid, Problem, UserError
+
+MAX_RECORD_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class RawRecord:
+    """A record file's parsed JSON, before validation."""
+
+    file: str
+    """The file as the user would name it."""
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Content:
+    """Everything read from a content folder."""
+
+    settings: dict[str, Any]
+    settings_file: str
+    records: tuple[RawRecord, ...]
+    problems: tuple[Problem, ...]
+
+
+def embedded_content() -> Path:
+    """Return the folder of errorsite's own error reference, shipped with the package."""
+    return Path(str(resources.files("generator.content")))
+
+
+def load(folder: Path) -> Content:
+    """Return every settings value and record file of `folder`, and what could not be read."""
+    if not folder.is_dir():
+        raise UserError(
+            f"content folder {str(folder)!r} does not exist or is not a folder",
+            hint="pass --content DIR, the folder that holds site.toml and errors/",
+            page="content-not-found",
+        )
+    problems: list[Problem] = []
+    settings_path = folder / "site.toml"
+    settings: dict[str, Any] = {}
+    if settings_path.exists():
+        try:
+            settings = read_toml(settings_path)
+        except Invalid as error:
+            problems.append(Problem.of(str(settings_path), "", error))
+    records = []
+    errors_dir = folder / "errors"
+    for path in sorted(errors_dir.glob("*.json")) if errors_dir.is_dir() else []:
+        try:
+            records.append(RawRecord(str(path), read_json(path)))
+        except Invalid as error:
+            problems.append(Problem.of(str(path), "", error))
+    return Content(settings, str(settings_path), tuple(records), tuple(problems))
+
+
+def read_text(path: Path, limit: int | None = None) -> str:
+    """Return a UTF-8 file's text without a byte order mark."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise Invalid(f"cannot read the file: {error.strerror}", page="unreadable-file") from None
+    if limit is not None and len(data) > limit:
+        raise Invalid(
+            f"the file is {len(data):,} bytes; a record may be at most {limit:,}",
+            hint="a record this large is almost certainly not a record; split or trim it",
+            page="file-too-large",
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise Invalid(
+            f"not valid UTF-8: byte 0x{data[error.start]:02x} at line {line}",
+            hint="save the file as UTF-8",
+            page="invalid-utf8",
+        ) from None
+
+
+def read_json(path: Path) -> Any:
+    """Return the parsed JSON of a record file."""
+    text = read_text(path, MAX_RECORD_BYTES)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise Invalid(
+            f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}",
+            hint="a trailing comma or a missing quote is the usual cause",
+            page="invalid-json",
+        ) from None
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Return the parsed settings file."""
+    text = read_text(path)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise Invalid(
+            f"invalid TOML: {error}",
+            hint='strings need quotes: title = "My errors"',
+            page="invalid-toml",
+        ) from None

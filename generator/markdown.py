@@ -1,0 +1,72 @@
+"""One configured Markdown renderer: CommonMark with tables, no raw HTML, safe links only."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from html import escape
+from urllib.parse import urlsplit
+
+from markdown_it import MarkdownIt
+
+from .highlight import code_html, lexer_exists
+
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+
+
+def link_is_safe(url: str) -> bool:
+    """Return whether `url` is http, https, mailto or relative."""
+    cleaned = "".join(ch for ch in url if ch > " " and ch != "\x7f")
+    try:
+        scheme = urlsplit(cleaned).scheme
+    except ValueError:
+        return False
+    if scheme:
+        return scheme.lower() in SAFE_SCHEMES
+    # "javascript&colon;..." and friends were decoded by the parser already; a
+    # colon before any slash would still be read as a scheme by a browser.
+    head = cleaned.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    return ":" not in head
+
+
+def _fence(code: str, language: str, _attrs: str) -> str:
+    name = language.split()[0] if language else ""
+    body = code_html(code, name) if name and lexer_exists(name) else escape(code, quote=False)
+    return f'<pre class="code"><code>{body}</code></pre>\n'
+
+
+def _renderer() -> MarkdownIt:
+    # typographer stays off: readers copy `--flag` and straight quotes from pages.
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False, "highlight": _fence})
+    md.enable("table")
+    # Images would load from other sites; a link to the image is enough.
+    md.disable("image")
+    md.validateLink = link_is_safe
+    return md
+
+
+_MD = _renderer()
+
+
+@lru_cache(maxsize=8192)
+def render(text: str) -> str:
+    """Return the HTML of a Markdown text."""
+    return _MD.render(text)
+
+
+@lru_cache(maxsize=8192)
+def render_inline(text: str) -> str:
+    """Return the HTML of a one-paragraph Markdown text, without the paragraph."""
+    return _MD.renderInline(text)
+
+
+def plain(text: str) -> str:
+    """Return a Markdown text as plain text, for descriptions and the search index."""
+    tokens = _MD.parseInline(text)
+    out = []
+    for token in tokens:
+        for child in token.children or ():
+            if child.type in ("text", "code_inline"):
+                out.append(child.content)
+            elif child.type in ("softbreak", "hardbreak"):
+                out.append(" ")
+    return " ".join("".join(out).split())

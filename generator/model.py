@@ -1,0 +1,147 @@
+"""The one data model every stage passes along: records, settings, the site."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def snippet_lines(code: str) -> list[str]:
+    """Return the snippet's lines; a final line break ends the last line, it adds none."""
+    lines = code.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """Verbatim lines of the source file around the raise."""
+
+    start: int
+    """File line number of the first line."""
+    code: str
+    """The lines, exactly as in the file at the pinned commit."""
+
+    @property
+    def lines(self) -> list[str]:
+        """Return the lines of the snippet."""
+        return snippet_lines(self.code)
+
+    @property
+    def end(self) -> int:
+        """Return the file line number of the last line."""
+        return self.start + len(self.lines) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where the error is raised, pinned to one commit."""
+
+    repo: str | None
+    """`owner/name`, after the site's default was applied."""
+    commit: str
+    """The commit the snippet and line belong to."""
+    path: str
+    """Relative POSIX path inside the repository."""
+    line: int
+    """Line of the raise."""
+    function: str | None
+    """Qualified name of the enclosing function."""
+    snippet: Snippet
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleFix:
+    """A before/after pair, with an optional code sample."""
+
+    before: str
+    after: str
+    language: str
+    """Pygments lexer name for before and after."""
+    code: str | None
+    code_language: str
+    note: str | None
+    """Markdown."""
+
+
+@dataclass(frozen=True, slots=True)
+class When:
+    """When the error happens (both Markdown)."""
+
+    trigger: str | None
+    situations: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Who wrote the prose, and when."""
+
+    by: str
+    date: str | None
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One error: what the code raises, where, and the prose that explains it."""
+
+    id: str
+    exception: str
+    message: str
+    title: str
+    """The given title, or the message cut at a word boundary."""
+    source: Source
+    meaning: str | None = None
+    solutions: tuple[str, ...] = ()
+    example_fix: ExampleFix | None = None
+    when: When | None = None
+    related: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    analysis: Analysis | None = None
+    status: str = "active"
+    file: str = ""
+    """The record's file, as the user would name it."""
+
+    @property
+    def url(self) -> str:
+        """Return the site-relative URL of the record's page."""
+        return f"errors/{self.id}/"
+
+    @property
+    def written(self) -> bool:
+        """Return whether anyone has written prose for this record yet."""
+        return bool(self.meaning or self.solutions or self.example_fix or self.when)
+
+    @property
+    def exception_name(self) -> str:
+        """Return the class name without its module."""
+        return self.exception.rpartition(".")[2]
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Site settings: `content/site.toml` with command-line overrides applied."""
+
+    title: str = "Error reference"
+    base_url: str = "/"
+    """Absolute URL (or path) the site is served at, ending with `/`."""
+    repo: str | None = None
+    source_url: str = "https://github.com/{repo}/blob/{commit}/{path}#L{line}"
+    issue_url: str = "https://github.com/{repo}/issues/new?title={title}"
+    edit_url: str = "https://github.com/{repo}/blob/HEAD/content/errors/{id}.json"
+    """Where a record's file can be read and improved; shown on pages not yet written."""
+    cname: str | None = None
+    redirects: tuple[tuple[str, str], ...] = ()
+    """Retired ids and the ids that replace them, sorted."""
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Everything the renderer needs: settings and valid records, sorted by id."""
+
+    config: Config
+    records: tuple[Record, ...]
+    by_id: dict[str, Record] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        self.by_id.update((r.id, r) for r in self.records)

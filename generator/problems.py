@@ -1,0 +1,100 @@
+"""User-facing errors: one base class, and the problems validation collects.
+
+Every message a user reads ends with the URL of its page in errorsite's own
+error reference, which is built from `content/` by errorsite itself.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+REFERENCE_URL = "https://errorsite.github.io/errorsite/"
+"""Where errorsite's own error reference is published."""
+
+
+def page_url(page: str) -> str:
+    """Return the URL of the reference page for the error `page`."""
+    return f"{REFERENCE_URL}errors/{page}/"
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """Return a hint naming the closest of `choices`, or listing them all."""
+    choices = sorted(choices)
+    close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean {close[0]!r}?"
+    return "expected one of: " + ", ".join(choices)
+
+
+class UserError(Exception):
+    """A mistake in the user's input or usage: printed cleanly, never a traceback."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, hint: str | None = None, page: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.page = page
+
+    def __str__(self) -> str:
+        text = self.message
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return f"{text}\n  see {page_url(self.page)}"
+
+
+class UsageError(UserError):
+    """The command line itself is wrong (exit status 2)."""
+
+    exit_code = 2
+
+
+class Invalid(UserError):
+    """One field of one input file is wrong; the caller adds file and pointer."""
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One problem in one input file, located by a JSON pointer."""
+
+    file: str
+    """The file as the user named it (a path relative to where they ran us)."""
+    pointer: str
+    """JSON pointer of the field (`/source/line`); empty for the whole file."""
+    reason: str
+    """One line saying what is wrong."""
+    hint: str | None = None
+    """What to do about it, when that helps."""
+    page: str = ""
+    """Id of this error's page in errorsite's reference."""
+
+    def __str__(self) -> str:
+        where = f"{self.file}: {self.pointer}: " if self.pointer else f"{self.file}: "
+        text = where + self.reason
+        if self.hint:
+            text += f" ({self.hint})"
+        if self.page:
+            text += f"\n  see {page_url(self.page)}"
+        return text
+
+    @classmethod
+    def of(cls, file: str, pointer: str, error: Invalid) -> Problem:
+        """Return the problem that `error` describes, placed at `file` and `pointer`."""
+        return cls(file, pointer, error.message, error.hint, error.page)
+
+
+class ProblemsFound(UserError):
+    """The input has problems; all of them are listed."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = sorted(problems)
+        super().__init__(f"{len(self.problems)} problem(s) found", page="problems-found")
+
+    def __str__(self) -> str:
+        lines = [str(p) for p in self.problems]
+        count = len(self.problems)
+        lines.append(f"{count} problem{'s' if count != 1 else ''} found; nothing was written.")
+        return "\n".join(lines)

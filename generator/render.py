@@ -1,0 +1,376 @@
+"""Site -> {site-relative path: bytes}: every page, the API and the search index (no disk)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+from xml.sax.saxutils import escape as xml_escape
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from . import __version__, highlight, markdown, match, urls
+from .model import Record, Site
+from .related import Related, related_map
+from .schema import SCHEMA
+
+HOME_LIST_LIMIT = 1000
+"""Above this many records the home page lists groups, not every error."""
+PLACEHOLDER = re.compile(r"\{\{|\}\}|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGc%]")
+
+
+def templates_dir() -> Path:
+    """Return the folder of templates and static assets shipped with the package."""
+    return Path(str(resources.files("generator.templates")))
+
+
+def environment() -> Environment:
+    """Return the Jinja environment: autoescaped, and strict so a typo fails the build."""
+    env = Environment(
+        loader=FileSystemLoader(str(templates_dir())),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["md"] = lambda text: Markup(markdown.render(text))
+    env.filters["md_inline"] = lambda text: Markup(markdown.render_inline(text))
+    env.filters["message_html"] = lambda text: Markup(message_html(text))
+    return env
+
+
+def message_parts(message: str) -> list[tuple[str, bool]]:
+    """Return the template as (text, is_placeholder) runs; `{{` and `%%` become literal."""
+    parts: list[tuple[str, bool]] = []
+    pos = 0
+    for found in PLACEHOLDER.finditer(message):
+        text = found.group()
+        literal = {"{{": "{", "}}": "}", "%%": "%"}.get(text)
+        parts.append((message[pos : found.start()], False))
+        parts.append((literal, False) if literal else (text, True))
+        pos = found.end()
+    parts.append((message[pos:], False))
+    merged: list[tuple[str, bool]] = []
+    for text, hole in parts:
+        if merged and not hole and not merged[-1][1]:
+            merged[-1] = (merged[-1][0] + text, False)
+        elif text:
+            merged.append((text, hole))
+    return merged
+
+
+def message_html(message: str) -> str:
+    """Return the template as HTML with each placeholder in a <var>."""
+    out = []
+    for text, hole in message_parts(message):
+        safe = str(Markup.escape(text))
+        out.append(f'<var class="ph">{safe}</var>' if hole else safe)
+    return "".join(out)
+
+
+def render_site(site: Site) -> dict[str, bytes]:
+    """Return every file of the site, keyed by its path relative to the site root."""
+    renderer = Renderer(site)
+    return renderer.all()
+
+
+class Renderer:
+    """Renders the pages of one site; pure, so any page can be rendered alone."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self.config = site.config
+        self.env = environment()
+        self.related = related_map(site.records)
+        self.by_exception = _group(site.records, lambda r: [r.exception])
+        self.by_file = _group(site.records, lambda r: [r.source.path])
+        self.by_tag = _group(site.records, lambda r: list(r.tags))
+        for members in self.by_file.values():
+            members.sort(key=lambda r: (r.source.line, r.id))
+
+    def all(self) -> dict[str, bytes]:
+        """Return every file of the site."""
+        out: dict[str, bytes] = {}
+        for record in self.site.records:
+            out[urls.error(record.id)] = self.error_page(record)
+            out[urls.record_json(record.id)] = self.record_json(record)
+        for name, members in self.by_exception.items():
+            out[urls.exception(name)] = self.list_page(
+                urls.exception(name), f"{name}", "exception", members, name
+            )
+        for path, members in self.by_file.items():
+            out[urls.source_file(path)] = self.list_page(
+                urls.source_file(path), path, "file", members, path
+            )
+        for tag, members in self.by_tag.items():
+            out[urls.tag(tag)] = self.list_page(urls.tag(tag), f"#{tag}", "tag", members, tag)
+        for old, new in self.config.redirects:
+            out[urls.error(old)] = self.redirect_page(old, new)
+        out.update(self.shared_files())
+        return {_disk(path): body for path, body in sorted(out.items())}
+
+    def shared_files(self) -> dict[str, bytes]:
+        """Return the files that depend on every record: indexes, search, API, sitemap."""
+        out = {
+            "index.html": self.home_page(),
+            "errors/index.html": self.all_errors_page(),
+            "exceptions/index.html": self.groups_page("exceptions/index.html", "Exception types", "exception"),
+            "files/index.html": self.groups_page("files/index.html", "Source files", "file"),
+            "tags/index.html": self.groups_page("tags/index.html", "Tags", "tag"),
+            "search/index.html": self.page("search.html", "search/index.html", title="Search",
+                                          description=f"Search {self.config.title}."),
+            "404.html": self.page("404.html", "404.html", title="Page not found",
+                                  description="This page does not exist."),
+            "search-index.js": self.search_index(),
+            "api/errors.json": self.errors_json(),
+            "api/patterns.json": self.patterns_json(),
+            "api/schema.json": _json({**SCHEMA, "$id": self.config.base_url + "api/schema.json"}),
+            "sitemap.xml": self.sitemap(),
+            "robots.txt": f"User-agent: *\nAllow: /\nSitemap: {self.absolute('sitemap.xml')}\n".encode(),
+            ".nojekyll": b"",
+            "static/style.css": (self.env.loader.get_source(self.env, "static/style.css")[0]  # type: ignore[union-attr]
+                                 + highlight.pygments_css()).encode(),
+        }
+        for name in ("site.js", "search.js", "match.js"):
+            out[f"static/{name}"] = (templates_dir() / "static" / name).read_bytes()
+        if self.config.cname:
+            out["CNAME"] = (self.config.cname + "\n").encode()
+        return out
+
+    # Pages
+
+    def page(self, template: str, path: str, **context: Any) -> bytes:
+        """Return one page rendered with the context every page shares."""
+        root = urls.root_of(path)
+        pretty = urls.pretty(path)
+        html = self.env.get_template(template).render(
+            site=self.config,
+            root=root,
+            path=path,
+            canonical=self.absolute(pretty),
+            urls=urls,
+            version=__version__,
+            counts=self.counts(),
+            **context,
+        )
+        return html.encode()
+
+    def error_page(self, record: Record) -> bytes:
+        """Return the page of one error."""
+        source = record.source
+        description = markdown.plain(record.meaning) if record.meaning else record.message
+        fix = record.example_fix
+        before_after = highlight.diff_html(fix.before, fix.after, fix.language) if fix else None
+        return self.page(
+            "error.html",
+            urls.error(record.id),
+            title=record.title,
+            description=_clip(description, 200),
+            og_type="article",
+            record=record,
+            language=highlight.lexer_for_path(source.path),
+            snippet=Markup(highlight.snippet_html(source.snippet, source.line, highlight.lexer_for_path(source.path))),
+            source_link=self.source_link(record),
+            issue_link=self.issue_link(record),
+            edit_link=self.edit_link(record),
+            before_after=tuple(map(Markup, before_after)) if before_after else None,
+            fix_code=Markup(highlight.code_html(fix.code, fix.code_language)) if fix and fix.code else None,
+            related=self.related[record.id],
+        )
+
+    def list_page(self, path: str, title: str, kind: str, members: list[Record], key: str) -> bytes:
+        """Return the page listing the errors of one exception type, file or tag."""
+        return self.page(
+            "list.html",
+            path,
+            title=title,
+            description=f"{len(members)} error{'s' if len(members) != 1 else ''} of {self.config.title}: {kind} {key}.",
+            kind=kind,
+            key=key,
+            records=members,
+        )
+
+    def groups_page(self, path: str, title: str, kind: str) -> bytes:
+        """Return the page listing every exception type, file or tag."""
+        groups = {"exception": self.by_exception, "file": self.by_file, "tag": self.by_tag}[kind]
+        return self.page("groups.html", path, title=title, description=f"{title} in {self.config.title}.",
+                         kind=kind, groups=groups)
+
+    def home_page(self) -> bytes:
+        """Return the home page."""
+        return self.page(
+            "home.html",
+            "index.html",
+            title=self.config.title,
+            description=f"{len(self.site.records)} errors, what they mean and how to fix them.",
+            by_exception=self.by_exception,
+            by_file=self.by_file,
+            by_tag=self.by_tag,
+            list_all=len(self.site.records) <= HOME_LIST_LIMIT,
+        )
+
+    def all_errors_page(self) -> bytes:
+        """Return the page listing every error."""
+        records = sorted(self.site.records, key=lambda r: (r.title.lower(), r.id))
+        return self.page("list.html", "errors/index.html", title="All errors",
+                         description=f"Every error in {self.config.title}.",
+                         kind="all", key="", records=records)
+
+    def redirect_page(self, old: str, new: str) -> bytes:
+        """Return the page at a retired id's URL that sends readers to its successor."""
+        return self.page("redirect.html", urls.error(old), title=self.site.by_id[new].title,
+                         description=f"This error is now {new}.", target=self.site.by_id[new],
+                         target_href="../" + new + "/index.html", canonical_target=self.absolute(f"errors/{new}/"))
+
+    # Links
+
+    def absolute(self, pretty: str) -> str:
+        """Return the absolute URL of a public path, from base_url."""
+        return self.config.base_url + pretty
+
+    def source_link(self, record: Record) -> str | None:
+        """Return the permalink of the raise at its pinned commit, when the repo is known."""
+        source = record.source
+        return _format_url(self.config.source_url, repo=source.repo or "", commit=source.commit,
+                           path=quote(source.path), line=str(source.line))
+
+    def issue_link(self, record: Record) -> str | None:
+        """Return the link that opens an issue about this page."""
+        return _format_url(self.config.issue_url, repo=record.source.repo or self.config.repo or "",
+                           title=quote(f"Error page {record.id}: {record.title}"),
+                           id=record.id, url=quote(self.absolute(f"errors/{record.id}/")))
+
+    def edit_link(self, record: Record) -> str | None:
+        """Return the link to the record's file, for contributions."""
+        return _format_url(self.config.edit_url, repo=self.config.repo or record.source.repo or "",
+                           id=record.id)
+
+    def counts(self) -> dict[str, int]:
+        """Return how many records, exception types, files and tags the site has."""
+        return {
+            "errors": len(self.site.records),
+            "active": sum(r.status == "active" for r in self.site.records),
+            "exceptions": len(self.by_exception),
+            "files": len(self.by_file),
+            "tags": len(self.by_tag),
+        }
+
+    # Data files
+
+    def record_json(self, record: Record) -> bytes:
+        """Return the whole record, normalised, with its URL."""
+        return _json({**record_data(record), "url": self.absolute(f"errors/{record.id}/")})
+
+    def errors_json(self) -> bytes:
+        """Return the list of every record's summary."""
+        return _json({"version": 1, "errors": [
+            {"id": r.id, "title": r.title, "exception": r.exception, "message": r.message,
+             "path": r.source.path, "line": r.source.line, "tags": list(r.tags), "status": r.status,
+             "url": self.absolute(f"errors/{r.id}/")}
+            for r in self.site.records
+        ]})
+
+    def patterns_json(self) -> bytes:
+        """Return every active record's compiled pattern, for linking from messages."""
+        return _json({"version": 1, "base_url": self.config.base_url, "patterns": [
+            {"id": r.id, "url": self.absolute(f"errors/{r.id}/"), "exception": r.exception,
+             "pattern": match.compile_template(r.message)}
+            for r in self.site.records if r.status == "active"
+        ]})
+
+    def search_index(self) -> bytes:
+        """Return the search index as a script, so it loads from file:// too."""
+        index = match.build_index([search_entry(r) for r in self.site.records])
+        text = json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        return f"window.ERRORSITE_INDEX={text};\n".encode()
+
+    def sitemap(self) -> bytes:
+        """Return the sitemap of every page, with absolute URLs."""
+        pages = ["", "errors/", "exceptions/", "files/", "tags/", "search/"]
+        pages += [f"errors/{r.id}/" for r in self.site.records]
+        pages += [urls.pretty(urls.exception(n)) for n in self.by_exception]
+        pages += [urls.pretty(urls.source_file(p)) for p in self.by_file]
+        pages += [urls.pretty(urls.tag(t)) for t in self.by_tag]
+        body = "".join(f"<url><loc>{xml_escape(self.absolute(p))}</loc></url>\n" for p in sorted(pages))
+        return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+                '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+                f"{body}</urlset>\n").encode()
+
+
+def search_entry(record: Record) -> dict[str, Any]:
+    """Return what the search index needs of one record."""
+    return {
+        "id": record.id, "title": record.title, "exception": record.exception,
+        "message": record.message, "path": record.source.path, "line": record.source.line,
+        "function": record.source.function or "", "tags": list(record.tags),
+        "meaning": markdown.plain(record.meaning) if record.meaning else "",
+        "status": record.status, "url": urls.error(record.id),
+    }
+
+
+def record_data(record: Record) -> dict[str, Any]:
+    """Return the record as normalised JSON data: defaults applied, empty parts left out."""
+    source = record.source
+    data: dict[str, Any] = {
+        "id": record.id, "exception": record.exception, "message": record.message,
+        "title": record.title, "status": record.status,
+        "source": {k: v for k, v in {
+            "repo": source.repo, "commit": source.commit, "path": source.path, "line": source.line,
+            "function": source.function,
+            "snippet": {"start": source.snippet.start, "code": source.snippet.code},
+        }.items() if v is not None},
+    }
+    if record.meaning:
+        data["meaning"] = record.meaning
+    if record.solutions:
+        data["solutions"] = list(record.solutions)
+    if record.example_fix:
+        fix = record.example_fix
+        data["example_fix"] = {k: v for k, v in {
+            "before": fix.before, "after": fix.after, "language": fix.language, "code": fix.code,
+            "code_language": fix.code_language if fix.code else None, "note": fix.note,
+        }.items() if v is not None}
+    if record.when:
+        data["when"] = {k: v for k, v in {"trigger": record.when.trigger, "situations": record.when.situations}.items() if v}
+    if record.related:
+        data["related"] = list(record.related)
+    if record.tags:
+        data["tags"] = list(record.tags)
+    if record.analysis:
+        a = record.analysis
+        data["analysis"] = {k: v for k, v in {"by": a.by, "date": a.date, "note": a.note}.items() if v}
+    return data
+
+
+def _group(records: Iterable[Record], keys: Callable[[Record], list[str]]) -> dict[str, list[Record]]:
+    groups: dict[str, list[Record]] = defaultdict(list)
+    for record in records:
+        for key in keys(record):
+            groups[key].append(record)
+    return dict(sorted(groups.items()))
+
+
+def _format_url(pattern: str, **values: str) -> str | None:
+    if "{repo}" in pattern and not values.get("repo"):
+        return None
+    return pattern.format_map(values)
+
+
+def _json(data: Any) -> bytes:
+    return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode()
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _disk(path: str) -> str:
+    return urls.output_path(path)

@@ -1,0 +1,140 @@
+"""The record format as a JSON Schema: published on the site, and read by the validator.
+
+The validator interprets this schema (the subset of keywords used here), so
+the two can never disagree; rules that span records or files (id equals file
+name, `line` inside the snippet, related ids exist) are checked in
+`validate.py` on top.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCHEMA_ID = "api/schema.json"
+
+ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$"
+DOTTED_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$"
+# No leading slash, no `..` segment, no backslash, no NUL, no empty segment.
+SAFE_PATH = r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))(?!.*//)[^\\\u0000]+$"
+
+
+def _string(description: str, **rules: Any) -> dict[str, Any]:
+    return {"type": "string", "description": description, **rules}
+
+
+def _object(properties: dict[str, Any], required: list[str], description: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": description,
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+MARKDOWN = {"type": "string", "description": "Markdown (CommonMark with tables)."}
+
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "errorsite error record, version 1",
+    **_object(
+        {
+            "$schema": _string("Ignored by errorsite; lets editors validate the record."),
+            "id": _string(
+                "lowercase letters, digits and inner hyphens, at most 64 characters",
+                pattern=ID_PATTERN,
+            ),
+            "exception": _string(
+                "a dotted Python name such as ValueError or pkg.errors.ConfigError",
+                pattern=DOTTED_NAME,
+            ),
+            "message": _string(
+                "the message template, 1 to 4,000 characters", minLength=1, maxLength=4000
+            ),
+            "title": _string("a short title, at most 120 characters", maxLength=120),
+            "source": _object(
+                {
+                    "repo": _string(
+                        "owner/name", pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
+                    ),
+                    "commit": _string(
+                        "7 to 40 lowercase hex digits", pattern=r"^[0-9a-f]{7,40}$"
+                    ),
+                    "path": _string(
+                        "a relative POSIX path: no leading /, no .., no backslash",
+                        pattern=SAFE_PATH,
+                        minLength=1,
+                    ),
+                    "line": {"type": "integer", "minimum": 1, "description": "line of the raise"},
+                    "function": _string("qualified name of the enclosing function"),
+                    "snippet": _object(
+                        {
+                            "start": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "description": "file line number of the first line",
+                            },
+                            "code": _string("the file's lines at the commit, verbatim"),
+                        },
+                        ["start", "code"],
+                        "the lines around the raise",
+                    ),
+                },
+                ["commit", "path", "line", "snippet"],
+                "where the error is raised, pinned to one commit",
+            ),
+            "meaning": MARKDOWN,
+            "solutions": {
+                "type": "array",
+                "description": "numbered steps, most likely fix first",
+                "items": MARKDOWN,
+            },
+            "example_fix": _object(
+                {
+                    "before": _string("plain text"),
+                    "after": _string("plain text"),
+                    "language": _string("a Pygments lexer name (default shell)"),
+                    "code": _string("code that shows the check or the fix"),
+                    "code_language": _string("a Pygments lexer name (default python)"),
+                    "note": MARKDOWN,
+                },
+                ["before", "after"],
+                "an example fix",
+            ),
+            "when": _object(
+                {"trigger": MARKDOWN, "situations": MARKDOWN}, [], "when it happens"
+            ),
+            "related": {
+                "type": "array",
+                "description": "ids of hand-picked related errors",
+                "items": _string("an id of another record", pattern=ID_PATTERN),
+            },
+            "tags": {
+                "type": "array",
+                "description": "subsystems and features",
+                "items": _string(
+                    "lowercase letters, digits and hyphens, at most 40 characters",
+                    pattern=r"^[a-z0-9-]{1,40}$",
+                ),
+            },
+            "analysis": _object(
+                {
+                    "by": _string("human, ai-assisted, or a name", minLength=1),
+                    "date": _string(
+                        "a date as YYYY-MM-DD", pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+                    ),
+                    "note": _string("a note on how the prose was written"),
+                },
+                ["by"],
+                "provenance of the prose",
+            ),
+            "status": {
+                "type": "string",
+                "enum": ["active", "removed"],
+                "description": "removed: no longer raised as of a later commit",
+            },
+        },
+        ["id", "exception", "message", "source"],
+        "One error a library raises, and the prose that explains it.",
+    ),
+}

@@ -1,0 +1,49 @@
+"""Where each page lives, as a site-relative path, and links between pages.
+
+Links between pages are relative and name `index.html` explicitly, so the
+site works under any path prefix and when opened from `file://`.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote, unquote
+
+
+def error(record_id: str) -> str:
+    """Return the page of one error."""
+    return f"errors/{record_id}/index.html"
+
+
+def exception(name: str) -> str:
+    """Return the page of one exception type."""
+    return f"exceptions/{quote(name)}/index.html"
+
+
+def source_file(path: str) -> str:
+    """Return the page of one source file."""
+    return f"files/{quote(path)}/index.html"
+
+
+def tag(name: str) -> str:
+    """Return the page of one tag."""
+    return f"tags/{name}/index.html"
+
+
+def record_json(record_id: str) -> str:
+    """Return the JSON of one record."""
+    return f"api/errors/{record_id}.json"
+
+
+def root_of(page: str) -> str:
+    """Return the relative prefix that leads from `page` back to the site's root."""
+    return "../" * page.count("/") or "./"
+
+
+def pretty(page: str) -> str:
+    """Return the public URL path of a page: its folder, without `index.html`."""
+    return page.removesuffix("index.html")
+
+
+def output_path(page: str) -> str:
+    """Return the file a page URL is written to (percent-escapes undone)."""
+    return unquote(page)

@@ -1,0 +1,262 @@
+"""Raw records -> the Site model, or every problem in every file at once."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+from typing import Any
+
+from .config import settings_to_config, with_base_url
+from .load import Content, RawRecord
+from .model import Analysis, Config, ExampleFix, Record, Site, Snippet, Source, When
+from .problems import Invalid, Problem, ProblemsFound, did_you_mean
+from .schema import SCHEMA
+
+TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "array": (list,),
+    "object": (dict,),
+}
+JSON_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true/false",
+                   list: "an array", dict: "an object", type(None): "null"}
+
+
+def build_site(content: Content, base_url: str | None = None) -> Site:
+    """Return the valid Site for `content`, or raise ProblemsFound listing every problem."""
+    config, problems = settings_to_config(content.settings, content.settings_file)
+    if base_url is not None:
+        config = with_base_url(config, base_url)
+    problems.extend(content.problems)
+    records = []
+    for raw in content.records:
+        found = list(check_record(raw))
+        problems.extend(found)
+        if not found:
+            records.append(to_record(raw, config))
+    problems.extend(check_links(records, config, content.settings_file))
+    if problems:
+        raise ProblemsFound(problems)
+    return Site(config, tuple(sorted(records, key=lambda r: r.id)))
+
+
+def check_record(raw: RawRecord) -> Iterator[Problem]:
+    """Yield every problem of one record file."""
+    found = list(check_schema(raw.data, SCHEMA, ""))
+    for pointer, error in found:
+        yield Problem.of(raw.file, pointer, error)
+    if found:
+        return
+    for pointer, check in (("/id", _id_matches_file), ("/source/line", _line_in_snippet)):
+        try:
+            check(raw)
+        except Invalid as error:
+            yield Problem.of(raw.file, pointer, error)
+
+
+def check_schema(value: Any, schema: dict[str, Any], pointer: str) -> Iterator[tuple[str, Invalid]]:
+    """Yield (pointer, error) for every way `value` breaks `schema` (the subset SCHEMA uses)."""
+    try:
+        _check_value(value, schema)
+    except Invalid as error:
+        yield pointer, error
+        return
+    if isinstance(value, dict):
+        yield from _check_object(value, schema, pointer)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from check_schema(item, schema["items"], f"{pointer}/{index}")
+
+
+def _check_object(value: dict[str, Any], schema: dict[str, Any], pointer: str) -> Iterator[tuple[str, Invalid]]:
+    properties = schema["properties"]
+    for name in schema["required"]:
+        if name not in value:
+            yield f"{pointer}/{_escape(name)}", Invalid(
+                f"missing required field {name!r}",
+                hint=properties[name]["description"],
+                page="missing-field",
+            )
+    for name, item in value.items():
+        where = f"{pointer}/{_escape(name)}"
+        if name not in properties:
+            yield where, Invalid(
+                f"unknown field {name!r}", hint=did_you_mean(name, properties), page="unknown-field"
+            )
+        else:
+            yield from check_schema(item, properties[name], where)
+
+
+def _check_value(value: Any, schema: dict[str, Any]) -> None:
+    expected = TYPES[schema["type"]]
+    if not isinstance(value, expected) or isinstance(value, bool):
+        got = JSON_TYPE_NAMES.get(type(value), type(value).__name__)
+        raise Invalid(
+            f"must be {JSON_TYPE_NAMES[expected[0]]}, got {got}",
+            hint=schema.get("description"),
+            page="wrong-type",
+        )
+    if "enum" in schema and value not in schema["enum"]:
+        raise Invalid(
+            f"must be one of {', '.join(map(repr, schema['enum']))}, got {value!r}",
+            hint=did_you_mean(value, schema["enum"]),
+            page="not-allowed-value",
+        )
+    if isinstance(value, str):
+        _check_string(value, schema)
+    if isinstance(value, int) and value < schema.get("minimum", value):
+        raise Invalid(f"must be at least {schema['minimum']}, got {value}", page="number-too-small")
+
+
+def _check_string(value: str, schema: dict[str, Any]) -> None:
+    if len(value) < schema.get("minLength", 0):
+        raise Invalid("must not be empty", hint=schema.get("description"), page="empty-string")
+    if len(value) > schema.get("maxLength", len(value)):
+        raise Invalid(
+            f"is {len(value):,} characters long; at most {schema['maxLength']:,} are allowed",
+            hint=schema.get("description"),
+            page="string-too-long",
+        )
+    if "pattern" in schema and not re.search(schema["pattern"], value):
+        raise Invalid(
+            f"{_shorten(value)!r} is not allowed here",
+            hint=f"must be {schema['description']}",
+            page="bad-format",
+        )
+
+
+def _id_matches_file(raw: RawRecord) -> None:
+    stem = PurePosixPath(raw.file.replace("\\", "/")).name.removesuffix(".json")
+    if raw.data["id"] != stem:
+        raise Invalid(
+            f"id {raw.data['id']!r} does not match the file name {stem + '.json'!r}",
+            hint=f"rename the file to {raw.data['id']}.json, or set the id to {stem!r}",
+            page="id-file-mismatch",
+        )
+
+
+def _line_in_snippet(raw: RawRecord) -> None:
+    source = raw.data["source"]
+    snippet = Snippet(source["snippet"]["start"], source["snippet"]["code"])
+    if not snippet.start <= source["line"] <= snippet.end:
+        raise Invalid(
+            f"line {source['line']} is outside the snippet, which covers lines {snippet.start}-{snippet.end}",
+            hint="the snippet must include the line of the raise; re-run errorsite extract",
+            page="line-outside-snippet",
+        )
+
+
+def check_links(records: list[Record], config: Config, settings_file: str) -> Iterator[Problem]:
+    """Yield problems that span records: duplicate ids, unknown related ids, bad redirects."""
+    seen: dict[str, str] = {}
+    for record in sorted(records, key=lambda r: r.file):
+        try:
+            _unique(record, seen)
+        except Invalid as error:
+            yield Problem.of(record.file, "/id", error)
+    for record in records:
+        for index, other in enumerate(record.related):
+            try:
+                _known(other, seen, record.id)
+            except Invalid as error:
+                yield Problem.of(record.file, f"/related/{index}", error)
+    for old, new in config.redirects:
+        try:
+            _redirect(old, new, seen)
+        except Invalid as error:
+            yield Problem.of(settings_file, f"/redirects/{old}", error)
+
+
+def _unique(record: Record, seen: dict[str, str]) -> None:
+    if record.id in seen:
+        raise Invalid(
+            f"id {record.id!r} is already used by {seen[record.id]}",
+            hint="every record needs its own id",
+            page="duplicate-id",
+        )
+    seen[record.id] = record.file
+
+
+def _known(other: str, seen: dict[str, str], own: str) -> None:
+    if other == own:
+        raise Invalid("a record cannot be related to itself", page="unknown-related")
+    if other not in seen:
+        raise Invalid(
+            f"no record has the id {other!r}",
+            hint=did_you_mean(other, seen),
+            page="unknown-related",
+        )
+
+
+def _redirect(old: str, new: str, seen: dict[str, str]) -> None:
+    if old in seen:
+        raise Invalid(
+            f"{old!r} is still a record's id; only retired ids can redirect",
+            hint=f"remove the redirect, or retire the record {old!r}",
+            page="bad-redirect",
+        )
+    if new not in seen:
+        raise Invalid(
+            f"redirect target {new!r} is not a record's id",
+            hint=did_you_mean(new, seen),
+            page="bad-redirect",
+        )
+
+
+def to_record(raw: RawRecord, config: Config) -> Record:
+    """Return the model of a record that passed the schema."""
+    data = raw.data
+    source = data["source"]
+    fix = data.get("example_fix")
+    when = data.get("when")
+    analysis = data.get("analysis")
+    return Record(
+        id=data["id"],
+        exception=data["exception"],
+        message=data["message"],
+        title=data.get("title") or default_title(data["message"]),
+        source=Source(
+            repo=source.get("repo") or config.repo,
+            commit=source["commit"],
+            path=source["path"],
+            line=source["line"],
+            function=source.get("function") or None,
+            snippet=Snippet(source["snippet"]["start"], source["snippet"]["code"]),
+        ),
+        meaning=data.get("meaning") or None,
+        solutions=tuple(s for s in data.get("solutions", ()) if s.strip()),
+        example_fix=ExampleFix(
+            before=fix["before"],
+            after=fix["after"],
+            language=fix.get("language") or "shell",
+            code=fix.get("code") or None,
+            code_language=fix.get("code_language") or "python",
+            note=fix.get("note") or None,
+        ) if fix else None,
+        when=When(when.get("trigger") or None, when.get("situations") or None)
+        if when and (when.get("trigger") or when.get("situations")) else None,
+        related=tuple(dict.fromkeys(data.get("related", ()))),
+        tags=tuple(sorted(set(data.get("tags", ())))),
+        analysis=Analysis(analysis["by"], analysis.get("date"), analysis.get("note") or None)
+        if analysis else None,
+        status=data.get("status", "active"),
+        file=raw.file,
+    )
+
+
+def default_title(message: str, limit: int = 80) -> str:
+    """Return the message's first line, cut at a word boundary to at most `limit` characters."""
+    first = " ".join(message.split())
+    if len(first) <= limit:
+        return first
+    cut = first[:limit].rsplit(" ", 1)[0]
+    return (cut if len(cut) > limit // 2 else first[:limit]).rstrip(" ,.;:") + "…"
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def _shorten(value: str, limit: int = 60) -> str:
+    return value if len(value) <= limit else value[:limit] + "…"

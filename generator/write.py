@@ -1,0 +1,65 @@
+"""{path: bytes} -> the output folder, atomically (the only writer of the site)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+from .problems import UserError
+
+MARKER = ".errorsite-build"
+"""Marks a folder as errorsite's output, which a later build may replace."""
+MARKER_TEXT = b"This folder is written by errorsite build and replaced by the next build.\n"
+
+
+def check_output(out: Path) -> None:
+    """Raise a UserError unless `out` is missing, empty, or an earlier build's output."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise UserError(
+            f"output {str(out)!r} exists and is not a folder",
+            hint="choose another --out, or move the file away",
+            page="output-not-ours",
+        )
+    if any(out.iterdir()) and not (out / MARKER).is_file():
+        raise UserError(
+            f"output folder {str(out)!r} is not empty and was not written by errorsite",
+            hint="errorsite only replaces its own output; choose another --out or empty the folder",
+            page="output-not-ours",
+        )
+
+
+def write_site(files: Mapping[str, bytes], out: Path) -> None:
+    """Write `files` into a fresh folder beside `out`, then swap it in for `out`."""
+    check_output(out)
+    out = out.absolute()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.with_name(f".{out.name}.new-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        for path, body in files.items():
+            target = staging / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(body)
+        (staging / MARKER).write_bytes(MARKER_TEXT)
+        _swap(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _swap(staging: Path, out: Path) -> None:
+    if not out.exists():
+        staging.rename(out)
+        return
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    out.rename(old)
+    try:
+        staging.rename(out)
+    except BaseException:
+        old.rename(out)
+        raise
+    shutil.rmtree(old)
