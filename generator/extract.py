@@ -1,0 +1,605 @@
+"""Find the raise sites of a repository's Python files at a commit.
+
+A raise site is a `raise X(...)` whose message argument is a string the source
+spells out (with `--asserts`, also `assert cond, "message"`, recorded as
+`AssertionError`). Each becomes a `RaiseSite`; raises whose message is computed
+elsewhere are listed as `Skipped`, files that do not parse as `ParseFailure`.
+
+Lines. A file's lines end at `\\n`, `\\r\\n` or a lone `\\r`, as Python itself
+counts them (a form feed is not a line break). A snippet's code is its lines
+verbatim, tabs and `\\r` included, joined, without the last line's line break:
+a snippet of n lines holds exactly n - 1 line breaks.
+
+Snippet rule. A raise inside a function shows the whole function, from its
+first decorator line to its last line, when that is at most 40 lines. A longer
+function shows a window from 12 lines before the raise statement's first line
+to 12 lines after its last line, clipped to the function. A raise outside any
+function shows the same window clipped to the file.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from . import gitrepo, sync
+from .problems import Problem, UserError
+
+SNIPPET_MAX_LINES = 40
+"""A function this long or shorter is shown whole."""
+
+WINDOW = 12
+"""Lines shown before and after a raise in a longer function or at module level."""
+
+MESSAGE_MAX = 4000
+"""The longest message a record may carry."""
+
+DEFAULT_INCLUDE: tuple[str, ...] = ("*.py",)
+"""Files read when no --include is given."""
+
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    "**/tests/**", "**/test/**", "docs/**", "doc/**", "**/examples/**",
+    "test_*.py", "*_test.py", "conftest.py",
+)
+"""Files never read: tests, documentation and examples. --exclude adds to these."""
+
+GETTEXT = frozenset({
+    "_", "gettext", "ngettext", "gettext_lazy", "ngettext_lazy",
+    "ugettext", "ugettext_lazy", "lazy_gettext",
+})
+"""Names of translation calls whose first string argument is the message."""
+
+MESSAGE_KEYWORDS = ("msg", "message", "detail")
+"""Keyword arguments that carry the message, tried before any other keyword."""
+
+_BREAK_AFTER = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+
+
+@dataclass(frozen=True, order=True)
+class RaiseSite:
+    """One raise statement with a message the source spells out."""
+
+    path: str
+    """Relative POSIX path of the file in the repository."""
+    line: int
+    """Line of the `raise` (or `assert`) keyword."""
+    function: str
+    """Qualified name of the enclosing function or class (`Class.method`); "" at module level."""
+    exception: str
+    """The exception as written (`ValueError`, `errors.ConfigError`)."""
+    message: str
+    """The message template, in the record format's placeholder syntax."""
+    snippet_start: int
+    """File line number of the snippet's first line."""
+    snippet_code: str
+    """The snippet's lines verbatim, without the last line's line break."""
+
+
+@dataclass(frozen=True, order=True)
+class Skipped:
+    """A raise that is not a record: its message is not spelled out at the raise."""
+
+    path: str
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True, order=True)
+class ParseFailure:
+    """A selected file that could not be read as Python."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Scan:
+    """Everything found in a set of files."""
+
+    sites: tuple[RaiseSite, ...]
+    skipped: tuple[Skipped, ...]
+    failures: tuple[ParseFailure, ...]
+    files: int
+    """How many files were read."""
+
+
+@dataclass(frozen=True)
+class SourceReport:
+    """What `check --source` found: drifted records and undocumented raise sites."""
+
+    commit: str
+    """The commit (HEAD of the checkout) whose raise sites were counted."""
+    problems: tuple[Problem, ...]
+    """Records whose snippet or line no longer match the file at their pinned commit."""
+    undocumented: tuple[RaiseSite, ...]
+    """Raise sites at `commit` that no active record documents."""
+    sites: int
+    """All raise sites at `commit`."""
+    strict: bool
+    """Whether undocumented sites are an error."""
+
+    @property
+    def documented(self) -> int:
+        """Return how many raise sites some record documents."""
+        return self.sites - len(self.undocumented)
+
+    @property
+    def coverage(self) -> float:
+        """Return documented sites / all sites (1.0 when there are none)."""
+        return self.documented / self.sites if self.sites else 1.0
+
+    @property
+    def failed(self) -> bool:
+        """Return whether the check fails (exit status 1)."""
+        return bool(self.problems) or (self.strict and bool(self.undocumented))
+
+    def lines(self) -> list[str]:
+        """Return the lines that describe undocumented sites and coverage."""
+        out = [f"undocumented: {s.path}:{s.line}: {s.exception}: {s.message}" for s in self.undocumented]
+        out.append(
+            f"documentation coverage {self.documented}/{self.sites} raise sites"
+            f" ({self.coverage:.1%}) at {self.commit[:12]}"
+        )
+        return out
+
+
+def run(
+    repo_dir: Path,
+    rev: str = "HEAD",
+    repo: str | None = None,
+    content_dir: Path = Path("content"),
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    asserts: bool = False,
+) -> sync.ExtractReport:
+    """Extract the raise sites of `repo_dir` at `rev` and bring the records in `content_dir` up to date."""
+    if repo is not None:
+        sync.check_repo_name(repo)
+    snap = gitrepo.snapshot(repo_dir, rev, FileFilter.of(include, exclude))
+    return sync.sync(content_dir, scan_files(snap.files, asserts), snap.commit, repo)
+
+
+def check_source(
+    records: Sequence[tuple[str, dict]],
+    repo_dir: Path,
+    *,
+    repo: str | None = None,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    asserts: bool = False,
+    strict: bool = False,
+) -> SourceReport:
+    """Return the drift of each active record from its pinned file, and the raise sites at HEAD no record documents.
+
+    `records` are (file name as the user sees it, record object) pairs. When
+    `repo` is given, records whose `source.repo` names another repository are
+    not checked.
+    """
+    mine = [(name, data) for name, data in records if _checkable(data, repo)]
+    names = [f"{data['source']['commit']}:{data['source']['path']}" for _, data in mine]
+    contents = gitrepo.read_objects(repo_dir, sorted(set(names))) if names else {}
+    problems = [p for (name, data), obj in zip(mine, names) for p in _drift(name, data, contents[obj])]
+    snap = gitrepo.snapshot(repo_dir, "HEAD", FileFilter.of(include, exclude))
+    scan = scan_files(snap.files, asserts)
+    known = [k for k in (sync.Known.of(data) for _, data in mine) if k is not None]
+    undocumented = sync.match(known, scan.sites, rules=2).sites
+    return SourceReport(snap.commit, tuple(problems), tuple(undocumented), len(scan.sites), strict)
+
+
+def _checkable(data: object, repo: str | None) -> bool:
+    """Return whether `data` is an active record with a pin that can be checked."""
+    if not isinstance(data, dict) or data.get("status") == "removed":
+        return False
+    source = data.get("source")
+    if not isinstance(source, dict) or not all(isinstance(source.get(k), str) for k in ("commit", "path")):
+        return False
+    return repo is None or source.get("repo") in (None, repo)
+
+
+def _drift(name: str, data: dict, content: bytes | None) -> list[Problem]:
+    """Return the problems of one record's pin against the file content at its commit."""
+    source = data["source"]
+    where = f"{source['path']} at {source['commit']}"
+    if content is None:
+        return [Problem(name, "/source/path", f"{where}: no such file in the repository",
+                        "fetch the commit if the clone is shallow, or re-pin the record with `errorsite extract`",
+                        "source-not-found")]
+    try:
+        text = decode_source(content)
+    except (SyntaxError, ValueError) as error:
+        return [Problem(name, "/source/path", f"{where}: cannot decode the file: {error}", None, "source-not-found")]
+    lines = file_lines(text)
+    return _snippet_drift(name, source, lines, where) + _line_drift(name, source, text, where)
+
+
+def _snippet_drift(name: str, source: dict, lines: list[str], where: str) -> list[Problem]:
+    """Return a problem when the snippet is not exactly the file's lines from its start."""
+    snippet = source.get("snippet")
+    if not isinstance(snippet, dict) or not isinstance(snippet.get("code"), str) or not isinstance(snippet.get("start"), int):
+        return []
+    start, code = snippet["start"], snippet["code"]
+    wanted = split_lines(code)
+    actual = lines[start - 1:start - 1 + len(wanted)]
+    if actual:
+        actual[-1] = _strip_break(actual[-1])
+    if code == "".join(actual):
+        return []
+    for offset, line in enumerate(wanted):
+        have = actual[offset] if offset < len(actual) else None
+        if have != line:
+            break
+    file_text = "(end of file)" if have is None else repr(have)
+    return [Problem(
+        name, "/source/snippet/code",
+        f"snippet drifted from {where}: line {start + offset} of the file is {file_text},"
+        f" the snippet has {line!r}",
+        "re-pin the record with `errorsite extract`", "snippet-drift",
+    )]
+
+
+def _line_drift(name: str, source: dict, text: str, where: str) -> list[Problem]:
+    """Return a problem when `source.line` is not on a raise or assert statement."""
+    line = source.get("line")
+    if not isinstance(line, int):
+        return []
+    try:
+        tree = _parse(text)
+    except (SyntaxError, ValueError, RecursionError) as error:
+        return [Problem(name, "/source/line", f"{where}: the file does not parse: {error}", None, "line-not-a-raise")]
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Raise, ast.Assert)) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            return []
+    return [Problem(name, "/source/line", f"{where}: line {line} is not a raise statement",
+                    "re-pin the record with `errorsite extract`", "line-not-a-raise")]
+
+
+class FileFilter:
+    """Which repository paths to read: matched by an include glob and by no exclude glob.
+
+    A glob without "/" matches the file name at any depth; a glob with "/"
+    matches the whole path from the repository root. `*` and `?` never match
+    "/", `[...]` is a character class, and a `**` segment matches zero or more
+    folders (`**/tests/**` is any `tests` folder, `docs/**` the top-level one).
+    """
+
+    def __init__(self, include: Sequence[str], exclude: Sequence[str]) -> None:
+        self.include = tuple(glob_regex(g) for g in include)
+        self.exclude = tuple(glob_regex(g) for g in exclude)
+
+    @classmethod
+    def of(cls, include: Sequence[str], exclude: Sequence[str]) -> FileFilter:
+        """Return the filter for user globs: includes replace the default, excludes add to it."""
+        return cls(tuple(include) or DEFAULT_INCLUDE, DEFAULT_EXCLUDE + tuple(exclude))
+
+    def __call__(self, path: str) -> bool:
+        """Return whether `path` is read."""
+        name = path.rpartition("/")[2]
+        return any(_hit(p, path, name) for p in self.include) and not any(_hit(p, path, name) for p in self.exclude)
+
+
+def _hit(pattern: tuple[bool, re.Pattern[str]], path: str, name: str) -> bool:
+    """Return whether a compiled glob matches `path` (or its file `name`)."""
+    whole, regex = pattern
+    return regex.fullmatch(path if whole else name) is not None
+
+
+@lru_cache(maxsize=None)
+def glob_regex(glob: str) -> tuple[bool, re.Pattern[str]]:
+    """Return (matches the whole path, regex) for one glob."""
+    parts = glob.strip("/").split("/")
+    out = []
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        if part == "**":
+            out.append(".*" if last else "(?:[^/]+/)*")
+        else:
+            out.append(_segment_regex(part) + ("" if last else "/"))
+    return "/" in glob.strip("/"), re.compile("".join(out), re.DOTALL)
+
+
+def _segment_regex(segment: str) -> str:
+    """Return the regex of one glob segment: `*`, `?` and `[...]` stay inside it."""
+    out, i = [], 0
+    while i < len(segment):
+        char = segment[i]
+        i += 1
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[" and _class_end(segment, i) is not None:
+            end = _class_end(segment, i)
+            body = segment[i:end].replace("\\", "\\\\").replace("[", "\\[")
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            elif body.startswith("^"):
+                body = "\\" + body
+            out.append("[" + body + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(char))
+    return "".join(out)
+
+
+def _class_end(segment: str, start: int) -> int | None:
+    """Return the index of the `]` closing a character class opened before `start`, if any."""
+    j = start + 1 if segment[start:start + 1] == "!" else start
+    j = j + 1 if segment[j:j + 1] == "]" else j
+    end = segment.find("]", j)
+    return end if end != -1 else None
+
+
+def scan_files(files: Mapping[str, bytes], asserts: bool = False) -> Scan:
+    """Return the raise sites, skipped raises and parse failures of `files`, in path order."""
+    sites: list[RaiseSite] = []
+    skipped: list[Skipped] = []
+    failures: list[ParseFailure] = []
+    with warnings.catch_warnings():
+        # Old code trips invalid-escape warnings at parse time; they say nothing about raises.
+        warnings.simplefilter("ignore")
+        for path in sorted(files):
+            scan = scan_file(path, files[path], asserts)
+            sites += scan.sites
+            skipped += scan.skipped
+            failures += scan.failures
+    return Scan(tuple(sites), tuple(skipped), tuple(failures), len(files))
+
+
+def scan_file(path: str, data: bytes, asserts: bool = False) -> Scan:
+    """Return the raise sites of one file's bytes, or its parse failure."""
+    try:
+        text = decode_source(data)
+        tree = _parse(text)
+    except SyntaxError as error:
+        where = f"line {error.lineno}: " if error.lineno else ""
+        return Scan((), (), (ParseFailure(path, f"{where}{error.msg}"),), 1)
+    except (ValueError, RecursionError) as error:
+        return Scan((), (), (ParseFailure(path, str(error) or type(error).__name__),), 1)
+    source = _Source(text)
+    sites: list[RaiseSite] = []
+    skipped: list[Skipped] = []
+    for stmt, function, scope in _statements(tree.body, (), None, asserts):
+        found = _site(source, path, stmt, function, scope)
+        (sites if isinstance(found, RaiseSite) else skipped).append(found)
+    return Scan(tuple(sites), tuple(skipped), (), 1)
+
+
+def decode_source(data: bytes) -> str:
+    """Return a Python file's text, decoded as its BOM or PEP 263 coding cookie says."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding)
+
+
+def _parse(text: str) -> ast.Module:
+    """Return the syntax tree of `text`."""
+    return ast.parse(text)
+
+
+def split_lines(text: str) -> list[str]:
+    """Return the lines of `text` with their line breaks; n line breaks give n + 1 lines."""
+    return _BREAK_AFTER.split(text)
+
+
+def file_lines(text: str) -> list[str]:
+    """Return the lines of a file with their line breaks, as line numbers count them."""
+    lines = split_lines(text)
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+def _strip_break(line: str) -> str:
+    """Return `line` without its line break."""
+    if line.endswith("\r\n"):
+        return line[:-2]
+    return line[:-1] if line.endswith(("\n", "\r")) else line
+
+
+class _Source:
+    """A file's text and lines, for cutting snippets and expression text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = file_lines(text)
+
+    def snippet(self, first: int, last: int) -> str:
+        """Return lines `first` to `last` (1-based, inclusive) without the last line break."""
+        return _strip_break("".join(self.lines[first - 1:last]))
+
+    def segment(self, node: ast.expr) -> str:
+        """Return the source text of an expression exactly as written."""
+        text = self._cut(node)
+        if text is None or not _same_expression(text, node):
+            return ast.unparse(node)
+        return text
+
+    def _cut(self, node: ast.expr) -> str | None:
+        """Return the text between a node's start and end positions (offsets are UTF-8 bytes)."""
+        if node.end_lineno is None or node.end_col_offset is None:
+            return None
+        first = self.lines[node.lineno - 1].encode()
+        if node.lineno == node.end_lineno:
+            return first[node.col_offset:node.end_col_offset].decode(errors="replace")
+        last = self.lines[node.end_lineno - 1].encode()
+        middle = "".join(self.lines[node.lineno:node.end_lineno - 1])
+        return (first[node.col_offset:].decode(errors="replace") + middle
+                + last[:node.end_col_offset].decode(errors="replace"))
+
+
+def _same_expression(text: str, node: ast.expr) -> bool:
+    """Return whether `text` parses to the expression `node`; guards against stray positions."""
+    try:
+        parsed = ast.parse(f"(\n{text}\n)", mode="eval").body
+    except SyntaxError:
+        return False
+    return ast.dump(parsed) == ast.dump(node)
+
+
+def _statements(
+    body: Iterable[ast.AST], names: tuple[str, ...], scope: tuple[int, int] | None, asserts: bool,
+) -> Iterable[tuple[ast.Raise | ast.Assert, str, tuple[int, int] | None]]:
+    """Yield every raise (and assert) statement with its qualified name and function span.
+
+    Only statement lists are walked: a raise is a statement, so it never hides
+    inside an expression, and skipping expressions keeps big files fast.
+    """
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([stmt.lineno] + [d.lineno for d in stmt.decorator_list])
+            yield from _statements(stmt.body, names + (stmt.name,), (first, stmt.end_lineno or stmt.lineno), asserts)
+        elif isinstance(stmt, ast.ClassDef):
+            yield from _statements(stmt.body, names + (stmt.name,), scope, asserts)
+        elif isinstance(stmt, ast.Raise) or (asserts and isinstance(stmt, ast.Assert) and stmt.msg is not None):
+            yield stmt, ".".join(names), scope
+        else:
+            for child in _child_bodies(stmt):
+                yield from _statements(child, names, scope, asserts)
+
+
+def _child_bodies(stmt: ast.AST) -> Iterable[list[ast.stmt]]:
+    """Yield the statement lists nested in a compound statement."""
+    for field in ("body", "orelse", "finalbody"):
+        value = getattr(stmt, field, None)
+        if isinstance(value, list):
+            yield value
+    for holder in [*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())]:
+        yield holder.body
+
+
+def _site(
+    source: _Source, path: str, stmt: ast.Raise | ast.Assert, function: str, scope: tuple[int, int] | None,
+) -> RaiseSite | Skipped:
+    """Return the raise site of one statement, or why it is not one."""
+    if isinstance(stmt, ast.Assert):
+        exception, message = "AssertionError", _template(stmt.msg, source)
+        if message is None:
+            return Skipped(path, stmt.lineno, "assert message computed elsewhere")
+    else:
+        found = _exception_and_message(stmt, source)
+        if isinstance(found, str):
+            return Skipped(path, stmt.lineno, found)
+        exception, message = found
+    if not message:
+        return Skipped(path, stmt.lineno, "empty message")
+    if len(message) > MESSAGE_MAX:
+        return Skipped(path, stmt.lineno, f"message longer than {MESSAGE_MAX:,} characters")
+    start, code = _snippet(source, stmt, scope)
+    return RaiseSite(path, stmt.lineno, function, exception, message, start, code)
+
+
+def _exception_and_message(stmt: ast.Raise, source: _Source) -> tuple[str, str] | str:
+    """Return (exception, message template) of a raise, or the reason it has none."""
+    exc = stmt.exc
+    if exc is None:
+        return "bare raise (re-raises the current exception)"
+    if not isinstance(exc, ast.Call):
+        return "raises an exception object or class without a message"
+    exception = _dotted(exc.func)
+    if exception is None:
+        return "the exception class is computed"
+    message = _message(exc, source)
+    if message is None:
+        return "no message" if not exc.args and not exc.keywords else "message computed elsewhere"
+    return exception, message
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """Return a name or attribute chain as written (`errors.ConfigError`), else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base is not None else None
+    return None
+
+
+def _message(call: ast.Call, source: _Source) -> str | None:
+    """Return the template of the first string-ish argument, else of a message keyword."""
+    for arg in call.args:
+        template = None if isinstance(arg, ast.Starred) else _template(arg, source)
+        if template is not None:
+            return template
+    keywords = [k for k in call.keywords if k.arg is not None]
+    preferred = sorted(keywords, key=lambda k: k.arg not in MESSAGE_KEYWORDS)
+    for keyword in preferred:
+        template = _template(keyword.value, source)
+        if template is not None:
+            return template
+    return None
+
+
+def _template(node: ast.expr, source: _Source) -> str | None:
+    """Return the message template an expression builds, or None when it is not a string the source spells out."""
+    if isinstance(node, ast.Constant):
+        return _escape(node.value) if isinstance(node.value, str) else None
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_escape(v.value) if isinstance(v, ast.Constant) else _placeholder(v, source) for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return _template(node.left, source)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _concatenation(node, source)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        return _format_string(node.func.value)
+    if isinstance(node, ast.Call) and _callee_name(node) in GETTEXT:
+        return next((t for t in (_template(a, source) for a in node.args) if t is not None), None)
+    return None
+
+
+def _concatenation(node: ast.BinOp, source: _Source) -> str | None:
+    """Return the template of `a + b` when either side is a string, other sides as `{expr}`."""
+    left, right = _template(node.left, source), _template(node.right, source)
+    if left is None and right is None:
+        return None
+    left = left if left is not None else "{" + source.segment(node.left) + "}"
+    right = right if right is not None else "{" + source.segment(node.right) + "}"
+    return left + right
+
+
+def _format_string(node: ast.expr) -> str | None:
+    """Return the literal a `.format` call is made on: its braces are placeholders already."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Call) and _callee_name(node) in GETTEXT:
+        return next((t for t in (_format_string(a) for a in node.args) if t is not None), None)
+    return None
+
+
+def _callee_name(call: ast.Call) -> str | None:
+    """Return the last name of what a call calls (`gettext` for `translation.gettext(...)`)."""
+    if isinstance(call.func, ast.Name):
+        return call.func.id
+    return call.func.attr if isinstance(call.func, ast.Attribute) else None
+
+
+def _placeholder(value: ast.FormattedValue, source: _Source) -> str:
+    """Return one f-string replacement field as written: `{expr!r:spec}`."""
+    text = "{" + source.segment(value.value)
+    if value.conversion != -1:
+        text += "!" + chr(value.conversion)
+    if value.format_spec is not None:
+        text += ":" + "".join(
+            v.value if isinstance(v, ast.Constant) else _placeholder(v, source)
+            for v in value.format_spec.values
+        )
+    return text + "}"
+
+
+def _escape(literal: str) -> str:
+    """Return literal text with its braces doubled, as the record format writes them."""
+    return literal.replace("{", "{{").replace("}", "}}")
+
+
+def _snippet(source: _Source, stmt: ast.stmt, scope: tuple[int, int] | None) -> tuple[int, str]:
+    """Return (start line, code) of the snippet shown for a raise statement."""
+    if scope is not None and scope[1] - scope[0] + 1 <= SNIPPET_MAX_LINES:
+        first, last = scope
+    else:
+        low, high = scope or (1, len(source.lines))
+        first = max(low, stmt.lineno - WINDOW)
+        last = min(high, (stmt.end_lineno or stmt.lineno) + WINDOW)
+    return first, source.snippet(first, last)

@@ -1,0 +1,153 @@
+"""Read files of a git repository at a commit through git itself, never checking out.
+
+A snapshot costs three git processes however many files it holds: `rev-parse`
+for the commit, `ls-tree` for the listing, and one `cat-file --batch` fed every
+wanted object.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .problems import UserError
+
+FILE_MODES = frozenset({"100644", "100755"})
+"""Tree entry modes of regular files; symlinks and submodules are not source files."""
+
+_FOUND = re.compile(rb"[0-9a-f]{40,64} ([a-z]+) ([0-9]+)")
+"""The header `cat-file --batch` writes before an object it found (else "<name> missing")."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The wanted files of a repository at one commit."""
+
+    commit: str
+    """Full hex id of the commit the files were read at."""
+    files: dict[str, bytes]
+    """File contents by relative POSIX path."""
+
+
+def snapshot(repo_dir: Path, rev: str, wanted: Callable[[str], bool]) -> Snapshot:
+    """Return the files at `rev` whose path `wanted` accepts."""
+    commit = resolve(repo_dir, rev)
+    blobs = {path: oid for path, oid in list_tree(repo_dir, commit).items() if wanted(path)}
+    contents = read_objects(repo_dir, sorted(set(blobs.values())))
+    return Snapshot(commit, {path: contents[oid] for path, oid in blobs.items() if contents[oid] is not None})
+
+
+def resolve(repo_dir: Path, rev: str) -> str:
+    """Return the full hex id of the commit that `rev` names."""
+    _check_repo(repo_dir)
+    result = _git(repo_dir, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"])
+    if result.returncode != 0 or not result.stdout.strip():
+        raise UserError(
+            f"{repo_dir}: no commit named {rev!r}",
+            hint="give a branch, tag or commit id that `git log` shows in that repository",
+            page="unknown-commit",
+        )
+    return result.stdout.decode("ascii").strip()
+
+
+def list_tree(repo_dir: Path, commit: str) -> dict[str, str]:
+    """Return the blob id of every regular file at `commit`, by path."""
+    result = _git(repo_dir, ["ls-tree", "-r", "-z", "--full-tree", commit])
+    _raise_for(result, repo_dir, "ls-tree")
+    files: dict[str, str] = {}
+    for entry in result.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, raw_path = entry.partition(b"\t")
+        mode, kind, oid = meta.decode("ascii").split(" ")
+        if kind == "blob" and mode in FILE_MODES:
+            files[raw_path.decode("utf-8", "surrogateescape")] = oid
+    return files
+
+
+def read_objects(repo_dir: Path, names: Iterable[str]) -> dict[str, bytes | None]:
+    """Return the contents of each object name (`<oid>` or `<commit>:<path>`); None when missing."""
+    names = list(names)
+    if not names:
+        return {}
+    # A name with a line break would split into two requests; git cannot be asked for it.
+    askable = [n for n in names if "\n" not in n and "\r" not in n]
+    request = "".join(f"{n}\n" for n in askable).encode("utf-8", "surrogateescape")
+    result = _git(repo_dir, ["cat-file", "--batch"], stdin=request)
+    _raise_for(result, repo_dir, "cat-file")
+    found = _parse_batch(result.stdout, askable)
+    return {n: found.get(n) for n in names}
+
+
+def _parse_batch(output: bytes, names: list[str]) -> dict[str, bytes | None]:
+    """Return the objects of a `cat-file --batch` answer, in the order they were asked."""
+    found: dict[str, bytes | None] = {}
+    pos = 0
+    for name in names:
+        end = output.index(b"\n", pos)
+        header = _FOUND.fullmatch(output[pos:end])
+        pos = end + 1
+        if header is None:
+            found[name] = None
+            continue
+        size = int(header[2])
+        found[name] = output[pos:pos + size] if header[1] == b"blob" else None
+        pos += size + 1
+    return found
+
+
+def _check_repo(repo_dir: Path) -> None:
+    """Raise a UserError unless `repo_dir` is inside a git work tree or is a git directory."""
+    if not repo_dir.is_dir():
+        raise UserError(
+            f"{repo_dir}: no such folder",
+            hint="give the folder of a git repository (the one holding `.git`)",
+            page="not-a-git-repository",
+        )
+    result = _git(repo_dir, ["rev-parse", "--git-dir"])
+    if result.returncode == 0:
+        return
+    message = _stderr(result)
+    if "not a git repository" in message:
+        raise UserError(
+            f"{repo_dir}: not a git repository",
+            hint="extract reads committed files through git; run it on a clone, or `git init` and commit first",
+            page="not-a-git-repository",
+        )
+    _raise_for(result, repo_dir, "rev-parse")
+
+
+def _git(repo_dir: Path, args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run git in `repo_dir` and return what it did; a missing git is a UserError."""
+    env = {**os.environ, "LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        return subprocess.run(
+            ["git", "-C", str(repo_dir), *args],
+            input=stdin, capture_output=True, env=env, check=False,
+        )
+    except FileNotFoundError:
+        raise UserError(
+            "git is not installed or not on PATH",
+            hint="install git (https://git-scm.com/downloads) and check that `git --version` works",
+            page="git-not-found",
+        ) from None
+
+
+def _raise_for(result: subprocess.CompletedProcess[bytes], repo_dir: Path, command: str) -> None:
+    """Raise a UserError carrying git's own words when a git command failed."""
+    if result.returncode == 0:
+        return
+    raise UserError(
+        f"{repo_dir}: git {command} failed: {_stderr(result)}",
+        hint="run the same git command in that folder to see what git needs",
+        page="git-failed",
+    )
+
+
+def _stderr(result: subprocess.CompletedProcess[bytes]) -> str:
+    """Return git's error output as one line."""
+    return " ".join(result.stderr.decode("utf-8", "replace").split())

@@ -1,0 +1,396 @@
+"""Keep the records in a content folder current with the raise sites at a new commit.
+
+Matching, in this order, one record to one site:
+
+1. same path, function, exception and message (the code only moved within
+   its file, or nothing changed);
+2. same exception and message, now in another file or function;
+3. same path, function and exception with an edited message, when the two
+   templates are similar (difflib ratio >= 0.6), most similar pair first.
+
+A matched record keeps its id and every other field it has, and gets the new
+message, path, function, line, snippet and commit; a `removed` record becomes
+`active` again. An active record that matches no site becomes `removed`. A
+site that matches no record gets a new skeleton record.
+
+Ids. A new record's id is the first 16 hex digits of SHA-256 over repo, path,
+function, exception and message joined by "\\n" (repo "" when there is none).
+When a message links to a record page (`.../errors/<id>/`), the site takes
+that id if no record holds it yet. When an id is taken (by any record file, or
+by a site earlier in path and line order), the n-th try (n = 2, 3, ...) hashes
+the same text plus "\\n" and n, until the id is free: two identical raises in
+one function get distinct ids, and a retired id is never handed to another
+site.
+
+Records of another repository (`source.repo` differs) are left alone. Files
+are written only when their text changes, and never deleted.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+import tomllib
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .problems import UserError
+from .recordjson import dumps
+
+if TYPE_CHECKING:
+    from .extract import ParseFailure, RaiseSite, Scan, Skipped
+
+SIMILARITY = 0.6
+"""Least difflib ratio between an old and a new message for rule 3."""
+
+REPO_NAME = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+"""An `owner/name` repository."""
+
+_LINK = re.compile(r"errors/([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)(?=/|[\s)\"'>#?,;]|\.(?:\s|$)|$)")
+"""A link to a record page inside a message; the lookahead keeps `errors/app.log` out."""
+
+
+@dataclass(frozen=True)
+class Known:
+    """What matching needs of an existing record."""
+
+    id: str
+    exception: str
+    message: str
+    path: str
+    function: str
+    line: int
+    active: bool
+
+    @classmethod
+    def of(cls, data: object) -> Known | None:
+        """Return the matching view of a record object, or None when it lacks a usable pin."""
+        if not isinstance(data, dict) or not isinstance(data.get("source"), dict):
+            return None
+        source = data["source"]
+        texts = (data.get("id"), data.get("exception"), data.get("message"), source.get("path"))
+        function, line = source.get("function", ""), source.get("line", 0)
+        if not all(isinstance(t, str) for t in texts) or not isinstance(function, str) or not isinstance(line, int):
+            return None
+        return cls(*texts, function, line, data.get("status") != "removed")
+
+
+@dataclass(frozen=True)
+class Matching:
+    """The result of matching records to sites."""
+
+    pairs: tuple[tuple[Known, RaiseSite, int], ...]
+    """(record, site, number of the rule that matched them)."""
+    records: tuple[Known, ...]
+    """Records that match no site."""
+    sites: tuple[RaiseSite, ...]
+    """Sites that match no record, in path and line order."""
+
+
+@dataclass(frozen=True, order=True)
+class Change:
+    """One record the run added, re-pinned, changed, removed or left unchanged."""
+
+    path: str
+    line: int
+    id: str
+    note: str = ""
+    """Why it changed, for changed records ("message edited", "moved from a.py:f")."""
+
+
+@dataclass(frozen=True)
+class ExtractReport:
+    """What an extract run did to the records, and what it could not read."""
+
+    commit: str
+    files: int
+    """Python files read."""
+    added: tuple[Change, ...]
+    repinned: tuple[Change, ...]
+    """Same site; only the pin (commit, line, snippet) moved."""
+    changed: tuple[Change, ...]
+    """Message edited, site moved to another file or function, or a removed record restored."""
+    removed: tuple[Change, ...]
+    """Newly marked removed."""
+    unchanged: tuple[Change, ...]
+    skipped: tuple[Skipped, ...] = field(default=())
+    """Raises whose message is computed elsewhere."""
+    failures: tuple[ParseFailure, ...] = field(default=())
+    """Files that could not be read as Python."""
+
+    @property
+    def total(self) -> int:
+        """Return the number of this repository's records after the run."""
+        return len(self.added) + len(self.repinned) + len(self.changed) + len(self.removed) + len(self.unchanged)
+
+    def summary(self) -> str:
+        """Return the one-line count of what the run did."""
+        return (
+            f"added {len(self.added)}, re-pinned {len(self.repinned)}, changed {len(self.changed)},"
+            f" marked removed {len(self.removed)}, unchanged {len(self.unchanged)};"
+            f" total {self.total} records ({self.files} files at {self.commit[:12]})"
+        )
+
+    def lines(self, verbose: bool = False) -> list[str]:
+        """Return the lines to print: each change, parse failures, skipped raises (verbose), the summary."""
+        out: list[str] = []
+        kinds = [("added", self.added), ("re-pinned", self.repinned), ("changed", self.changed),
+                 ("marked removed", self.removed)]
+        if verbose:
+            kinds.append(("unchanged", self.unchanged))
+        for kind, changes in kinds:
+            out += [f"{kind} {c.id} {c.path}:{c.line}" + (f" ({c.note})" if c.note else "") for c in changes]
+        out += [f"cannot parse {f.path}: {f.reason} (skipped)" for f in self.failures]
+        if verbose:
+            out += [f"skipped {s.path}:{s.line}: {s.reason}" for s in self.skipped]
+        out.append(
+            f"{len(self.skipped)} raises without a literal message skipped"
+            + ("" if verbose else " (--verbose lists them)")
+            + f"; {len(self.failures)} files could not be parsed"
+        )
+        out.append(self.summary())
+        return out
+
+
+@dataclass(frozen=True)
+class _File:
+    """One record file as found on disk."""
+
+    path: Path
+    text: str
+    data: Any
+
+
+def sync(content_dir: Path, scan: Scan, commit: str, repo: str | None) -> ExtractReport:
+    """Match the records in `content_dir` to `scan`'s sites, write what changed, and return what was done."""
+    errors_dir = content_dir / "errors"
+    files = load(errors_dir)
+    site_repo = site_setting_repo(content_dir)
+    repo = repo or site_repo
+    mine = {f.path.stem: f for f in files if _owner(f.data, site_repo) == repo}
+    known = [k for stem, f in mine.items() if (k := Known.of(f.data)) is not None and k.id == stem]
+    matching = match(known, scan.sites)
+    writes: dict[Path, str] = {}
+    buckets: dict[str, list[Change]] = defaultdict(list)
+    for record, site, rule in matching.pairs:
+        old = mine[record.id]
+        text = dumps(_repinned(old.data, site, commit))
+        writes[old.path] = text
+        kind, note = _kind(old.text == text, record, site, rule)
+        buckets[kind].append(Change(site.path, site.line, record.id, note))
+    for record in matching.records:
+        if record.active:
+            old = mine[record.id]
+            writes[old.path] = dumps({**old.data, "status": "removed"})
+        buckets["removed" if record.active else "unchanged"].append(Change(record.path, record.line, record.id))
+    taken = {f.path.stem for f in files}
+    for site in matching.sites:
+        record_id = new_id(repo, site, taken)
+        taken.add(record_id)
+        writes[errors_dir / f"{record_id}.json"] = dumps(skeleton(record_id, site, commit, repo))
+        buckets["added"].append(Change(site.path, site.line, record_id))
+    _write(writes, {f.path: f.text for f in files})
+    return ExtractReport(
+        commit, scan.files,
+        *(tuple(sorted(buckets[k])) for k in ("added", "repinned", "changed", "removed", "unchanged")),
+        skipped=scan.skipped, failures=scan.failures,
+    )
+
+
+def _kind(same: bool, record: Known, site: RaiseSite, rule: int) -> tuple[str, str]:
+    """Return the report bucket of a matched record, and a note for changed ones."""
+    if same:
+        return "unchanged", ""
+    if not record.active:
+        return "changed", "restored, was removed"
+    if rule == 1:
+        return "repinned", ""
+    if record.message != site.message:
+        return "changed", "message edited"
+    return "changed", f"moved from {record.path}:{record.function or '<module>'}"
+
+
+def match(records: Sequence[Known], sites: Sequence[RaiseSite], rules: int = 3) -> Matching:
+    """Return records and sites paired by the first `rules` matching rules, one to one."""
+    pairs: list[tuple[Known, RaiseSite, int]] = []
+    left_records, left_sites = list(records), sorted(sites)
+    steps = (_same_site, _moved, _edited)[:rules]
+    for number, step in enumerate(steps, 1):
+        found = step(left_records, left_sites)
+        pairs += [(r, s, number) for r, s in found]
+        used_records = {id(r) for r, _ in found}
+        used_sites = {id(s) for _, s in found}
+        left_records = [r for r in left_records if id(r) not in used_records]
+        left_sites = [s for s in left_sites if id(s) not in used_sites]
+    return Matching(tuple(pairs), tuple(sorted(left_records, key=lambda r: r.id)), tuple(left_sites))
+
+
+def _same_site(records: list[Known], sites: list[RaiseSite]) -> list[tuple[Known, RaiseSite]]:
+    """Pair records and sites with the same path, function, exception and message, in line order."""
+    by_key: dict[tuple[str, ...], list[RaiseSite]] = defaultdict(list)
+    for site in sites:
+        by_key[(site.path, site.function, site.exception, site.message)].append(site)
+    groups: dict[tuple[str, ...], list[Known]] = defaultdict(list)
+    for record in records:
+        groups[(record.path, record.function, record.exception, record.message)].append(record)
+    pairs = []
+    for key, group in groups.items():
+        candidates = by_key.get(key, [])
+        # Active records claim the sites first; then both sides pair up in line order.
+        chosen = sorted(group, key=lambda r: (not r.active, r.line, r.id))[:len(candidates)]
+        pairs += zip(sorted(chosen, key=lambda r: (r.line, r.id)), candidates)
+    return pairs
+
+
+def _moved(records: list[Known], sites: list[RaiseSite]) -> list[tuple[Known, RaiseSite]]:
+    """Pair records and sites with the same exception and message, nearest place first."""
+    by_text: dict[tuple[str, str], list[RaiseSite]] = defaultdict(list)
+    for site in sites:
+        by_text[(site.exception, site.message)].append(site)
+    candidates = [
+        ((r.path != s.path, r.function != s.function, abs(r.line - s.line), r.id, s.path, s.line), r, s)
+        for r in records for s in by_text.get((r.exception, r.message), ())
+    ]
+    return _greedy(candidates)
+
+
+def _edited(records: list[Known], sites: list[RaiseSite]) -> list[tuple[Known, RaiseSite]]:
+    """Pair records and sites in the same path, function and exception whose messages are similar."""
+    by_place: dict[tuple[str, str, str], list[RaiseSite]] = defaultdict(list)
+    for site in sites:
+        by_place[(site.path, site.function, site.exception)].append(site)
+    candidates = []
+    for r in records:
+        for s in by_place.get((r.path, r.function, r.exception), ()):
+            ratio = difflib.SequenceMatcher(None, r.message, s.message).ratio()
+            if ratio >= SIMILARITY:
+                candidates.append(((-ratio, abs(r.line - s.line), r.id, s.line), r, s))
+    return _greedy(candidates)
+
+
+def _greedy(candidates: list[tuple[tuple, Known, RaiseSite]]) -> list[tuple[Known, RaiseSite]]:
+    """Return pairs taken best first, each record and site at most once."""
+    pairs, used_records, used_sites = [], set(), set()
+    for _, record, site in sorted(candidates, key=lambda c: c[0]):
+        if id(record) in used_records or id(site) in used_sites:
+            continue
+        used_records.add(id(record))
+        used_sites.add(id(site))
+        pairs.append((record, site))
+    return pairs
+
+
+def base_text(repo: str | None, site: RaiseSite) -> str:
+    """Return the text a site's id hashes: repo, path, function, exception, message."""
+    return "\n".join((repo or "", site.path, site.function, site.exception, site.message))
+
+
+def new_id(repo: str | None, site: RaiseSite, taken: set[str]) -> str:
+    """Return the id for a new record of `site` that no record in `taken` holds."""
+    linked = linked_id(site.message)
+    if linked is not None and linked not in taken:
+        return linked
+    text = base_text(repo, site)
+    candidate, n = _hash(text), 1
+    while candidate in taken:
+        n += 1
+        candidate = _hash(f"{text}\n{n}")
+    return candidate
+
+
+def linked_id(message: str) -> str | None:
+    """Return the record id that a message links to (`.../errors/<id>/`), if any."""
+    found = _LINK.search(message)
+    return found[1] if found else None
+
+
+def _hash(text: str) -> str:
+    """Return the first 16 hex digits of the SHA-256 of `text`."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def skeleton(record_id: str, site: RaiseSite, commit: str, repo: str | None) -> dict[str, Any]:
+    """Return a new record for `site` with no prose."""
+    return {"id": record_id, "exception": site.exception, "message": site.message,
+            "source": _source({"repo": repo} if repo else {}, site, commit)}
+
+
+def _repinned(data: dict[str, Any], site: RaiseSite, commit: str) -> dict[str, Any]:
+    """Return a record moved to `site` at `commit`, every other field kept."""
+    record = {**data, "message": site.message, "source": _source(data["source"], site, commit)}
+    if record.get("status") == "removed":
+        record["status"] = "active"
+    return record
+
+
+def _source(old: dict[str, Any], site: RaiseSite, commit: str) -> dict[str, Any]:
+    """Return `old` source fields with the pin of `site` at `commit`."""
+    source = {k: v for k, v in old.items() if k != "function"}
+    source.update(commit=commit, path=site.path, line=site.line,
+                  snippet={"start": site.snippet_start, "code": site.snippet_code})
+    if site.function:
+        source["function"] = site.function
+    return source
+
+
+def load(errors_dir: Path) -> list[_File]:
+    """Return every record file in `errors_dir`, parsed; a file that is not JSON is a UserError."""
+    files = []
+    for path in sorted(errors_dir.glob("*.json")):
+        text = path.read_bytes().decode("utf-8", "surrogateescape")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise UserError(
+                f"{path}:{error.lineno}:{error.colno}: not valid JSON: {error.msg}",
+                hint="fix the record first: extract cannot tell which raise site a broken record documents",
+                page="unreadable-record",
+            ) from None
+        files.append(_File(path, text, data))
+    return files
+
+
+def load_records(content_dir: Path) -> list[tuple[str, Any]]:
+    """Return (file name, record object) for every record file in `content_dir`."""
+    return [(str(f.path), f.data) for f in load(content_dir / "errors")]
+
+
+def site_setting_repo(content_dir: Path) -> str | None:
+    """Return the `repo` setting of `content_dir/site.toml`, if any."""
+    path = content_dir / "site.toml"
+    if not path.is_file():
+        return None
+    try:
+        repo = tomllib.loads(path.read_text(encoding="utf-8")).get("repo")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise UserError(f"{path}: not valid TOML: {error}", hint="fix the file's syntax", page="invalid-site-toml") from None
+    return repo if isinstance(repo, str) else None
+
+
+def check_repo_name(repo: str) -> None:
+    """Raise a UserError unless `repo` is `owner/name`."""
+    if not REPO_NAME.fullmatch(repo):
+        raise UserError(f"--repo {repo!r} is not owner/name", hint="for example --repo pallets/flask", page="invalid-repo-name")
+
+
+def _owner(data: Any, site_repo: str | None) -> str | None:
+    """Return the repository a record belongs to: its `source.repo`, else the site's."""
+    source = data.get("source") if isinstance(data, dict) else None
+    repo = source.get("repo") if isinstance(source, dict) else None
+    return repo if isinstance(repo, str) else site_repo
+
+
+def _write(writes: dict[Path, str], before: dict[Path, str]) -> None:
+    """Write each file whose text differs from what it held; untouched files keep their mtime."""
+    for path in sorted(writes):
+        text = writes[path]
+        if before.get(path) == text:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8", "surrogateescape"))
+
