@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__, load, render, validate, write
+from . import __version__, assets, load, render, validate, write
 from .model import Site
 from .problems import UsageError, UserError
 
@@ -76,7 +76,7 @@ def content_folder(args: argparse.Namespace) -> Path:
         return args.content
     if Path(DEFAULT_CONTENT).is_dir():
         return Path(DEFAULT_CONTENT)
-    return load.embedded_content()
+    return assets.embedded_content()
 
 
 def load_site(args: argparse.Namespace) -> Site:

@@ -135,8 +135,21 @@ def _runs(flags: list[bool], start: int, end: int) -> list[tuple[int, int]]:
     return runs
 
 
+LIGHT_STYLE = "default"
+DARK_STYLE = "github-dark"
+
+
+@lru_cache(maxsize=1)
 def pygments_css() -> str:
     """Return the token colours: a light style, and a dark one under prefers-color-scheme."""
-    light = HtmlFormatter(style="default").get_style_defs(".code")
-    dark = HtmlFormatter(style="monokai").get_style_defs(".code")
-    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+    light = _token_rules(LIGHT_STYLE)
+    dark = _token_rules(DARK_STYLE)
+    return f"{light}\n@media (prefers-color-scheme:dark){{{dark}}}\n"
+
+
+def _token_rules(style: str) -> str:
+    # Only token colours: the page's own CSS sets backgrounds, and comments cost bytes.
+    rules = HtmlFormatter(style=style).get_token_style_defs(".code")
+    rules = [re.sub(r"\s*/\*.*?\*/", "", rule) for rule in rules]
+    rules = [re.sub(r"\s*([{};:])\s*", r"\1", rule) for rule in rules]
+    return "".join(rule for rule in rules if not rule.endswith("{}"))

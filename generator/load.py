@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +30,6 @@ class Content:
     settings_file: str
     records: tuple[RawRecord, ...]
     problems: tuple[Problem, ...]
-
-
-def embedded_content() -> Path:
-    """Return the folder of errorsite's own error reference, shipped with the package."""
-    return Path(str(resources.files("generator.content")))
 
 
 def load(folder: Path) -> Content:

@@ -6,8 +6,6 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from importlib import resources
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 from xml.sax.saxutils import escape as xml_escape
@@ -16,6 +14,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from . import __version__, highlight, markdown, match, urls
+from .assets import templates_dir
 from .model import Record, Site
 from .related import Related, related_map
 from .schema import SCHEMA
@@ -23,11 +22,6 @@ from .schema import SCHEMA
 HOME_LIST_LIMIT = 1000
 """Above this many records the home page lists groups, not every error."""
 PLACEHOLDER = re.compile(r"\{\{|\}\}|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGc%]")
-
-
-def templates_dir() -> Path:
-    """Return the folder of templates and static assets shipped with the package."""
-    return Path(str(resources.files("generator.templates")))
 
 
 def environment() -> Environment:
@@ -43,6 +37,7 @@ def environment() -> Environment:
     env.filters["md"] = lambda text: Markup(markdown.render(text))
     env.filters["md_inline"] = lambda text: Markup(markdown.render_inline(text))
     env.filters["message_html"] = lambda text: Markup(message_html(text))
+    env.globals["urls"] = urls
     return env
 
 
@@ -138,8 +133,9 @@ class Renderer:
             "static/style.css": (self.env.loader.get_source(self.env, "static/style.css")[0]  # type: ignore[union-attr]
                                  + highlight.pygments_css()).encode(),
         }
-        for name in ("site.js", "search.js", "match.js"):
-            out[f"static/{name}"] = (templates_dir() / "static" / name).read_bytes()
+        for asset in sorted((templates_dir() / "static").iterdir()):
+            if asset.name != "style.css":
+                out[f"static/{asset.name}"] = asset.read_bytes()
         if self.config.cname:
             out["CNAME"] = (self.config.cname + "\n").encode()
         return out
@@ -155,7 +151,6 @@ class Renderer:
             root=root,
             path=path,
             canonical=self.absolute(pretty),
-            urls=urls,
             version=__version__,
             counts=self.counts(),
             **context,
@@ -311,7 +306,7 @@ def search_entry(record: Record) -> dict[str, Any]:
         "message": record.message, "path": record.source.path, "line": record.source.line,
         "function": record.source.function or "", "tags": list(record.tags),
         "meaning": markdown.plain(record.meaning) if record.meaning else "",
-        "status": record.status, "url": urls.error(record.id),
+        "status": record.status, "url": record.url,
     }
 
 

@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .config import settings_to_config, with_base_url
+from .highlight import lexer_exists
 from .load import Content, RawRecord
 from .model import Analysis, Config, ExampleFix, Record, Site, Snippet, Source, When
 from .problems import Invalid, Problem, ProblemsFound, did_you_mean
@@ -53,6 +54,11 @@ def check_record(raw: RawRecord) -> Iterator[Problem]:
             check(raw)
         except Invalid as error:
             yield Problem.of(raw.file, pointer, error)
+    for key in ("language", "code_language"):
+        try:
+            _known_language(raw.data.get("example_fix", {}).get(key))
+        except Invalid as error:
+            yield Problem.of(raw.file, f"/example_fix/{key}", error)
 
 
 def check_schema(value: Any, schema: dict[str, Any], pointer: str) -> Iterator[tuple[str, Invalid]]:
@@ -144,6 +150,15 @@ def _line_in_snippet(raw: RawRecord) -> None:
             f"line {source['line']} is outside the snippet, which covers lines {snippet.start}-{snippet.end}",
             hint="the snippet must include the line of the raise; re-run errorsite extract",
             page="line-outside-snippet",
+        )
+
+
+def _known_language(name: str | None) -> None:
+    if name is not None and not lexer_exists(name):
+        raise Invalid(
+            f"Pygments has no lexer called {name!r}",
+            hint="common names: shell, python, console, yaml, toml, json, text",
+            page="unknown-language",
         )
 
 

@@ -40,26 +40,29 @@
     }
   });
 
-  var loading = null;
-  /* Load the search engine and index on first use, by script tags so file:// works too. */
-  window.errorsiteLoadSearch = function () {
-    if (loading) return loading;
-    loading = Promise.all(["search-index.js", "static/match.js", "static/search.js"].map(function (src) {
-      return new Promise(function (resolve, reject) {
-        var found = document.querySelector('script[src="' + root + src + '"]');
-        if (found && (found.dataset.loaded || src === "search-index.js" && window.ERRORSITE_INDEX)) return resolve();
-        var script = document.createElement("script");
-        script.src = root + src;
-        script.onload = function () { script.dataset.loaded = "1"; resolve(); };
-        script.onerror = reject;
-        document.head.appendChild(script);
-      });
-    }));
-    return loading;
-  };
+  /* Load the index, the engine and the UI on first use, in order, by script tags so
+     that file:// works too; what the page already has is not loaded again. */
+  function load(scripts) {
+    (function next(i) {
+      if (i === scripts.length) return;
+      if (window[scripts[i][1]]) return next(i + 1);
+      var script = document.createElement("script");
+      script.src = root + scripts[i][0];
+      script.onload = function () { next(i + 1); };
+      document.head.appendChild(script);
+    })(0);
+  }
+  var ENGINE = [["static/match.js", "ErrorsiteMatch"], ["static/search.js", "ErrorsiteSearch"]];
+  var loading = false;
+  function loadSearch() {
+    if (loading) return;
+    loading = true;
+    load([["search-index.js", "ERRORSITE_INDEX"]].concat(ENGINE));
+  }
 
   document.querySelectorAll(".top .searchbox input").forEach(function (input) {
-    input.addEventListener("focus", function () { window.errorsiteLoadSearch(); }, { once: true });
+    input.addEventListener("focus", loadSearch, { once: true });
   });
   addCopyButtons();
+  if (document.querySelector("article.error") && new URLSearchParams(window.location.search).get("m")) load(ENGINE);
 })();

@@ -1,0 +1,29 @@
+"""Shared fixtures: a valid content folder to copy and break."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def content(tmp_path: Path) -> Path:
+    """Return a writable copy of the basic content folder."""
+    target = tmp_path / "content"
+    shutil.copytree(FIXTURES / "basic", target)
+    return target
+
+
+def edit_record(content: Path, record_id: str, change: Callable[[dict[str, Any]], Any]) -> Path:
+    """Apply `change` to one record of `content` and save it; return its path."""
+    path = content / "errors" / f"{record_id}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return path
