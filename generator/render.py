@@ -284,6 +284,8 @@ class Renderer:
         """Return the search index as a script, so it loads from file:// too."""
         index = match.build_index([search_entry(r) for r in self.site.records])
         text = json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        # "<" only occurs inside strings; escaped, no "</script>" can end the script early.
+        text = text.replace("<", "\\u003c")
         return f"window.ERRORSITE_INDEX={text};\n".encode()
 
     def sitemap(self) -> bytes:

@@ -1,0 +1,220 @@
+"""Rendering: sections and their order, links, escaping, the API, determinism."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from generator import load, render, validate
+from generator.render import message_parts
+
+from conftest import FIXTURES, edit_record
+
+SECTIONS = ["Error message", "What it means", "Source", "Solutions", "Example fix", "When it happens", "Related errors"]
+
+
+def build(content: Path, base_url: str | None = None) -> dict[str, bytes]:
+    return render.render_site(validate.build_site(load.load(content), base_url))
+
+
+@pytest.fixture(scope="module")
+def files() -> dict[str, bytes]:
+    return build(FIXTURES / "basic")
+
+
+def page(files: dict[str, bytes], path: str) -> str:
+    return files[path].decode()
+
+
+def headings(html: str) -> list[str]:
+    return re.findall(r"<h2 id=\"[^\"]+\">([^<]+)</h2>", html)
+
+
+def test_full_record_has_every_section_in_order(files: dict[str, bytes]) -> None:
+    assert headings(page(files, "errors/batch-tokens-below-chunk/index.html")) == SECTIONS
+
+
+def test_sections_without_data_are_left_out(files: dict[str, bytes]) -> None:
+    html = page(files, "errors/batch-tokens-multiple/index.html")
+    assert headings(html) == ["Error message", "Source", "Related errors"]
+    assert "This page is not yet written" in html
+    assert "content/errors/batch-tokens-multiple.json" in html
+
+
+def test_removed_record_shows_a_notice_first(files: dict[str, bytes]) -> None:
+    html = page(files, "errors/old-kv-dtype/index.html")
+    assert html.index("No longer raised") < html.index("<h1>")
+
+
+def test_snippet_numbers_lines_as_in_the_file_and_marks_the_raise(files: dict[str, bytes]) -> None:
+    html = page(files, "errors/batch-tokens-below-chunk/index.html")
+    numbers = [int(n) for n in re.findall(r'class="ln" data-n="(\d+)"', html)]
+    assert numbers == list(range(1, 12))  # a final blank line of the snippet is a line too
+    marked = re.search(r'<mark class="hl" id="raise-line"><span class="ln" data-n="(\d+)">', html)
+    assert marked and marked.group(1) == "5"
+    assert '<span class="ln" data-n="9"></span>\t<span class="k">if</span>' in html
+
+
+def test_placeholders_are_distinct_from_literal_text(files: dict[str, bytes]) -> None:
+    html = page(files, "errors/old-kv-dtype/index.html")
+    assert '<var class="ph">{dtype!r}</var>' in html
+    assert "use one of {&#39;auto&#39;, &#39;fp8&#39;}" in html
+
+
+def test_message_parts() -> None:
+    assert message_parts("a {x!r} b {{c}} %s %% {d:{w}}") == [
+        ("a ", False), ("{x!r}", True), (" b {c} ", False), ("%s", True), (" % ", False), ("{d:{w}}", True),
+    ]
+
+
+def test_permalink_and_provenance(files: dict[str, bytes]) -> None:
+    html = page(files, "errors/batch-tokens-below-chunk/index.html")
+    assert "https://github.com/example/tinyserve/blob/4f2a9c1d0b7e6a5f4e3d2c1b0a9f8e7d6c5b4a39/tinyserve/config/batching.py#L5" in html
+    assert "pinned to <code>4f2a9c1d0b</code>" in html
+    assert "example/tinyserve@4f2a9c1d0b" in html
+    assert 'href="../../api/errors/batch-tokens-below-chunk.json"' in html
+    assert "issues/new?title=Error%20page%20batch-tokens-below-chunk" in html
+
+
+def test_example_fix_marks_what_changed(files: dict[str, bytes]) -> None:
+    html = page(files, "errors/batch-tokens-below-chunk/index.html")
+    assert "<del><span class=\"m\">2048</span></del>" in html
+    assert "<ins><span class=\"m\">8192</span></ins>" in html
+
+
+def test_related_lists_hand_picked_first_then_suggested(content: Path) -> None:
+    edit_record(content, "batch-tokens-multiple", lambda d: d.update(tags=["batching", "config"]))
+    html = build(content)["errors/batch-tokens-below-chunk/index.html"].decode()
+    related = html[html.index('id="related"'):]
+    assert related.index("batch-tokens-multiple") < related.index("old-kv-dtype") if "old-kv-dtype" in related else True
+    html = build(content)["errors/batch-tokens-multiple/index.html"].decode()
+    assert "batch-tokens-below-chunk" in html and "suggested" in html
+
+
+def test_every_error_page_links_to_its_exception_file_and_tags(files: dict[str, bytes]) -> None:
+    html = page(files, "errors/batch-tokens-below-chunk/index.html")
+    for href in ("exceptions/ValueError/index.html", "files/tinyserve/config/batching.py/index.html",
+                 "tags/batching/index.html", "tags/config/index.html"):
+        assert f'href="../../{href}"' in html
+        assert href in files
+
+
+def test_file_page_lists_errors_in_line_order(files: dict[str, bytes]) -> None:
+    html = page(files, "files/tinyserve/config/batching.py/index.html")
+    assert html.index("line 5") < html.index("line 10")
+
+
+def test_head_has_title_description_canonical_and_open_graph(files: dict[str, bytes]) -> None:
+    for path in [p for p in files if p.endswith(".html") and p != "404.html"]:
+        html = page(files, path)
+        assert re.search(r"<title>[^<]+</title>", html), path
+        assert '<meta name="description" content="' in html, path
+        assert '<link rel="canonical" href="https://example.github.io/tinyserve/' in html, path
+        assert '<meta property="og:title"' in html, path
+
+
+def test_site_files(files: dict[str, bytes]) -> None:
+    for path in ("index.html", "404.html", "sitemap.xml", "robots.txt", ".nojekyll", "search/index.html",
+                 "search-index.js", "api/errors.json", "api/schema.json", "api/patterns.json", "static/style.css"):
+        assert path in files
+    assert "CNAME" not in files
+    assert b"Sitemap: https://example.github.io/tinyserve/sitemap.xml" in files["robots.txt"]
+    assert b"<loc>https://example.github.io/tinyserve/errors/old-kv-dtype/</loc>" in files["sitemap.xml"]
+
+
+def test_cname(content: Path) -> None:
+    with (content / "site.toml").open("a") as f:
+        f.write('cname = "errors.example.org"\n')
+    assert build(content)["CNAME"] == b"errors.example.org\n"
+
+
+def test_api_matches_the_records(files: dict[str, bytes]) -> None:
+    summary = json.loads(files["api/errors.json"])
+    assert [e["id"] for e in summary["errors"]] == ["batch-tokens-below-chunk", "batch-tokens-multiple", "old-kv-dtype"]
+    first = summary["errors"][0]
+    assert set(first) >= {"id", "title", "exception", "message", "path", "line", "tags", "url"}
+    assert first["url"] == "https://example.github.io/tinyserve/errors/batch-tokens-below-chunk/"
+    record = json.loads(files["api/errors/batch-tokens-below-chunk.json"])
+    source = json.loads((FIXTURES / "basic/errors/batch-tokens-below-chunk.json").read_text())
+    for key in ("message", "meaning", "solutions", "when", "related", "tags", "analysis"):
+        assert record[key] == source[key]
+    assert record["source"]["snippet"] == source["source"]["snippet"]
+    assert record["source"]["repo"] == "example/tinyserve"
+    assert record["example_fix"]["language"] == "shell"
+
+
+def test_base_url_override(content: Path) -> None:
+    files = build(content, "https://other.example/x")
+    assert b'href="https://other.example/x/errors/old-kv-dtype/"' in files["errors/old-kv-dtype/index.html"]
+
+
+def test_redirect_from_a_retired_id(content: Path) -> None:
+    with (content / "site.toml").open("a") as f:
+        f.write('[redirects]\nold-batch-check = "batch-tokens-multiple"\n')
+    html = build(content)["errors/old-batch-check/index.html"].decode()
+    assert 'content="0; url=../batch-tokens-multiple/index.html"' in html
+
+
+def test_two_builds_are_identical() -> None:
+    assert build(FIXTURES / "basic") == build(FIXTURES / "basic")
+
+
+class Links(HTMLParser):
+    """Collects every href and src of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("href", "src", "action") and value:
+                self.links.append(value)
+
+
+def internal_links(html: str) -> list[str]:
+    parser = Links()
+    parser.feed(html)
+    return [link for link in parser.links if not re.match(r"[a-z]+:", link) and not link.startswith("#")]
+
+
+def test_every_internal_link_resolves(files: dict[str, bytes]) -> None:
+    from posixpath import dirname, join, normpath
+    from urllib.parse import unquote, urlsplit
+
+    for path, body in files.items():
+        if not path.endswith(".html") or path == "404.html":
+            continue
+        for link in internal_links(body.decode()):
+            target = normpath(join(dirname(path), unquote(urlsplit(link).path)))
+            assert not target.startswith(".."), (path, link)
+            assert target in files, (path, link)
+
+
+HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>"\'&'
+
+
+def test_hostile_text_in_every_field_is_inert(content: Path) -> None:
+    def poison(data: dict) -> None:
+        data.update(title=HOSTILE, message=HOSTILE + " {x}", meaning=HOSTILE + " [a](javascript:alert(3))",
+                    solutions=[HOSTILE, "<b>bold</b>"], tags=["config"])
+        data["when"] = {"trigger": HOSTILE, "situations": HOSTILE}
+        data["example_fix"] = {"before": HOSTILE, "after": HOSTILE + "x", "code": HOSTILE, "note": HOSTILE}
+        data["analysis"] = {"by": HOSTILE, "note": HOSTILE}
+        data["source"]["function"] = HOSTILE
+        data["source"]["path"] = "a/<script>.py"
+        data["source"]["snippet"]["code"] = HOSTILE + "\n" * 10
+    edit_record(content, "batch-tokens-below-chunk", poison)
+    files = build(content)
+    for path, body in files.items():
+        text = body.decode()
+        if path.endswith(".html"):
+            assert "<script>alert" not in text and "<img" not in text and "<b>" not in text, path
+            assert not re.search(r"(href|src|action)=\"\s*javascript", text, re.I), path
+            assert "onerror=alert" not in text.replace("onerror=alert(2)&gt;", ""), path
+        if path == "search-index.js":
+            assert "<" not in text and "\\u003cscript>" in text
