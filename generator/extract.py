@@ -226,8 +226,8 @@ def _snippet_drift(name: str, source: dict, lines: list[str], where: str) -> lis
         return []
     start, code = snippet["start"], snippet["code"]
     wanted = split_lines(code)
-    actual = lines[start - 1:start - 1 + len(wanted)]
-    if actual:
+    actual = lines[start - 1:start - 1 + len(wanted)] if start >= 1 else []
+    if len(actual) == len(wanted):
         actual[-1] = _strip_break(actual[-1])
     if code == "".join(actual):
         return []
@@ -356,6 +356,10 @@ def scan_file(path: str, data: bytes, asserts: bool = False) -> Scan:
     """Return the raise sites of one file's bytes, or its parse failure."""
     try:
         text = decode_source(data)
+    except (SyntaxError, ValueError) as error:
+        reason = error.msg if isinstance(error, SyntaxError) else str(error)
+        return Scan((), (), (ParseFailure(path, f"cannot decode: {reason}"),), 1)
+    try:
         tree = _parse(text)
     except SyntaxError as error:
         where = f"line {error.lineno}: " if error.lineno else ""
@@ -368,7 +372,7 @@ def scan_file(path: str, data: bytes, asserts: bool = False) -> Scan:
     for stmt, function, scope in _statements(tree.body, (), None, asserts):
         found = _site(source, path, stmt, function, scope)
         (sites if isinstance(found, RaiseSite) else skipped).append(found)
-    return Scan(tuple(sites), tuple(skipped), (), 1)
+    return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), (), 1)
 
 
 def decode_source(data: bytes) -> str:
@@ -463,12 +467,10 @@ def _statements(
 
 def _child_bodies(stmt: ast.AST) -> Iterable[list[ast.stmt]]:
     """Yield the statement lists nested in a compound statement."""
-    for field in ("body", "orelse", "finalbody"):
-        value = getattr(stmt, field, None)
-        if isinstance(value, list):
-            yield value
-    for holder in [*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())]:
-        yield holder.body
+    for field in ("body", "handlers", "orelse", "finalbody", "cases"):
+        for child in getattr(stmt, field, ()):
+            # Handlers and match cases are not statements; their bodies are.
+            yield child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child]
 
 
 def _site(
