@@ -1,0 +1,359 @@
+/* Error message matching: the algorithm of docs/matching.md, identical to generator/match.py. */
+(function (root) {
+  "use strict";
+  var K1 = 1.2, B = 0.75, MIN_LITERAL = 6, MAX_EXPR = 300, MAX_QUERY_TERMS = 64,
+    MAX_FUZZY_TOKENS = 8, MAX_PREFIX_TERMS = 50, PREFIX_WEIGHT = 0.9, FUZZY_WEIGHTS = [1, 0.7, 0.5];
+  var WS = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005" +
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff";
+  var NON_WORD = [0x80, 0xbf, 0xd7, 0xd7, 0xf7, 0xf7, 0x2000, 0x2bff, 0x3000, 0x303f, 0xff00, 0xff0f, 0x1f000, 0x1faff];
+  var PERCENT = /%(?:\([^()]*\))?[-#0+]*(?:\*|[0-9]+)?(?:\.(?:\*|[0-9]+))?[hlL]?[diouxXeEfFgGcrsa]/y;
+  var FRAME = /^[ \t]*File "([^"]+)", line [0-9]+/;
+  var TRACEBACK = /Traceback \(most recent call last\):/;
+  var EXCEPTION = /^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*):(?:[ \t]+|$)/;
+  var SEP = /[ \t]*[:|-]?[ \t]*/y;
+  var BRACKET = /\[[^\]\r\n]{1,80}\]/y;
+  var STAMP = /[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}|DEBUG|INFO|WARN|ERROR|CRITICAL|FATAL/;
+  var TIMESTAMP = new RegExp("[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:[.,][0-9]+)?)?" +
+    "(?:Z|[+-][0-9]{2}:?[0-9]{2})?|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?", "y");
+  var LEVEL = /(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[ \t:|-]|$)/y;
+  var LOGGER = /[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))/y;
+  var ASCII = /^[\x00-\x7f]*$/;
+
+  function isWs(ch) { return WS.indexOf(ch) >= 0; }
+  function cpLen(s) { var n = 0; for (var i = 0; i < s.length; i++) { var c = s.charCodeAt(i); if (c < 0xdc00 || c > 0xdfff) n++; } return n; }
+  function cmp(a, b) { a = Array.from(a); b = Array.from(b); for (var i = 0; i < a.length && i < b.length; i++) { var d = a[i].codePointAt(0) - b[i].codePointAt(0); if (d) return d; } return a.length - b.length; }
+
+  function lower(s) {
+    if (ASCII.test(s)) return s.toLowerCase();
+    var out = "";
+    for (var ch of s) { var l = ch.toLowerCase(); out += l.length === ch.length && Array.from(l).length === 1 ? l : ch; }
+    return out;
+  }
+  function isWord(c) {
+    if (c < 0x80) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    if (isWs(String.fromCharCode(c))) return false;
+    for (var i = 0; i < NON_WORD.length; i += 2) if (c >= NON_WORD[i] && c <= NON_WORD[i + 1]) return false;
+    return true;
+  }
+  function cpBefore(s, q) { var c = s.charCodeAt(q - 1); return c >= 0xdc00 && c <= 0xdfff && q > 1 ? s.codePointAt(q - 2) : c; }
+  function normalize(text) {
+    var low = lower(text), out = [], where = [], space = false;
+    for (var i = 0; i < low.length; i++) {
+      var ch = low[i];
+      if (isWs(ch)) { space = true; continue; }
+      if (space && out.length) { out.push(" "); where.push(i - 1); }
+      space = false; out.push(ch); where.push(i);
+    }
+    return [out.join(""), where];
+  }
+  function collapse(text) {
+    var out = "", low = lower(text);
+    for (var i = 0; i < low.length; i++) {
+      var ch = low[i];
+      if (isWs(ch)) { if (out[out.length - 1] !== " ") out += " "; } else out += ch;
+    }
+    return out;
+  }
+  function tokenize(text) {
+    var words = [], start = -1, i = 0, cur = "";
+    for (var ch of lower(text) + " ") {
+      if (isWord(ch.codePointAt(0)) && ch !== " ") { if (start < 0) { start = i; cur = ""; } cur += ch; }
+      else if (start >= 0) { if (i - start >= 2) words.push([cur, start, i]); start = -1; }
+      i++;
+    }
+    return words;
+  }
+
+  function close(m, i) {
+    var depth = 0, seen = 0;
+    for (var j = i; j < m.length && seen < MAX_EXPR; j++) {
+      var c = m.charCodeAt(j);
+      if (c < 0xdc00 || c > 0xdfff) seen++; else continue;
+      if (m[j] === "{") depth++;
+      else if (m[j] === "}" && --depth === 0) return j;
+    }
+    return -1;
+  }
+  function pair(m, i) { var p = m.substr(i, 2); return p === "{{" || p === "}}" || p === "%%"; }
+  function unescape(m, start, end) {
+    var out = "";
+    for (var i = start; i < end; i += pair(m, i) && i + 1 < end ? 2 : 1) out += m[i];
+    return out;
+  }
+  function compileTemplate(m) {
+    var pieces = [], start = 0, i = 0, segs = [];
+    while (i < m.length) {
+      if (pair(m, i)) { i += 2; continue; }
+      var end = -1;
+      if (m[i] === "{") end = close(m, i) + 1;
+      else if (m[i] === "%") { PERCENT.lastIndex = i; end = PERCENT.exec(m) ? PERCENT.lastIndex : -1; }
+      if (end > 0) {
+        if (i > start) pieces.push([start, i]);
+        if (pieces[pieces.length - 1] !== null) pieces.push(null);
+        i = start = end; continue;
+      }
+      i++;
+    }
+    if (i > start) pieces.push([start, i]);
+    pieces.forEach(function (piece, k) {
+      if (piece === null) { if (segs[segs.length - 1] !== null) segs.push(null); return; }
+      var s = piece[0], e = piece[1];
+      if (k === 0) while (s < e && isWs(m[s])) s++;
+      if (k === pieces.length - 1) while (e > s && isWs(m[e - 1])) e--;
+      var lit = collapse(unescape(m, s, e));
+      if (lit) segs.push(lit);
+    });
+    return segs;
+  }
+
+  function boundary(t, q, lit) { return q === 0 || !isWord(lit.codePointAt(0)) || !isWord(cpBefore(t, q)); }
+  function findFirst(t, lit) {
+    var q = t.indexOf(lit);
+    while (q >= 0 && !boundary(t, q, lit)) q = t.indexOf(lit, q + 1);
+    return q >= 0 ? q : -2;
+  }
+  function findAfter(t, lit, p) {
+    if (lit[0] === " ") {
+      if (p === 0 && t.startsWith(lit.slice(1))) return -1;
+      if (p > 0 && t[p - 1] === " ") p--;
+    }
+    var q = t.indexOf(lit, p);
+    return q >= 0 ? q : -2;
+  }
+  function endsAt(t, lit, p, first) {
+    var q = t.length - lit.length;
+    if (first) return q >= 0 && t.endsWith(lit) && boundary(t, q, lit) ? q : -2;
+    if (q >= p && t.endsWith(lit)) return q;
+    if (lit[0] === " " && q === p - 1 && (p === 0 || t[p - 1] === " ") && t.endsWith(lit.slice(1))) return q;
+    return -2;
+  }
+  function tail(t, lit, p, first) {
+    var n = t.length;
+    if (!first && lit[0] === " " && (p === 0 || t[p - 1] === " ")) {
+      if (p === 0 && n > 0 && lit.slice(1).startsWith(t)) return n + 1;
+      p = Math.max(p - 1, 0);
+    }
+    for (var q = Math.max(p, n - lit.length + 1); q < n; q++) {
+      q = t.indexOf(lit[0], q);
+      if (q < 0) return 0;
+      if (lit.startsWith(t.slice(q)) && (!first || boundary(t, q, lit))) return n - q;
+    }
+    return 0;
+  }
+  // Returns [full, covered (code points per literal), values (UTF-16 ranges)].
+  function walk(segs, t) {
+    var covered = [], values = [], p = 0, open = -1, last = segs.length - 1;
+    function cov(seg, k) { covered.push(cpLen(seg.slice(0, k))); }
+    for (var k = 0; k < segs.length; k++) {
+      var seg = segs[k];
+      if (seg === null) { open = p; continue; }
+      var first = k === 0, q;
+      if (k === last) q = endsAt(t, seg, p, first);
+      else q = first ? findFirst(t, seg) : findAfter(t, seg, p);
+      if (q === -2) {
+        if (k === last && (first ? findFirst(t, seg) : findAfter(t, seg, p)) !== -2) cov(seg, seg.length);
+        else cov(seg, tail(t, seg, p, first));
+        return [false, covered, []];
+      }
+      if (open >= 0) { values.push(open, Math.max(q, open)); open = -1; }
+      cov(seg, seg.length);
+      p = q + seg.length;
+    }
+    if (open >= 0) values.push(open, t.length);
+    return [true, covered, values];
+  }
+
+  function sticky(re, s, pos) { re.lastIndex = pos; return re.exec(s) ? re.lastIndex : -1; }
+  function stripLog(line) {
+    var pos = 0, seen = false;
+    for (;;) {
+      pos = sticky(SEP, line, pos);
+      var end = sticky(BRACKET, line, pos);
+      if (end >= 0) { seen = seen || STAMP.test(line.slice(pos, end)); pos = end; continue; }
+      end = sticky(TIMESTAMP, line, pos);
+      if (end < 0) end = sticky(LEVEL, line, pos);
+      if (end < 0 && seen) end = sticky(LOGGER, line, pos);
+      if (end < 0 || end === pos) break;
+      seen = true; pos = end;
+    }
+    return seen ? line.slice(pos) : line;
+  }
+  function blank(line) { return !/[^ \t]/.test(line); }
+  function pasteForms(text) {
+    var lines = text.split(/\r\n|\r|\n/), frames = [], body = lines, start = -1, m;
+    lines.forEach(function (line, i) {
+      if ((m = FRAME.exec(line))) frames.push(m[1]);
+      if (TRACEBACK.test(line)) start = i;
+    });
+    if (start >= 0) {
+      var rest = lines.slice(start + 1), at = 0;
+      while (at < rest.length && (blank(rest[at]) || rest[at][0] === " " || rest[at][0] === "\t")) at++;
+      body = rest.slice(at);
+      while (body.length && blank(body[body.length - 1])) body = body.slice(0, -1);
+    }
+    while (body.length && blank(body[0])) body = body.slice(1);
+    if (!body.length) return [[text], "", frames];
+    var head = stripLog(body[0]), forms = [], exception = "";
+    if ((m = EXCEPTION.exec(head))) {
+      exception = m[1];
+      forms.push([head.slice(m[0].length)].concat(body.slice(1)).join("\n"));
+    }
+    forms.push([head].concat(body.slice(1)).join("\n"), text);
+    return [forms.filter(function (f, i) { return forms.indexOf(f) === i; }), exception, frames];
+  }
+  function valuesOf(raw, where, spans) {
+    var out = [];
+    for (var i = 0; i < spans.length; i += 2) out.push(spans[i + 1] > spans[i] ? raw.slice(where[spans[i]], where[spans[i + 1] - 1] + 1) : "");
+    return out;
+  }
+  function fill(message, text) {
+    var segs = compileTemplate(message), forms = pasteForms(text)[0];
+    for (var i = 0; i < forms.length; i++) {
+      var nw = normalize(forms[i]), r = walk(segs, nw[0]);
+      if (r[0]) return valuesOf(forms[i], nw[1], r[2]);
+    }
+    return null;
+  }
+
+  var cache = typeof WeakMap !== "undefined" ? new WeakMap() : null;
+  function numbers(index) {
+    var map = cache && cache.get(index);
+    if (!map) { map = new Map(); index.terms.forEach(function (t, i) { map.set(t, i); }); if (cache) cache.set(index, map); }
+    return map;
+  }
+  function edits(a, b, limit) {
+    var prev = [], cur, i, j;
+    for (j = 0; j <= b.length; j++) prev.push(j);
+    for (i = 1; i <= a.length; i++) {
+      cur = [i];
+      for (j = 1; j <= b.length; j++) cur.push(Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] !== b[j - 1] ? 1 : 0)));
+      if (Math.min.apply(null, cur) > limit) return limit + 1;
+      prev = cur;
+    }
+    return Math.min(prev[b.length], limit + 1);
+  }
+  function queryTerms(index, number, message) {
+    var words = tokenize(message), tokens = [];
+    words.forEach(function (w) { if (tokens.indexOf(w[0]) < 0) tokens.push(w[0]); });
+    tokens = tokens.slice(0, MAX_QUERY_TERMS);
+    var lastTok = tokens[tokens.length - 1];
+    var typing = words.length > 0 && words[words.length - 1][2] === cpLen(message) && words[words.length - 1][0] === lastTok;
+    var fuzzy = tokens.filter(function (t) { return !number.has(t) && t.length >= 4 && ASCII.test(t) && !/^[0-9]+$/.test(t); }).slice(0, MAX_FUZZY_TOKENS);
+    var out = [];
+    tokens.slice().sort(cmp).forEach(function (token) {
+      var exp = [];
+      if (number.has(token)) exp.push([number.get(token), 1, false]);
+      if (typing && token === lastTok && cpLen(token) >= 3) {
+        var n = 0;
+        index.terms.forEach(function (t, i) { if (n < MAX_PREFIX_TERMS && t !== token && t.startsWith(token)) { exp.push([i, PREFIX_WEIGHT, false]); n++; } });
+      }
+      if (fuzzy.indexOf(token) >= 0) {
+        var limit = token.length <= 6 ? 1 : 2;
+        index.terms.forEach(function (t, i) {
+          if (Math.abs(t.length - token.length) <= limit && ASCII.test(t)) {
+            var d = edits(token, t, limit);
+            if (d <= limit) exp.push([i, FUZZY_WEIGHTS[d], true]);
+          }
+        });
+      }
+      if (exp.length) out.push(exp);
+    });
+    return out;
+  }
+  function bm25(index, query) {
+    var rows = index.records, scores = new Map(), near = new Set(), matched = new Map();
+    query.forEach(function (expansions) {
+      var best = new Map();
+      expansions.forEach(function (e) {
+        var term = e[0], idf = index.idf[term], post = index.postings[term], d = 0;
+        for (var i = 0; i < post.length; i++) {
+          d += Math.floor(post[i] / 8);
+          var tf = post[i] % 8, norm = K1 * (1 - B + B * rows[d][6] / index.avgdl);
+          var s = e[1] * (idf * (tf * (K1 + 1)) / (tf + norm));
+          if (!matched.has(d)) matched.set(d, new Set());
+          matched.get(d).add(term);
+          var b = best.get(d);
+          if (!b || s > b[0]) best.set(d, [s, e[2]]);
+        }
+      });
+      Array.from(best.keys()).sort(function (a, b) { return a - b; }).forEach(function (d) {
+        scores.set(d, (scores.get(d) || 0) + best.get(d)[0]);
+        if (best.get(d)[1]) near.add(d);
+      });
+    });
+    return [scores, near, matched];
+  }
+  function endOf(message, start, count) {
+    var m = Array.from(message), i = start;
+    while (count > 0 && i < m.length) {
+      if (isWs(m[i])) { while (i < m.length && isWs(m[i])) i++; }
+      else i += pair(m.slice(i, i + 2).join(""), 0) ? 2 : 1;
+      count--;
+    }
+    return i;
+  }
+  function pathHit(path, frames) {
+    var mine = path.split("/"), best = 0;
+    frames.forEach(function (f) {
+      var theirs = f.replace(/\\/g, "/").split("/"), n = 0;
+      while (n < Math.min(mine.length, theirs.length) && mine[mine.length - 1 - n] === theirs[theirs.length - 1 - n]) n++;
+      if (n >= Math.min(2, mine.length)) best = Math.max(best, n);
+    });
+    return best;
+  }
+  function lastName(name) { return name.split(".").pop(); }
+
+  function search(index, text, limit) {
+    if (limit === undefined) limit = 10;
+    var rows = index.records, number = numbers(index), pf = pasteForms(text), exception = pf[1];
+    var normed = pf[0].map(function (raw) { var nw = normalize(raw); return [raw, nw[0], nw[1], cpLen(nw[0])]; });
+    var present = new Set();
+    tokenize(normed[normed.length - 1][1]).forEach(function (w) { if (number.has(w[0])) present.add(number.get(w[0])); });
+    var r = bm25(index, queryTerms(index, number, normed[0][1])), scores = r[0], near = r[1], matched = r[2];
+    var found = new Map();
+    rows.forEach(function (row, d) {
+      if (row[7] < 0 || !present.has(row[7])) return;
+      var segs = row[8].map(function (s) { return s === 0 ? null : s; }), best = null;
+      for (var i = 0; i < normed.length; i++) {
+        var w = walk(segs, normed[i][1]), total = w[1].reduce(function (a, b) { return a + b; }, 0);
+        if ((total < MIN_LITERAL && 2 * total < normed[i][3]) || total === 0) continue;
+        if (!best || (w[0] && best[0] !== 3) || (w[0] === (best[0] === 3) && total > best[1]))
+          best = [w[0] ? 3 : 2, total, w[0] ? valuesOf(normed[i][0], normed[i][2], w[2]) : [], w[1]];
+        if (w[0]) break;
+      }
+      if (best) found.set(d, best);
+    });
+    var all = new Set(Array.from(found.keys()).concat(Array.from(scores.keys()))), results = [];
+    all.forEach(function (d) {
+      var row = rows[d], f = found.get(d) || [1, 0, [], []], score = scores.get(d) || 0;
+      var key = [f[0], f[0] === 1 ? score : f[1], pathHit(row[4], pf[2]),
+        exception && lastName(exception) === lastName(row[3]) ? 1 : 0, 1 - row[5], f[0] > 1 ? score : 0];
+      results.push([key, row[0], d, f[2], f[3]]);
+    });
+    results.sort(function (a, b) {
+      for (var i = 0; i < a[0].length; i++) if (a[0][i] !== b[0][i]) return b[0][i] - a[0][i];
+      return a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
+    });
+    return results.slice(0, limit).map(function (res) {
+      var row = rows[res[2]], kind = res[0][0], spans = [], name;
+      if (kind > 1) {
+        var lits = row[8].filter(function (s) { return s !== 0; });
+        res[4].forEach(function (count, k) {
+          var start = row[9][2 * k], end = row[9][2 * k + 1];
+          if (count) spans.push([start, count === cpLen(lits[k]) ? end : endOf(row[2], start, count)]);
+        });
+        name = kind === 3 ? "full" : "partial";
+      } else {
+        var terms = new Set();
+        (matched.get(res[2]) || new Set()).forEach(function (t) { terms.add(index.terms[t]); });
+        tokenize(row[1]).forEach(function (w) { if (terms.has(w[0])) spans.push([w[1], w[2]]); });
+        name = near.has(res[2]) ? "near" : "words";
+      }
+      return { id: res[1], score: res[0][1], kind: name, values: res[3], spans: spans };
+    });
+  }
+
+  var api = { search: search, fill: fill, compileTemplate: compileTemplate };
+  if (typeof module !== "undefined" && module.exports) module.exports = api;
+  else root.ErrorsiteMatch = api;
+})(this);
