@@ -10,7 +10,7 @@ Matching, in this order, one record to one site:
 
 A matched record keeps its id and every other field it has, and gets the new
 message, path, function, line, snippet and commit; a `removed` record becomes
-`active` again. An active record that matches no site becomes `removed`. A
+active again (its `status` field is dropped: active is the default). An active record that matches no site becomes `removed`. A
 site that matches no record gets a new skeleton record.
 
 Ids. A new record's id is the first 16 hex digits of SHA-256 over repo, path,
@@ -22,7 +22,9 @@ the same text plus "\\n" and n, until the id is free: two identical raises in
 one function get distinct ids, and a retired id is never handed to another
 site.
 
-Records of another repository (`source.repo` differs) are left alone. Files
+A record belongs to the repository in its `source.repo`, else to the `repo`
+of `site.toml`; records of another repository are left alone. New records
+carry `source.repo` only when a repo was given on the command line. Files
 are written only when their text changes, and never deleted.
 """
 
@@ -171,8 +173,8 @@ def sync(content_dir: Path, scan: Scan, commit: str, repo: str | None) -> Extrac
     errors_dir = content_dir / "errors"
     files = load(errors_dir)
     site_repo = site_setting_repo(content_dir)
-    repo = repo or site_repo
-    mine = {f.path.stem: f for f in files if _owner(f.data, site_repo) == repo}
+    owner = repo or site_repo
+    mine = {f.path.stem: f for f in files if _owner(f.data, site_repo) == owner}
     known = [k for stem, f in mine.items() if (k := Known.of(f.data)) is not None and k.id == stem]
     matching = match(known, scan.sites)
     writes: dict[Path, str] = {}
@@ -190,7 +192,7 @@ def sync(content_dir: Path, scan: Scan, commit: str, repo: str | None) -> Extrac
         buckets["removed" if record.active else "unchanged"].append(Change(record.path, record.line, record.id))
     taken = {f.path.stem for f in files}
     for site in matching.sites:
-        record_id = new_id(repo, site, taken)
+        record_id = new_id(owner, site, taken)
         taken.add(record_id)
         writes[errors_dir / f"{record_id}.json"] = dumps(skeleton(record_id, site, commit, repo))
         buckets["added"].append(Change(site.path, site.line, record_id))
@@ -324,7 +326,8 @@ def _repinned(data: dict[str, Any], site: RaiseSite, commit: str) -> dict[str, A
     """Return a record moved to `site` at `commit`, every other field kept."""
     record = {**data, "message": site.message, "source": _source(data["source"], site, commit)}
     if record.get("status") == "removed":
-        record["status"] = "active"
+        # Active is the default; dropping the field makes a round trip byte-identical.
+        del record["status"]
     return record
 
 

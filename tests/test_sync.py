@@ -1,0 +1,363 @@
+"""Keeping records current across commits: ids, prose, pins, status, and byte-stable output."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+from test_gitrepo import Repo
+
+from generator import extract, sync
+from generator.problems import UserError
+from generator.recordjson import dumps
+
+REPO = "owner/name"
+
+PROSE = {
+    "title": "A hand-written title",
+    "meaning": "What it *means*, with `code` and --flags.",
+    "solutions": ["First fix.", "Second fix."],
+    "example_fix": {"before": "old", "after": "new"},
+    "when": {"trigger": "When it happens."},
+    "related": [],
+    "tags": ["config"],
+    "analysis": {"by": "human", "date": "2024-01-02"},
+}
+
+V1 = {
+    "pkg/config.py": '''\
+"""Config."""
+
+
+class Loader:
+    def load(self, path):
+        if not path:
+            raise ValueError("path must not be empty")
+        raise FileNotFoundError(f"no config at {path!r}")
+
+    def parse(self, text):
+        raise SyntaxError("cannot parse the config file, check its syntax")
+
+
+def legacy(x):
+    raise RuntimeError("legacy mode is gone")
+''',
+    "pkg/util.py": '''\
+def helper(n):
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    return n
+''',
+}
+
+V2 = {
+    "pkg/config.py": '''\
+"""Config, now with a header that moves every line down."""
+
+import os
+
+
+class Loader:
+    def load(self, path):
+        if not path:
+            raise ValueError("path must not be empty")
+        raise FileNotFoundError(f"no config at {path!r}")
+
+    def parse_text(self, text):
+        raise SyntaxError("cannot parse the config file, check its syntax")
+
+    def validate(self, data):
+        raise KeyError(f"unknown key {data!r}")
+''',
+    "pkg/util.py": '''\
+def helper(n):
+    if n < 0:
+        raise ValueError(f"n must be zero or more, got {n}")
+    return n
+
+
+def legacy(x):
+    raise RuntimeError("legacy mode is gone")
+''',
+}
+
+
+def ids_by_message(content: Path) -> dict[str, str]:
+    """Return record id by message, for every record in `content`."""
+    return {r["message"]: r["id"] for r in records(content).values()}
+
+
+def records(content: Path) -> dict[str, dict]:
+    """Return every record in `content` by id."""
+    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted((content / "errors").glob("*.json"))}
+
+
+def snapshot_files(content: Path) -> dict[str, tuple[bytes, int]]:
+    """Return (bytes, mtime in ns) of every record file."""
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in (content / "errors").glob("*.json")}
+
+
+def age_files(content: Path) -> None:
+    """Set every record file's mtime far in the past, so that any rewrite shows."""
+    for path in (content / "errors").glob("*.json"):
+        os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+
+
+def add_prose(content: Path, record_id: str) -> None:
+    """Write hand-made prose into one record file, as a maintainer would."""
+    path = content / "errors" / f"{record_id}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(dumps({**data, **PROSE, "title": f"Title of {record_id}"}), encoding="utf-8")
+
+
+def run(repo: Repo, content: Path, rev: str = "HEAD") -> sync.ExtractReport:
+    """Run extract on `repo` at `rev` into `content`."""
+    return extract.run(repo.path, rev, REPO, content, [], [], False)
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> tuple[Repo, str, str]:
+    """Return a repository with two commits (V1, V2) and their ids."""
+    repo = Repo(tmp_path / "repo")
+    for name, text in V1.items():
+        repo.write(name, text)
+    first = repo.commit("v1")
+    for name, text in V2.items():
+        repo.write(name, text)
+    second = repo.commit("v2")
+    return repo, first, second
+
+
+def test_records_follow_the_code_and_keep_prose(history: tuple[Repo, str, str], tmp_path: Path) -> None:
+    repo, first, second = history
+    content = tmp_path / "content"
+    report = run(repo, content, first)
+    assert len(report.added) == 5
+    before = ids_by_message(content)
+    for record_id in before.values():
+        add_prose(content, record_id)
+
+    report = run(repo, content, second)
+    after = records(content)
+    by_id = {c.id: c for c in report.repinned + report.changed + report.removed + report.added}
+
+    empty = after[before["path must not be empty"]]
+    assert empty["source"] == {
+        "repo": REPO, "commit": second, "path": "pkg/config.py", "line": 9, "function": "Loader.load",
+        "snippet": {"start": 7, "code": "\n".join(V2["pkg/config.py"].splitlines()[6:10])},
+    }
+    assert by_id[empty["id"]] in report.repinned
+
+    renamed = after[before["cannot parse the config file, check its syntax"]]
+    assert (renamed["source"]["function"], renamed["source"]["line"]) == ("Loader.parse_text", 13)
+    assert "moved from pkg/config.py:Loader.parse" in by_id[renamed["id"]].note
+
+    moved = after[before["legacy mode is gone"]]
+    assert (moved["source"]["path"], moved["source"]["function"], moved["source"]["line"]) == ("pkg/util.py", "legacy", 8)
+    assert by_id[moved["id"]] in report.changed
+
+    edited = after[before["n must be >= 0, got {n}"]]
+    assert edited["message"] == "n must be zero or more, got {n}"
+    assert by_id[edited["id"]].note == "message edited"
+
+    for record_id in before.values():
+        record = after[record_id]
+        assert {k: record[k] for k in PROSE if k != "title"} == {k: v for k, v in PROSE.items() if k != "title"}
+        assert record["title"] == f"Title of {record_id}"
+        assert record["id"] == record_id
+
+    [added] = report.added
+    new = after[added.id]
+    assert (new["message"], new["exception"], new["source"]["line"]) == ("unknown key {data!r}", "KeyError", 16)
+    assert new["id"] == hashlib.sha256(
+        f"{REPO}\npkg/config.py\nLoader.validate\nKeyError\nunknown key {{data!r}}".encode()).hexdigest()[:16]
+    assert "title" not in new
+    assert {r["source"]["commit"] for r in after.values()} == {second}
+    assert all("status" not in r for r in after.values())
+    assert (len(report.repinned), len(report.changed), len(report.removed), report.total) == (2, 3, 0, 6)
+
+
+def test_deleted_raise_is_marked_removed_and_restored_when_it_returns(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f():\n    raise ValueError("stays")\n\ndef g():\n    raise KeyError("goes away")\n')
+    first = repo.commit()
+    repo.write("m.py", 'def f():\n    raise ValueError("stays")\n')
+    second = repo.commit()
+    content = tmp_path / "content"
+    run(repo, content, first)
+    gone = ids_by_message(content)["goes away"]
+    add_prose(content, gone)
+
+    report = run(repo, content, second)
+    assert [c.id for c in report.removed] == [gone]
+    record = records(content)[gone]
+    assert record["status"] == "removed"
+    assert record["source"]["commit"] == first
+    assert record["meaning"] == PROSE["meaning"]
+    assert "marked removed 1" in report.summary()
+
+    age_files(content)
+    again = run(repo, content, second)
+    assert again.removed == () and len(again.unchanged) == 2
+    assert all(mtime == 1_000_000_000 for _, mtime in snapshot_files(content).values())
+
+    back = run(repo, content, first)
+    assert [(c.id, c.note) for c in back.changed] == [(gone, "restored, was removed")]
+    record = records(content)[gone]
+    assert (record.get("status"), record["source"]["commit"], record["meaning"]) == (None, first, PROSE["meaning"])
+
+
+def test_rerun_rewrites_nothing_and_round_trip_keeps_ids_and_prose(
+    history: tuple[Repo, str, str], tmp_path: Path,
+) -> None:
+    repo, first, second = history
+    content = tmp_path / "content"
+    run(repo, content, first)
+    for record_id in ids_by_message(content).values():
+        add_prose(content, record_id)
+    run(repo, content, second)
+    at_second = snapshot_files(content)
+
+    age_files(content)
+    aged = snapshot_files(content)
+    report = run(repo, content, second)
+    assert report.added == report.repinned == report.changed == report.removed == ()
+    assert snapshot_files(content) == aged
+
+    run(repo, content, first)
+    run(repo, content, second)
+    assert {name: data for name, (data, _) in snapshot_files(content).items()} == {
+        name: data for name, (data, _) in at_second.items()}
+
+
+def test_identical_sites_get_distinct_deterministic_ids(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    source = 'def f(x):\n    if x:\n        raise ValueError("twice")\n    raise ValueError("twice")\n'
+    repo.write("m.py", source)
+    repo.commit()
+    ids = []
+    for name in ("one", "two"):
+        report = run(repo, tmp_path / name)
+        ids.append([(c.line, c.id) for c in report.added])
+    assert ids[0] == ids[1]
+    base = f"{REPO}\nm.py\nf\nValueError\ntwice"
+    assert ids[0] == [(3, hashlib.sha256(base.encode()).hexdigest()[:16]),
+                      (4, hashlib.sha256(f"{base}\n2".encode()).hexdigest()[:16])]
+
+
+def test_an_id_held_by_another_record_is_never_reused(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f():\n    raise ValueError("v")\n')
+    repo.commit()
+    base = f"{REPO}\nm.py\nf\nValueError\nv"
+    squatter = hashlib.sha256(base.encode()).hexdigest()[:16]
+    content = tmp_path / "content"
+    (content / "errors").mkdir(parents=True)
+    old = {"id": squatter, "exception": "OSError", "message": "retired", "status": "removed",
+           "source": {"repo": REPO, "commit": "a" * 40, "path": "old.py", "line": 1,
+                      "snippet": {"start": 1, "code": "x"}}}
+    (content / "errors" / f"{squatter}.json").write_text(dumps(old), encoding="utf-8")
+    [added] = run(repo, content).added
+    assert added.id == hashlib.sha256(f"{base}\n2".encode()).hexdigest()[:16]
+    assert records(content)[squatter] == old
+
+
+def test_message_linking_to_its_page_keeps_that_id(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f(p):\n'
+               '    raise ValueError(f"bad {p}; see https://x.github.io/y/errors/bad-path/")\n'
+               '    raise KeyError("see docs/errors/no-key for help")\n'
+               '    raise OSError("log written to /var/errors/app.log")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    run(repo, content)
+    by_message = ids_by_message(content)
+    assert by_message["bad {p}; see https://x.github.io/y/errors/bad-path/"] == "bad-path"
+    assert by_message["see docs/errors/no-key for help"] == "no-key"
+    assert len(by_message["log written to /var/errors/app.log"]) == 16
+
+
+def test_other_repositories_and_unknown_fields_are_left_alone(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f():\n    raise ValueError("v")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    run(repo, content)
+    [mine] = records(content).values()
+    path = content / "errors" / f"{mine['id']}.json"
+    path.write_text(json.dumps({**mine, "x-custom": {"keep": True}}, indent=4), encoding="utf-8")
+    foreign = {**mine, "id": "foreign", "source": {**mine["source"], "repo": "other/repo", "path": "gone.py"}}
+    foreign_text = json.dumps(foreign, indent=3)
+    (content / "errors" / "foreign.json").write_text(foreign_text, encoding="utf-8")
+
+    report = run(repo, content)
+    assert report.total == 1
+    assert (content / "errors" / "foreign.json").read_text(encoding="utf-8") == foreign_text
+    assert json.loads(path.read_text(encoding="utf-8"))["x-custom"] == {"keep": True}
+    assert path.read_text(encoding="utf-8") == dumps({**mine, "x-custom": {"keep": True}})
+
+
+def test_site_toml_repo_is_the_default_owner(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'raise ValueError("v")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "site.toml").write_text('repo = "owner/name"\n', encoding="utf-8")
+    report = extract.run(repo.path, "HEAD", None, content, [], [], False)
+    [record] = records(content).values()
+    assert "repo" not in record["source"]
+    assert record["id"] == hashlib.sha256(f"{REPO}\nm.py\n\nValueError\nv".encode()).hexdigest()[:16]
+    assert len(report.added) == 1
+    assert len(run(repo, content).unchanged) == 1
+
+
+def test_broken_record_file_stops_the_run(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'raise ValueError("v")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    (content / "errors").mkdir(parents=True)
+    (content / "errors" / "bad.json").write_text('{"id": "bad",\n  oops}', encoding="utf-8")
+    with pytest.raises(UserError) as caught:
+        run(repo, content)
+    assert caught.value.page == "unreadable-record"
+    assert "bad.json:2:3" in caught.value.message
+    assert sorted(p.name for p in (content / "errors").iterdir()) == ["bad.json"]
+
+
+def test_bad_repo_name_is_a_user_error(tmp_path: Path) -> None:
+    with pytest.raises(UserError) as caught:
+        extract.run(tmp_path, "HEAD", "not a repo name", tmp_path / "content", [], [], False)
+    assert caught.value.page == "invalid-repo-name"
+
+
+def test_report_lines_name_each_change(history: tuple[Repo, str, str], tmp_path: Path) -> None:
+    repo, first, second = history
+    content = tmp_path / "content"
+    run(repo, content, first)
+    lines = run(repo, content, second).lines()
+    assert lines[-1].startswith("added 1, re-pinned 2, changed 3, marked removed 0, unchanged 0; total 6 records")
+    assert any(line.startswith("added ") and line.endswith("pkg/config.py:16") for line in lines)
+    assert any(line.startswith("changed ") and line.endswith("pkg/util.py:3 (message edited)") for line in lines)
+
+
+def test_edited_messages_pair_by_similarity_one_to_one(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f():\n    raise ValueError("the width must be positive")\n'
+               '    raise ValueError("the height must be positive")\n')
+    first = repo.commit()
+    repo.write("m.py", 'def f():\n    raise ValueError("the height must be a positive number")\n'
+               '    raise ValueError("something else entirely, unrelated")\n')
+    second = repo.commit()
+    content = tmp_path / "content"
+    run(repo, content, first)
+    before = ids_by_message(content)
+    report = run(repo, content, second)
+    after = ids_by_message(content)
+    assert after["the height must be a positive number"] == before["the height must be positive"]
+    assert [c.id for c in report.removed] == [before["the width must be positive"]]
+    assert [c.line for c in report.added] == [3]
