@@ -36,7 +36,7 @@ def build_site(content: Content, base_url: str | None = None) -> Site:
         problems.extend(found)
         if not found:
             records.append(to_record(raw, config))
-    problems.extend(check_links(records, config, content.settings_file))
+    problems.extend(check_links(content.records, records, config, content.settings_file))
     if problems:
         raise ProblemsFound(problems)
     return Site(config, tuple(sorted(records, key=lambda r: r.id)))
@@ -96,7 +96,9 @@ def _check_object(value: dict[str, Any], schema: dict[str, Any], pointer: str) -
 
 def _check_value(value: Any, schema: dict[str, Any]) -> None:
     expected = TYPES[schema["type"]]
-    if not isinstance(value, expected) or isinstance(value, bool):
+    # JSON Schema counts 12.0 as an integer, so errorsite does too.
+    integral = expected == (int,) and isinstance(value, float) and value.is_integer()
+    if not (isinstance(value, expected) or integral) or isinstance(value, bool):
         got = JSON_TYPE_NAMES.get(type(value), type(value).__name__)
         raise Invalid(
             f"must be {JSON_TYPE_NAMES[expected[0]]}, got {got}",
@@ -162,14 +164,19 @@ def _known_language(name: str | None) -> None:
         )
 
 
-def check_links(records: list[Record], config: Config, settings_file: str) -> Iterator[Problem]:
+def check_links(raws: tuple[RawRecord, ...], records: list[Record], config: Config,
+                settings_file: str) -> Iterator[Problem]:
     """Yield problems that span records: duplicate ids, unknown related ids, bad redirects."""
+    # Ids of records with other problems still count, so one mistake is reported once.
     seen: dict[str, str] = {}
-    for record in sorted(records, key=lambda r: r.file):
+    for raw in raws:
+        record_id = raw.data.get("id") if isinstance(raw.data, dict) else None
+        if not isinstance(record_id, str):
+            continue
         try:
-            _unique(record, seen)
+            _unique(record_id, raw.file, seen)
         except Invalid as error:
-            yield Problem.of(record.file, "/id", error)
+            yield Problem.of(raw.file, "/id", error)
     for record in records:
         for index, other in enumerate(record.related):
             try:
@@ -183,14 +190,14 @@ def check_links(records: list[Record], config: Config, settings_file: str) -> It
             yield Problem.of(settings_file, f"/redirects/{old}", error)
 
 
-def _unique(record: Record, seen: dict[str, str]) -> None:
-    if record.id in seen:
+def _unique(record_id: str, file: str, seen: dict[str, str]) -> None:
+    if record_id in seen:
         raise Invalid(
-            f"id {record.id!r} is already used by {seen[record.id]}",
+            f"id {record_id!r} is already used by {seen[record_id]}",
             hint="every record needs its own id",
             page="duplicate-id",
         )
-    seen[record.id] = record.file
+    seen[record_id] = file
 
 
 def _known(other: str, seen: dict[str, str], own: str) -> None:
@@ -235,9 +242,9 @@ def to_record(raw: RawRecord, config: Config) -> Record:
             repo=source.get("repo") or config.repo,
             commit=source["commit"],
             path=source["path"],
-            line=source["line"],
+            line=int(source["line"]),
             function=source.get("function") or None,
-            snippet=Snippet(source["snippet"]["start"], source["snippet"]["code"]),
+            snippet=Snippet(int(source["snippet"]["start"]), source["snippet"]["code"]),
         ),
         meaning=data.get("meaning") or None,
         solutions=tuple(s for s in data.get("solutions", ()) if s.strip()),

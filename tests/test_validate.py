@@ -61,7 +61,7 @@ CASES = [
     ("missing after", _drop("/example_fix/after"), "/example_fix/after", "missing-field"),
     ("line as string", _set("/source/line", "5"), "/source/line", "wrong-type"),
     ("line as bool", _set("/source/line", True), "/source/line", "wrong-type"),
-    ("line as float", _set("/source/line", 5.0), "/source/line", "wrong-type"),
+    ("line as fraction", _set("/source/line", 5.5), "/source/line", "wrong-type"),
     ("line zero", _set("/source/line", 0), "/source/line", "number-too-small"),
     ("solutions not a list", _set("/solutions", "do it"), "/solutions", "wrong-type"),
     ("solution not a string", _set("/solutions", ["ok", 3]), "/solutions/1", "wrong-type"),
@@ -115,9 +115,15 @@ def test_all_problems_of_all_files_in_one_run(content: Path) -> None:
 
 
 def test_duplicate_ids(content: Path) -> None:
-    # Same id in two files: the second copy also fails the file-name rule, which is enough to stop it.
     (content / "errors" / "copy.json").write_text((content / "errors" / f"{GOOD}.json").read_text())
-    assert ("copy.json", "/id", "id-file-mismatch") in problems_of(content)
+    found = problems_of(content)
+    assert ("copy.json", "/id", "id-file-mismatch") in found
+    assert ("copy.json", "/id", "duplicate-id") in found
+
+
+def test_one_mistake_is_reported_once(content: Path) -> None:
+    edit_record(content, "batch-tokens-multiple", _set("/source/line", "x"))
+    assert problems_of(content) == [("batch-tokens-multiple.json", "/source/line", "wrong-type")]
 
 
 @pytest.mark.parametrize("text, page", [
@@ -160,6 +166,11 @@ def test_byte_order_mark_is_accepted(content: Path) -> None:
 def test_settings_problems(content: Path, toml: str, pointer: str, page: str) -> None:
     (content / "site.toml").write_text(toml)
     assert ("site.toml", pointer, page) in problems_of(content)
+
+
+def test_integral_float_counts_as_integer(content: Path) -> None:
+    edit_record(content, GOOD, _set("/source/line", 5.0))
+    assert validate.build_site(load.load(content)).by_id[GOOD].source.line == 5
 
 
 def test_default_title_is_cut_at_a_word_boundary() -> None:

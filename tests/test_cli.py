@@ -1,0 +1,104 @@
+"""The command line: exit codes, clean errors, and what a failed build leaves behind."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator import cli
+from generator.write import MARKER
+
+from conftest import edit_record
+
+
+def run(*argv: str) -> int:
+    return cli.main(list(argv))
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_build_then_rebuild(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "site"
+    assert run("build", "--content", str(content), "--out", str(out)) == 0
+    assert "built 3 records" in capsys.readouterr().out
+    assert (out / MARKER).is_file() and (out / "errors/old-kv-dtype/index.html").is_file()
+    assert run("build", "--content", str(content), "--out", str(out), "--quiet") == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_failed_build_leaves_the_previous_site_untouched(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "site"
+    run("build", "--content", str(content), "--out", str(out))
+    before = snapshot(out)
+    edit_record(content, "old-kv-dtype", lambda d: d.update(soluton=[]))
+    edit_record(content, "batch-tokens-multiple", lambda d: d["source"].update(line="x"))
+    assert run("build", "--content", str(content), "--out", str(out)) == 1
+    err = capsys.readouterr().err
+    assert "old-kv-dtype.json: /soluton: unknown field 'soluton' (did you mean 'solutions'?)" in err
+    assert "batch-tokens-multiple.json: /source/line: must be an integer" in err
+    assert "2 problems found; nothing was written." in err
+    assert "https://errorsite.github.io/errorsite/errors/unknown-field/" in err
+    assert "Traceback" not in err
+    assert snapshot(out) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["content", "site"] or sorted(p.name for p in tmp_path.iterdir()) == ["content", "site"]
+
+
+def test_failed_first_build_writes_nothing(content: Path, tmp_path: Path) -> None:
+    edit_record(content, "old-kv-dtype", lambda d: d.update(id="wrong"))
+    assert run("build", "--content", str(content), "--out", str(tmp_path / "site")) == 1
+    assert not (tmp_path / "site").exists()
+
+
+def test_refuses_to_replace_a_folder_it_did_not_write(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("precious")
+    assert run("build", "--content", str(content), "--out", str(out)) == 1
+    assert "not empty and was not written by errorsite" in capsys.readouterr().err
+    assert (out / "notes.txt").read_text() == "precious"
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+def test_builds_into_an_empty_folder(content: Path, tmp_path: Path) -> None:
+    out = tmp_path / "empty"
+    out.mkdir()
+    assert run("build", "--content", str(content), "--out", str(out)) == 0
+    assert (out / "index.html").is_file()
+
+
+def test_check_writes_nothing(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run("check", "--content", str(content)) == 0
+    assert "3 records" in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["content"]
+
+
+def test_missing_content_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("check", "--content", str(tmp_path / "nope")) == 1
+    err = capsys.readouterr().err
+    assert "does not exist" in err and "errors/content-not-found/" in err
+
+
+def test_usage_errors_exit_2_with_a_link(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("build", "--no-such-flag") == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --no-such-flag" in err and "errors/bad-usage/" in err
+    assert run() == 2
+
+
+def test_build_with_no_arguments_builds_the_embedded_reference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run("build", "--quiet") == 0
+    pages = list((tmp_path / "site" / "errors").glob("*/index.html"))
+    assert len(pages) >= 15
+
+
+def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
+    for command in ([sys.executable, "-m", "generator"], [str(Path(sys.executable).with_name("errorsite"))]):
+        result = subprocess.run([*command, "--version"], capture_output=True, text=True, check=False)
+        assert result.returncode == 0 and result.stdout.startswith("errorsite "), command
