@@ -46,13 +46,13 @@ def _setting(key: str, value: Any) -> Any:
         raise Invalid(
             f"must be a string, got {type(value).__name__}",
             hint=f'write {key} = "..."',
-            page="setting-wrong-type",
+            page="setting-not-a-string",
         )
     if key == "repo" and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", value):
         raise Invalid(
             f"must be owner/name, got {value!r}",
             hint='for example repo = "octo-org/octo-lib"',
-            page="setting-wrong-type",
+            page="setting-repo-format",
         )
     if key in URL_FIELDS:
         _url_pattern(value, URL_FIELDS[key])
@@ -72,7 +72,7 @@ def _url_pattern(value: str, names: tuple[str, ...]) -> None:
         raise Invalid(
             f"{value!r} must be an http or https URL",
             hint="write the whole URL, starting with https://",
-            page="bad-url-pattern",
+            page="url-pattern-not-http",
         )
 
 
@@ -81,14 +81,14 @@ def _redirects(value: Any) -> tuple[tuple[str, str], ...]:
         raise Invalid(
             "must be a table of old id = new id",
             hint='[redirects]\nold-id = "new-id"',
-            page="setting-wrong-type",
+            page="redirects-not-a-table",
         )
     for old, new in value.items():
         if not re.fullmatch(ID_PATTERN, old) or not re.fullmatch(ID_PATTERN, new):
             raise Invalid(
                 f"{old!r} = {new!r}: both sides must be record ids",
                 hint="ids are lowercase letters, digits and inner hyphens",
-                page="setting-wrong-type",
+                page="redirect-not-an-id",
             )
     return tuple(sorted(value.items()))
 

@@ -202,7 +202,7 @@ def _unique(record_id: str, file: str, seen: dict[str, str]) -> None:
 
 def _known(other: str, seen: dict[str, str], own: str) -> None:
     if other == own:
-        raise Invalid("a record cannot be related to itself", page="unknown-related")
+        raise Invalid("a record cannot be related to itself", hint="remove its own id from related", page="related-to-itself")
     if other not in seen:
         raise Invalid(
             f"no record has the id {other!r}",
@@ -216,13 +216,13 @@ def _redirect(old: str, new: str, seen: dict[str, str]) -> None:
         raise Invalid(
             f"{old!r} is still a record's id; only retired ids can redirect",
             hint=f"remove the redirect, or retire the record {old!r}",
-            page="bad-redirect",
+            page="redirect-from-live-id",
         )
     if new not in seen:
         raise Invalid(
             f"redirect target {new!r} is not a record's id",
             hint=did_you_mean(new, seen),
-            page="bad-redirect",
+            page="redirect-target-missing",
         )
 
 

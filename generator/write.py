@@ -22,7 +22,7 @@ def check_output(out: Path) -> None:
         raise UserError(
             f"output {str(out)!r} exists and is not a folder",
             hint="choose another --out, or move the file away",
-            page="output-not-ours",
+            page="output-is-a-file",
         )
     if any(out.iterdir()) and not (out / MARKER).is_file():
         raise UserError(

@@ -84,7 +84,7 @@ CASES = [
     ("bad status", _set("/status", "gone"), "/status", "not-allowed-value"),
     ("bad date", _set("/analysis/date", "1 May 2026"), "/analysis/date", "bad-format"),
     ("unknown related", _set("/related", ["no-such-id"]), "/related/0", "unknown-related"),
-    ("self related", _set("/related", [GOOD]), "/related/0", "unknown-related"),
+    ("self related", _set("/related", [GOOD]), "/related/0", "related-to-itself"),
     ("unknown lexer", _set("/example_fix/language", "no-such-lexer"), "/example_fix/language", "unknown-language"),
     ("record not an object", lambda data: data.clear() or data.update(x=1), "/x", "unknown-field"),
 ]
@@ -157,11 +157,11 @@ def test_byte_order_mark_is_accepted(content: Path) -> None:
 @pytest.mark.parametrize("toml, pointer, page", [
     ('title = "x"\nbase_url = ', "", "invalid-toml"),
     ('titel = "x"\n', "/titel", "unknown-setting"),
-    ("title = 3\n", "/title", "setting-wrong-type"),
+    ("title = 3\n", "/title", "setting-not-a-string"),
     ('source_url = "https://x/{nope}"\n', "/source_url", "bad-url-pattern"),
-    ('issue_url = "javascript:alert(1)//{repo}"\n', "/issue_url", "bad-url-pattern"),
-    ('[redirects]\nbatch-tokens-multiple = "old-kv-dtype"\n', "/redirects/batch-tokens-multiple", "bad-redirect"),
-    ('[redirects]\ngone = "missing"\n', "/redirects/gone", "bad-redirect"),
+    ('issue_url = "javascript:alert(1)//{repo}"\n', "/issue_url", "url-pattern-not-http"),
+    ('[redirects]\nbatch-tokens-multiple = "old-kv-dtype"\n', "/redirects/batch-tokens-multiple", "redirect-from-live-id"),
+    ('[redirects]\ngone = "missing"\n', "/redirects/gone", "redirect-target-missing"),
 ])
 def test_settings_problems(content: Path, toml: str, pointer: str, page: str) -> None:
     (content / "site.toml").write_text(toml)
