@@ -352,7 +352,11 @@ def paste_forms(text: str) -> tuple[list[str], str, list[str]]:
     m = _EXCEPTION.match(head)
     if m:
         exception = m.group(1)
-        forms.append("\n".join([head[m.end():]] + body[1:]))
+        message = "\n".join([head[m.end():]] + body[1:])
+        # KeyError shows its message as a repr, in quotes.
+        if exception.split(".")[-1] == "KeyError" and len(message) >= 2 and message[0] in "'\"" and message[-1] == message[0]:
+            forms.append(message[1:-1])
+        forms.append(message)
     forms.append("\n".join([head] + body[1:]))
     forms.append(text)
     unique = [f for i, f in enumerate(forms) if f not in forms[:i]]

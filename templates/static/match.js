@@ -196,7 +196,11 @@
     var head = stripLog(body[0]), forms = [], exception = "";
     if ((m = EXCEPTION.exec(head))) {
       exception = m[1];
-      forms.push([head.slice(m[0].length)].concat(body.slice(1)).join("\n"));
+      var message = [head.slice(m[0].length)].concat(body.slice(1)).join("\n"), q = message[0];
+      // KeyError shows its message as a repr, in quotes.
+      if (lastName(exception) === "KeyError" && message.length >= 2 && (q === "'" || q === '"') && message[message.length - 1] === q)
+        forms.push(message.slice(1, -1));
+      forms.push(message);
     }
     forms.push([head].concat(body.slice(1)).join("\n"), text);
     return [forms.filter(function (f, i) { return forms.indexOf(f) === i; }), exception, frames];
