@@ -276,6 +276,8 @@ def _walk(segs: Segments, text: str) -> tuple[bool, list[int], list[int]]:
     """
     covered: list[int] = []
     values: list[int] = []
+    if not segs:
+        return False, covered, values
     p = 0
     open_at = -1
     last = len(segs) - 1
@@ -288,6 +290,14 @@ def _walk(segs: Segments, text: str) -> tuple[bool, list[int], list[int]]:
             q = _ends_at(text, seg, p, first)
         else:
             q = _find_first(text, seg) if first else _find_after(text, seg, p)
+        if q == -2 and k == last - 1 and len(seg) > 1 and seg[-1] == " ":
+            # The last placeholder was empty, and trimming took the space before it.
+            q = _ends_at(text, seg[:-1], p, first)
+            if q != -2:
+                if open_at >= 0:
+                    values += [open_at, max(q, open_at)]
+                covered.append(len(seg))
+                return True, covered, values + [len(text), len(text)]
         if q == -2:
             if k == last:
                 found = _find_first(text, seg) if first else _find_after(text, seg, p)

@@ -144,12 +144,22 @@
   function walk(segs, t) {
     var covered = [], values = [], p = 0, open = -1, last = segs.length - 1;
     function cov(seg, k) { covered.push(cpLen(seg.slice(0, k))); }
+    if (!segs.length) return [false, covered, values];
     for (var k = 0; k < segs.length; k++) {
       var seg = segs[k];
       if (seg === null) { open = p; continue; }
       var first = k === 0, q;
       if (k === last) q = endsAt(t, seg, p, first);
       else q = first ? findFirst(t, seg) : findAfter(t, seg, p);
+      if (q === -2 && k === last - 1 && seg.length > 1 && seg[seg.length - 1] === " ") {
+        // The last placeholder was empty, and trimming took the space before it.
+        q = endsAt(t, seg.slice(0, -1), p, first);
+        if (q !== -2) {
+          if (open >= 0) values.push(open, Math.max(q, open));
+          cov(seg, seg.length);
+          return [true, covered, values.concat([t.length, t.length])];
+        }
+      }
       if (q === -2) {
         if (k === last && (first ? findFirst(t, seg) : findAfter(t, seg, p)) !== -2) cov(seg, seg.length);
         else cov(seg, tail(t, seg, p, first));

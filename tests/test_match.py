@@ -1,0 +1,241 @@
+"""Tests for the matching engine, in Python and, through Node, in the browser script."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.match import build_index, compile_template, fill, search
+
+HERE = Path(__file__).parent
+CASES = json.loads((HERE / "match_cases.json").read_text(encoding="utf-8"))
+RUNNER = HERE / "match_runner.js"
+
+
+def run_node(index: dict[str, Any], calls: list[list[Any]]) -> list[Any]:
+    """Return the browser script's answers to `calls`, made against `index`."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed: the browser matcher (templates/static/match.js) cannot be tested; install Node.js 18 or later")
+    payload = json.dumps({"index": index, "calls": calls}, ensure_ascii=False)
+    done = subprocess.run([node, str(RUNNER)], input=payload.encode(), capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def index() -> dict[str, Any]:
+    # One index, built by Python and serialised, exactly as the site ships it.
+    return json.loads(json.dumps(build_index(CASES["records"])))
+
+
+@pytest.fixture(scope="module")
+def js_answers(index: dict[str, Any]) -> list[Any]:
+    return run_node(index, [["search", case["input"], 10] for case in CASES["cases"]])
+
+
+def check(case: dict[str, Any], results: list[dict[str, Any]]) -> None:
+    ids = [r["id"] for r in results]
+    if not case["expect"]:
+        assert ids == []
+        return
+    assert ids[:len(case["expect"])] == case["expect"]
+    if "kind" in case:
+        assert results[0]["kind"] == case["kind"]
+
+
+CASE_IDS = [f"{i:03d}-{c['input'][:40]!r}" for i, c in enumerate(CASES["cases"])]
+
+
+@pytest.mark.parametrize("number", range(len(CASES["cases"])), ids=CASE_IDS)
+def test_python_ranks_case(index: dict[str, Any], number: int) -> None:
+    case = CASES["cases"][number]
+    check(case, search(index, case["input"]))
+
+
+@pytest.mark.parametrize("number", range(len(CASES["cases"])), ids=CASE_IDS)
+def test_js_ranks_case(js_answers: list[Any], number: int) -> None:
+    check(CASES["cases"][number], js_answers[number])
+
+
+@pytest.mark.parametrize("number", range(len(CASES["cases"])), ids=CASE_IDS)
+def test_python_and_js_agree(index: dict[str, Any], js_answers: list[Any], number: int) -> None:
+    assert js_answers[number] == search(index, CASES["cases"][number]["input"])
+
+
+def test_cases_cover_every_kind(index: dict[str, Any]) -> None:
+    kinds = {r["kind"] for case in CASES["cases"] for r in search(index, case["input"])}
+    assert kinds == {"full", "partial", "words", "near"}
+    assert len(CASES["cases"]) >= 80 and len(CASES["records"]) >= 40
+
+
+def test_full_match_values_and_spans(index: dict[str, Any]) -> None:
+    top = search(index, "ValueError: Cannot cast column 'price' from float64 to int32: 17 values would be truncated")[0]
+    assert top["id"] == "cast-truncates"
+    assert top["values"] == ["'price'", "float64", "int32", "17"]
+    message = next(r["message"] for r in CASES["records"] if r["id"] == "cast-truncates")
+    assert [message[s:e] for s, e in top["spans"]] == ["Cannot cast column ", " from ", " to ", ": ", " values would be truncated"]
+
+
+def test_values_keep_case_and_newlines(index: dict[str, Any]) -> None:
+    top = search(index, "Failed to load adapter Sql-LoRA:\r\nshape\n  mismatch")[0]
+    assert top["values"] == ["Sql-LoRA", "shape\n  mismatch"]
+
+
+def test_spans_count_code_points(index: dict[str, Any]) -> None:
+    top = search(index, "Stop token '🙂' 🚫 is not in the vocabulary")[0]
+    message = next(r["message"] for r in CASES["records"] if r["id"] == "stop-token-emoji")
+    assert [message[s:e] for s, e in top["spans"]] == ["Stop token ", " 🚫 is not in the vocabulary"]
+    assert top["values"] == ["'🙂'"]
+
+
+def test_partial_spans_stop_where_the_text_stops(index: dict[str, Any]) -> None:
+    top = search(index, "Requested  context_length=1 exceeds the mo")[0]
+    message = next(r["message"] for r in CASES["records"] if r["id"] == "context-too-long")
+    assert top["kind"] == "partial"
+    assert [message[s:e] for s, e in top["spans"]] == ["Requested context_length=", " exceeds the mo"]
+
+
+def test_word_spans_point_into_the_title(index: dict[str, Any]) -> None:
+    top = search(index, "parquet codec")[0]
+    title = next(r["title"] for r in CASES["records"] if r["id"] == "parquet-codec")
+    assert [title[s:e].lower() for s, e in top["spans"]] == ["parquet", "codec", "codec"]
+
+
+def test_removed_record_ranks_below_its_active_twin(index: dict[str, Any]) -> None:
+    ids = [r["id"] for r in search(index, "workers must be positive, got -2")]
+    assert ids.index("name-positive") < ids.index("name-positive-old")
+
+
+def test_limit(index: dict[str, Any]) -> None:
+    assert len(search(index, "config", limit=3)) == 3
+
+
+def test_index_is_compact_and_versioned(index: dict[str, Any]) -> None:
+    assert index["version"] == 1
+    per_record = len(json.dumps(index, ensure_ascii=False)) / len(index["records"])
+    assert per_record < 1200
+
+
+def test_index_rejects_an_unexpected_url() -> None:
+    record = dict(CASES["records"][0], url="elsewhere/")
+    with pytest.raises(ValueError, match="elsewhere"):
+        build_index([record])
+
+
+@pytest.mark.parametrize(("message", "segments"), [
+    ("got {x!r}. Use {}", ["got ", None, ". use ", None]),
+    ("{a}{b} and {c:>{width}}", [None, " and ", None]),
+    ("Model %s has %d layers (%.2f%%) %(name)s", ["model ", None, " has ", None, " layers (", None, "%) ", None]),
+    ("literal {{braces}} and 100%% sure", ["literal {braces} and 100% sure"]),
+    ("  Wrapped\n   over   lines  ", ["wrapped over lines"]),
+    ("{", ["{"]),
+    ("}", ["}"]),
+    ("50% done", ["50% done"]),
+    ("", []),
+    ("{x}", [None]),
+    ("(.*?)+[a-z]$ {x} ^\\d", ["(.*?)+[a-z]$ ", None, " ^\\d"]),
+    ("İstanbul ΣΑΣ", ["İstanbul σασ"]),
+])
+def test_compile_template(message: str, segments: list[str | None]) -> None:
+    assert compile_template(message) == segments
+
+
+@pytest.mark.parametrize(("message", "text", "values"), [
+    ("got {x}", "got 5", ["5"]),
+    ("x must be positive, got {x}", "ValueError: x must be positive, got -3", ["-3"]),
+    ("{name} must be positive", "ValueError: retries must be positive", ["retries"]),
+    ("a {x} b", "a  b", [""]),
+    ("value {x}", "value", [""]),
+    ("{x} is bad", "is bad", [""]),
+    ("expected {a}, got {b}", "expected [1, 2], got {'k': 'v'}", ["[1, 2]", "{'k': 'v'}"]),
+    ("pattern {p} failed", "pattern (.*?)+$ failed", ["(.*?)+$"]),
+    ("literal {{x}} then {y}", "literal {x} then 1", ["1"]),
+    ("100%% of %s", "100% of GPU", ["GPU"]),
+    ("no placeholders", "NO   placeholders", []),
+    ("x must be positive", "max must be positive", None),
+    ("x must be positive", "x must be positive, got 1", None),
+    ("", "anything", None),
+    ("{x}", "", [""]),
+    ("a{x}", "", None),
+])
+def test_fill(message: str, text: str, values: list[str] | None) -> None:
+    assert fill(message, text) == values
+
+
+def test_fill_and_search_are_fast_on_huge_input(index: dict[str, Any]) -> None:
+    huge = "a" * 100_000
+    hostile = "{" * 50_000 + "x" * 50_000
+    start = time.perf_counter()
+    assert fill("a{x}b{y}c", huge) is None
+    assert fill("{x} is " * 300, ("y is " * 30_000)) is not None
+    compile_template(hostile)
+    fill(hostile[:4000], huge)
+    search(index, "Traceback (most recent call last):\n" + "  File \"x.py\", line 1, in f\n" * 3000 + "ValueError: " + huge)
+    assert time.perf_counter() - start < 5
+
+
+def test_js_is_fast_on_huge_input(index: dict[str, Any]) -> None:
+    huge = "a" * 100_000
+    start = time.perf_counter()
+    run_node(index, [["fill", "a{x}b{y}c", huge], ["search", huge, 10], ["compile", "{ " * 50_000]])
+    assert time.perf_counter() - start < 5
+
+
+# --- properties -------------------------------------------------------------
+
+CHARS = st.sampled_from(list("abcXYZ019 _-.,:;'\"()[]/\\\n\t=>!?éßİΣ🙂{}%"))
+LITERAL = st.text(st.sampled_from(list("abcXYZ019 _-.,:;'\"()[]/\n=>éİΣ🙂")), min_size=1, max_size=12)
+PLACEHOLDER = st.sampled_from(["{x}", "{}", "{obj.attr!r}", "{n:>{w}}", "%s", "%d", "%(name)s", "%.2f"])
+ESCAPE = st.sampled_from([("{{", "{"), ("}}", "}"), ("%%", "%")])
+
+
+@st.composite
+def template_and_text(draw: st.DrawFn) -> tuple[str, str]:
+    """Return a random template and a text it renders to."""
+    template, text = [], []
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["literal", "placeholder", "escape"]))
+        if kind == "literal":
+            piece = draw(LITERAL)
+            template.append(piece)
+            text.append(piece)
+        elif kind == "placeholder":
+            template.append(draw(PLACEHOLDER))
+            text.append(draw(st.text(CHARS, max_size=10)))
+        else:
+            written, shown = draw(ESCAPE)
+            template.append(written)
+            text.append(shown)
+    return "".join(template), "".join(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(template_and_text())
+def test_fill_recovers_a_rendered_template(pair: tuple[str, str]) -> None:
+    template, text = pair
+    values = fill(template, text)
+    assert values is not None
+    assert len(values) == compile_template(template).count(None)
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.lists(template_and_text(), min_size=60, max_size=60), st.lists(st.text(CHARS, max_size=60), min_size=20, max_size=20))
+def test_python_and_js_agree_on_random_input(index: dict[str, Any], pairs: list[tuple[str, str]], noise: list[str]) -> None:
+    calls: list[list[Any]] = []
+    expected: list[Any] = []
+    for template, text in pairs:
+        calls += [["compile", template], ["fill", template, text], ["fill", template, text[::-1]]]
+        expected += [compile_template(template), fill(template, text), fill(template, text[::-1])]
+    for text in noise + [text for _, text in pairs[:20]]:
+        calls.append(["search", text, 10])
+        expected.append(search(index, text))
+    assert run_node(index, calls) == expected
