@@ -517,31 +517,31 @@ def _query_terms(index: dict[str, Any], number: dict[str, int], message: str) ->
     return out
 
 
-def _bm25(index: dict[str, Any], query: list[list[tuple[int, float, bool]]]) -> tuple[dict[int, float], set[int], dict[int, set[int]]]:
-    """Return BM25 score per record, the records that needed a near spelling, and matched terms per record."""
+def _bm25(index: dict[str, Any], query: list[list[tuple[int, float, bool]]]) -> tuple[dict[int, float], set[int], set[str]]:
+    """Return BM25 score per record, the records that needed a near spelling, and the terms searched."""
     rows = index["records"]
     avgdl = index["avgdl"]
     scores: dict[int, float] = {}
     near: set[int] = set()
-    matched: dict[int, set[int]] = {}
+    terms: set[str] = set()
     for expansions in query:
         best: dict[int, tuple[float, bool]] = {}
         for term, weight, fuzzy in expansions:
             idf = index["idf"][term]
+            terms.add(index["terms"][term])
             d = 0
             for v in index["postings"][term]:
                 d += v >> 3
                 tf = v & 7
                 norm = K1 * (1 - B + B * rows[d][6] / avgdl)
                 s = weight * (idf * (tf * (K1 + 1)) / (tf + norm))
-                matched.setdefault(d, set()).add(term)
                 if d not in best or s > best[d][0]:
                     best[d] = (s, fuzzy)
         for d in sorted(best):
             scores[d] = scores.get(d, 0.0) + best[d][0]
             if best[d][1]:
                 near.add(d)
-    return scores, near, matched
+    return scores, near, terms
 
 
 def _end_of(message: str, start: int, count: int) -> int:
@@ -579,7 +579,7 @@ def search(index: dict[str, Any], text: str, limit: int = 10) -> list[dict[str, 
     normed = [(raw, *normalize(raw)) for raw in forms]
     present = {number[w] for w, _, _ in tokenize(normed[-1][1]) if w in number}
     query = _query_terms(index, number, normed[0][1])
-    scores, near, matched = _bm25(index, query)
+    scores, near, terms = _bm25(index, query)
     found: dict[int, tuple[int, int, list[str], list[list[int]]]] = {}
     for d, row in enumerate(rows):
         if row[7] < 0 or row[7] not in present:
@@ -598,7 +598,10 @@ def search(index: dict[str, Any], text: str, limit: int = 10) -> list[dict[str, 
         if best:
             found[d] = best
     results = []
-    for d in set(found) | set(scores):
+    # Only the best `limit` word scores (and their ties) can reach the top.
+    ranked = sorted(scores.values(), reverse=True)
+    floor = ranked[limit - 1] if 0 < limit <= len(ranked) else 0.0
+    for d in set(found) | {d for d, v in scores.items() if v >= floor}:
         row = rows[d]
         kind, quality, values, covered = found.get(d, (1, 0, [], []))
         score = scores.get(d, 0.0)
@@ -619,7 +622,6 @@ def search(index: dict[str, Any], text: str, limit: int = 10) -> list[dict[str, 
                     spans.append([start, end if count == len(row[8][_literal_at(row[8], k)]) else _end_of(row[2], start, count)])
             name = "full" if kind == 3 else "partial"
         else:
-            terms = {index["terms"][t] for t in matched.get(d, ())}
             spans = [[s, e] for w, s, e in tokenize(row[1]) if w in terms]
             name = "near" if d in near else "words"
         out.append({"id": rid, "score": key[1], "kind": name, "values": values, "spans": spans})

@@ -275,17 +275,16 @@
     return out;
   }
   function bm25(index, query) {
-    var rows = index.records, scores = new Map(), near = new Set(), matched = new Map();
+    var rows = index.records, scores = new Map(), near = new Set(), terms = new Set();
     query.forEach(function (expansions) {
       var best = new Map();
       expansions.forEach(function (e) {
         var term = e[0], idf = index.idf[term], post = index.postings[term], d = 0;
+        terms.add(index.terms[term]);
         for (var i = 0; i < post.length; i++) {
           d += Math.floor(post[i] / 8);
           var tf = post[i] % 8, norm = K1 * (1 - B + B * rows[d][6] / index.avgdl);
           var s = e[1] * (idf * (tf * (K1 + 1)) / (tf + norm));
-          if (!matched.has(d)) matched.set(d, new Set());
-          matched.get(d).add(term);
           var b = best.get(d);
           if (!b || s > b[0]) best.set(d, [s, e[2]]);
         }
@@ -295,7 +294,7 @@
         if (best.get(d)[1]) near.add(d);
       });
     });
-    return [scores, near, matched];
+    return [scores, near, terms];
   }
   function endOf(message, start, count) {
     var m = Array.from(message), i = start;
@@ -307,6 +306,7 @@
     return i;
   }
   function pathHit(path, frames) {
+    if (!frames.length) return 0;
     var mine = path.split("/"), best = 0;
     frames.forEach(function (f) {
       var theirs = f.replace(/\\/g, "/").split("/"), n = 0;
@@ -323,7 +323,7 @@
     var normed = pf[0].map(function (raw) { var nw = normalize(raw); return [raw, nw[0], nw[1], cpLen(nw[0])]; });
     var present = new Set();
     tokenize(normed[normed.length - 1][1]).forEach(function (w) { if (number.has(w[0])) present.add(number.get(w[0])); });
-    var r = bm25(index, queryTerms(index, number, normed[0][1])), scores = r[0], near = r[1], matched = r[2];
+    var r = bm25(index, queryTerms(index, number, normed[0][1])), scores = r[0], near = r[1], terms = r[2];
     var found = new Map();
     rows.forEach(function (row, d) {
       if (row[7] < 0 || !present.has(row[7])) return;
@@ -337,7 +337,10 @@
       }
       if (best) found.set(d, best);
     });
-    var all = new Set(Array.from(found.keys()).concat(Array.from(scores.keys()))), results = [];
+    // Only the best `limit` word scores (and their ties) can reach the top.
+    var floor = Array.from(scores.values()).sort(function (x, y) { return y - x; })[limit - 1] || 0;
+    var all = new Set(found.keys()), results = [];
+    scores.forEach(function (v, d) { if (v >= floor) all.add(d); });
     all.forEach(function (d) {
       var row = rows[d], f = found.get(d) || [1, 0, [], []], score = scores.get(d) || 0;
       var key = [f[0], f[0] === 1 ? score : f[1], pathHit(row[4], pf[2]),
@@ -358,8 +361,6 @@
         });
         name = kind === 3 ? "full" : "partial";
       } else {
-        var terms = new Set();
-        (matched.get(res[2]) || new Set()).forEach(function (t) { terms.add(index.terms[t]); });
         tokenize(row[1]).forEach(function (w) { if (terms.has(w[0])) spans.push([w[1], w[2]]); });
         name = near.has(res[2]) ? "near" : "words";
       }
