@@ -26,7 +26,7 @@ import tokenize
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from . import gitrepo, sync
@@ -388,7 +388,11 @@ def _parse(text: str) -> ast.Module:
 
 def split_lines(text: str) -> list[str]:
     """Return the lines of `text` with their line breaks; n line breaks give n + 1 lines."""
-    return _BREAK_AFTER.split(text)
+    if text.count("\r") != text.count("\r\n"):
+        return _BREAK_AFTER.split(text)
+    # Without a lone "\r", splitting at "\n" is the same and several times faster.
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + parts[-1:]
 
 
 def file_lines(text: str) -> list[str]:
@@ -409,7 +413,11 @@ class _Source:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.lines = file_lines(text)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """Return the file's lines with their line breaks."""
+        return file_lines(self.text)
 
     def snippet(self, first: int, last: int) -> str:
         """Return lines `first` to `last` (1-based, inclusive) without the last line break."""
