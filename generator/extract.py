@@ -185,7 +185,8 @@ def check_source(
     mine = [(name, data) for name, data in records if _checkable(data, repo)]
     names = [f"{data['source']['commit']}:{data['source']['path']}" for _, data in mine]
     contents = gitrepo.read_objects(repo_dir, sorted(set(names))) if names else {}
-    problems = [p for (name, data), obj in zip(mine, names) for p in _drift(name, data, contents[obj])]
+    files = {obj: _PinnedFile.of(content) for obj, content in contents.items()}
+    problems = [p for (name, data), obj in zip(mine, names) for p in _drift(name, data, files[obj])]
     snap = gitrepo.snapshot(repo_dir, "HEAD", FileFilter.of(include, exclude))
     scan = scan_files(snap.files, asserts)
     known = [k for k in (sync.Known.of(data) for _, data in mine) if k is not None]
@@ -203,20 +204,45 @@ def _checkable(data: object, repo: str | None) -> bool:
     return repo is None or source.get("repo") in (None, repo)
 
 
-def _drift(name: str, data: dict, content: bytes | None) -> list[Problem]:
-    """Return the problems of one record's pin against the file content at its commit."""
+@dataclass(frozen=True)
+class _PinnedFile:
+    """One file at one commit, read once however many records point into it."""
+
+    lines: tuple[str, ...]
+    """The file's lines with their line breaks."""
+    raise_lines: frozenset[int]
+    """Every line that a raise or assert statement starts on or spans."""
+    error: str | None
+    """Why the file could not be found, decoded or parsed, if it could not."""
+
+    @classmethod
+    def of(cls, content: bytes | None) -> _PinnedFile:
+        """Return the lines and raise lines of a file's content (None: no such file)."""
+        if content is None:
+            return cls((), frozenset(), "no such file in the repository")
+        try:
+            text = decode_source(content)
+        except (SyntaxError, ValueError) as error:
+            return cls((), frozenset(), f"cannot decode the file: {error}")
+        lines = tuple(file_lines(text))
+        try:
+            tree = _parse(text)
+        except (SyntaxError, ValueError, RecursionError) as error:
+            return cls(lines, frozenset(), f"the file does not parse: {error}")
+        spans = (range(n.lineno, (n.end_lineno or n.lineno) + 1)
+                 for n in ast.walk(tree) if isinstance(n, (ast.Raise, ast.Assert)))
+        return cls(lines, frozenset(line for span in spans for line in span), None)
+
+
+def _drift(name: str, data: dict, file: _PinnedFile) -> list[Problem]:
+    """Return the problems of one record's pin against the file at its commit."""
     source = data["source"]
     where = f"{source['path']} at {source['commit']}"
-    if content is None:
-        return [Problem(name, "/source/path", f"{where}: no such file in the repository",
+    if not file.lines and file.error:
+        return [Problem(name, "/source/path", f"{where}: {file.error}",
                         "fetch the commit if the clone is shallow, or re-pin the record with `errorsite extract`",
                         "source-not-found")]
-    try:
-        text = decode_source(content)
-    except (SyntaxError, ValueError) as error:
-        return [Problem(name, "/source/path", f"{where}: cannot decode the file: {error}", None, "source-not-found")]
-    lines = file_lines(text)
-    return _snippet_drift(name, source, lines, where) + _line_drift(name, source, text, where)
+    return _snippet_drift(name, source, list(file.lines), where) + _line_drift(name, source, file, where)
 
 
 def _snippet_drift(name: str, source: dict, lines: list[str], where: str) -> list[Problem]:
@@ -244,19 +270,13 @@ def _snippet_drift(name: str, source: dict, lines: list[str], where: str) -> lis
     )]
 
 
-def _line_drift(name: str, source: dict, text: str, where: str) -> list[Problem]:
+def _line_drift(name: str, source: dict, file: _PinnedFile, where: str) -> list[Problem]:
     """Return a problem when `source.line` is not on a raise or assert statement."""
     line = source.get("line")
-    if not isinstance(line, int):
+    if not isinstance(line, int) or line in file.raise_lines:
         return []
-    try:
-        tree = _parse(text)
-    except (SyntaxError, ValueError, RecursionError) as error:
-        return [Problem(name, "/source/line", f"{where}: the file does not parse: {error}", None, "line-not-a-raise")]
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Raise, ast.Assert)) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            return []
-    return [Problem(name, "/source/line", f"{where}: line {line} is not a raise statement",
+    reason = file.error or f"line {line} is not a raise statement"
+    return [Problem(name, "/source/line", f"{where}: {reason}",
                     "re-pin the record with `errorsite extract`", "line-not-a-raise")]
 
 
