@@ -445,6 +445,7 @@ def build_index(records: list[dict[str, Any]]) -> dict[str, Any]:
             rec["id"], rec.get("title") or rec["message"], rec["message"], rec["exception"],
             rec.get("path") or "", 1 if rec.get("status") == "removed" else 0, length,
             number.get(word, -1), [0 if s is None else s for s in segs], pos,
+            rec.get("line") or 0,
         ])
     return {
         "version": INDEX_VERSION,

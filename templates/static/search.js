@@ -32,11 +32,22 @@
     return result.kind === "full" || result.kind === "partial" ? href + "?m=" + encodeURIComponent(text) : href;
   }
 
+  var rows = null;
+  /* The index stores each record as [id, title, message, exception, path, ..., line]. */
+  function record(index, id) {
+    if (!rows) {
+      rows = {};
+      index.records.forEach(function (row) { rows[row[0]] = row; });
+    }
+    var row = rows[id];
+    return { title: row[1], message: row[2], exception: row[3], path: row[4], line: row[10], url: "errors/" + id + "/" };
+  }
+
   function run(text, limit) {
     var index = window.ERRORSITE_INDEX;
     if (!index || !text.trim()) return [];
     return M.search(index, text, limit).map(function (r) {
-      r.record = M.record(index, r.id);
+      r.record = record(index, r.id);
       return r;
     });
   }
@@ -51,7 +62,7 @@
     li.appendChild(meta);
     if (full) {
       var code = el("code");
-      code.appendChild(highlighted(result.spansIn === "title" ? rec.title : rec.message, result.spans));
+      code.appendChild(highlighted(result.kind === "full" || result.kind === "partial" ? rec.message : rec.title, result.spans));
       var p = el("p", "message-line");
       p.appendChild(code);
       li.appendChild(p);
