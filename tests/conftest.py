@@ -11,6 +11,9 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
+# Built sites, the local server and Chromium for the checks in real tools, once per session.
+pytest_plugins = ["browser_support"]
+
 
 @pytest.fixture
 def content(tmp_path: Path) -> Path:

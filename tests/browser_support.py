@@ -1,0 +1,244 @@
+"""Built sites, a local web server and headless Chromium, shared by the checks that use real tools.
+
+Loaded as a pytest plugin from conftest.py, so that every fixture here is built
+once per session: each site is built once, served under its own path prefix
+(`/basic/`, `/hostile/`, ...) as GitHub Pages serves a project site, and one
+Chromium serves every test. The Nu HTML Checker and axe-core come from
+`node_modules/` (`npm ci`), Chromium and Java from Debian; nothing is
+downloaded while the tests run, and a missing tool fails the test with what to
+install.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import shutil
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from generator import assets, cli
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+VNU_JAR = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
+AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SETUP_HINT = ("run .ci/run, which installs them; or by hand: "
+              "apt-get install chromium default-jre-headless nodejs npm && npm ci --ignore-scripts")
+SYNTHETIC_RECORDS = 1000
+WIDTHS = (360, 1280)
+SCHEMES = ("light", "dark")
+
+
+def require(ok: bool, what: str) -> None:
+    """Fail the test, not skip it, when a tool the checks need is missing."""
+    if not ok:
+        pytest.fail(f"{what} is missing: {SETUP_HINT}", pytrace=False)
+
+
+def require_java() -> str:
+    """Return the java command and the checker's jar, or fail saying what to install."""
+    java = shutil.which("java")
+    require(java is not None, "java (Debian package default-jre-headless)")
+    require(VNU_JAR.is_file(), f"{VNU_JAR.relative_to(ROOT)} (npm package vnu-jar)")
+    return str(java)
+
+
+def require_axe() -> Path:
+    """Return axe-core's script, or fail saying what to install."""
+    require(AXE_JS.is_file(), f"{AXE_JS.relative_to(ROOT)} (npm package axe-core)")
+    return AXE_JS
+
+
+@dataclass(frozen=True)
+class BuiltSite:
+    """One site built into a folder and served by the local server."""
+
+    name: str
+    """Its path prefix on the server, without slashes."""
+    out_path: Path
+    """The folder the build wrote."""
+    base_url: str = field(default="")
+    """Where the local server serves it, ending in `/`."""
+
+    def pages(self) -> list[str]:
+        """Return every HTML page, as sorted site-relative POSIX paths."""
+        return sorted(p.relative_to(self.out_path).as_posix() for p in self.out_path.rglob("*.html"))
+
+    def url(self, page: str = "") -> str:
+        """Return the served URL of a site-relative path (already percent-encoded)."""
+        return self.base_url + page
+
+
+def synthetic_content(out: Path) -> Path:
+    """Write the content folder of the 1,000-record synthetic site and return it."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks.synth import synthesize
+    finally:
+        sys.path.remove(str(ROOT))
+    synthesize(SYNTHETIC_RECORDS, out)
+    return out
+
+
+def build(content: Path, out: Path) -> None:
+    """Build a content folder into `out` with the command line, as a user would."""
+    code = cli.main(["build", "--content", str(content), "--out", str(out)])
+    assert code == 0, f"building {content} failed"
+
+
+class Sites:
+    """Builds each named site the first time a test asks for it."""
+
+    SOURCES = {
+        "basic": lambda tmp: FIXTURES / "basic",
+        "hostile": lambda tmp: FIXTURES / "hostile",
+        "embedded": lambda tmp: assets.embedded_content(),
+        "synthetic": lambda tmp: synthetic_content(tmp / "synthetic-content"),
+    }
+
+    def __init__(self, folder: Path, server_url: str) -> None:
+        self.folder = folder
+        self.server_url = server_url
+        self.built: dict[str, BuiltSite] = {}
+        self.lock = threading.Lock()
+
+    def __getitem__(self, name: str) -> BuiltSite:
+        with self.lock:
+            if name not in self.built:
+                out = self.folder / "served" / name
+                build(self.SOURCES[name](self.folder), out)
+                self.built[name] = BuiltSite(name, out, f"{self.server_url}/{name}/")
+            return self.built[name]
+
+
+class PagesHandler(BaseHTTPRequestHandler):
+    """Serves `<served>/<site>/...` like GitHub Pages serves a project site."""
+
+    served: Path
+
+    def do_GET(self) -> None:  # noqa: N802 (the name http.server calls)
+        """Send a file, a folder's index.html, a redirect to add the slash, or the site's 404 page."""
+        path = unquote(urlsplit(self.path).path)
+        parts = [p for p in path.split("/") if p]
+        if not parts or ".." in parts:
+            return self.send(HTTPStatus.NOT_FOUND, b"not found", "text/plain")
+        site = self.served / parts[0]
+        target = self.served.joinpath(*parts)
+        if target.is_dir() and not path.endswith("/"):
+            self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+            self.send_header("Location", urlsplit(self.path).path + "/")
+            self.end_headers()
+            return None
+        if target.is_dir():
+            target = target / "index.html"
+        if target.is_file():
+            return self.send(HTTPStatus.OK, target.read_bytes(), _content_type(target))
+        missing = site / "404.html"
+        body = missing.read_bytes() if missing.is_file() else b"not found"
+        return self.send(HTTPStatus.NOT_FOUND, body, "text/html; charset=utf-8")
+
+    def send(self, status: HTTPStatus, body: bytes, content_type: str) -> None:
+        """Send one complete response."""
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        """Keep test output quiet."""
+
+
+def _content_type(path: Path) -> str:
+    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return f"{kind}; charset=utf-8" if kind.startswith("text/") or kind.endswith(("javascript", "json")) else kind
+
+
+@pytest.fixture(scope="session")
+def server_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Return the folder whose subfolders the server serves, one per site."""
+    folder = tmp_path_factory.mktemp("sites")
+    (folder / "served").mkdir()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def server_url(server_folder: Path) -> Iterator[str]:
+    """Serve the built sites on a free local port; return the server's origin."""
+    handler = type("Handler", (PagesHandler,), {"served": server_folder / "served"})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def sites(server_folder: Path, server_url: str) -> Sites:
+    """Return the sites, each built on first use and served under `/<name>/`."""
+    return Sites(server_folder, server_url)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Start Debian's Chromium once for the session, headless, with nothing to download."""
+    require(CHROMIUM.is_file(), f"{CHROMIUM} (Debian package chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class Tab:
+    """A page in a fresh browser context, and every request it made."""
+
+    page: Any
+    requests: list[str]
+    """Every URL the page asked for, in order, local or not."""
+
+
+@contextmanager
+def open_tab(browser: Any, server_url: str, width: int = 1280, scheme: str = "light",
+             javascript: bool = True) -> Iterator[Tab]:
+    """Yield a page in a new context; requests that leave the local server are recorded and refused."""
+    context = browser.new_context(
+        viewport={"width": width, "height": 800}, color_scheme=scheme, java_script_enabled=javascript,
+        reduced_motion="reduce",
+    )
+    requests: list[str] = []
+
+    def route(request_route: Any) -> None:
+        url = request_route.request.url
+        requests.append(url)
+        if url.startswith(server_url + "/"):
+            request_route.continue_()
+        else:
+            request_route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    try:
+        yield Tab(page, requests)
+    finally:
+        context.close()
