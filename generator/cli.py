@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__, assets, load, render, validate, write
+from . import __version__, assets, explain, load, render, validate, write
 from .model import Site
 from .problems import UsageError, UserError
 
@@ -59,6 +59,12 @@ def make_parser() -> Parser:
     lookup.add_argument("--base-url", help="print URLs under this base URL")
     lookup.add_argument("--limit", type=int, default=5, help="how many matches to print (default: 5)")
     lookup.set_defaults(run=run_lookup)
+
+    explain = sub.add_parser("explain", help="print an error's page as plain text")
+    explain.add_argument("query", metavar="ID_OR_MESSAGE", help="a record id, or a message as you saw it")
+    _content_option(explain)
+    explain.add_argument("--site", type=Path, help="read a built site's api/ files instead of a content folder")
+    explain.set_defaults(run=run_explain)
     return parser
 
 
@@ -102,6 +108,16 @@ def run_check(args: argparse.Namespace) -> int:
     """Validate the content."""
     site = load_site(args)
     print(f"ok: {len(site.records)} records, no problems")
+    return 0
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    """Print one record as plain text."""
+    if args.site is not None:
+        data, url = explain.published_record(args.site, args.query)
+    else:
+        data, url = explain.content_record(load_site(args), args.query)
+    print(explain.explain(data, url), end="")
     return 0
 
 

@@ -102,3 +102,27 @@ def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
     for command in ([sys.executable, "-m", "generator"], [str(Path(sys.executable).with_name("errorsite"))]):
         result = subprocess.run([*command, "--version"], capture_output=True, text=True, check=False)
         assert result.returncode == 0 and result.stdout.startswith("errorsite "), command
+
+
+def test_lookup_prints_the_best_match_first(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    traceback = (
+        'Traceback (most recent call last):\n  File "tinyserve/config/batching.py", line 10, in check_batching\n'
+        "ValueError: max_batch_tokens must be a multiple of 8, got 1001\n"
+    )
+    assert run("lookup", traceback, "--content", str(content)) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("https://example.github.io/tinyserve/errors/batch-tokens-multiple/")
+    assert run("lookup", "nothing like any record at all qqq", "--content", str(content)) == 1
+
+
+def test_explain_from_content_and_from_a_built_site(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("explain", "batch-tokens-below-chunk", "--content", str(content)) == 0
+    text = capsys.readouterr().out
+    for part in ("What it means", "Solutions\n  1. Raise `--max-batch-tokens`", "Before:\n    tinyserve",
+                 "tinyserve/config/batching.py:5 in check_batching"):
+        assert part in text
+    run("build", "--content", str(content), "--out", str(tmp_path / "site"), "--quiet")
+    assert run("explain", "max_batch_tokens must be a multiple of 8, got 3", "--site", str(tmp_path / "site")) == 0
+    assert "errors/batch-tokens-multiple/" in capsys.readouterr().out
+    assert run("explain", "no-such-id", "--site", str(tmp_path / "site")) == 1
+    assert "errors/nothing-to-explain/" in capsys.readouterr().err

@@ -1,0 +1,101 @@
+"""A record's page as plain text for the terminal: `errorsite explain`."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from . import match, render
+from .model import Site
+from .problems import UserError
+
+WIDTH = 88
+INDEX_PREFIX = "window.ERRORSITE_INDEX="
+
+
+def explain(data: dict[str, Any], url: str) -> str:
+    """Return the text of one record (normalised JSON data, as the site's API serves it)."""
+    source = data["source"]
+    where = f"{source['path']}:{source['line']}" + (f" in {source['function']}" if source.get("function") else "")
+    pin = f"{source.get('repo') or 'source'}@{source['commit'][:10]}"
+    out = [f"{data['exception']}: {data['title']}", url]
+    if data.get("status") == "removed":
+        out.append("(no longer raised by the current code)")
+    out += _section("Message", _wrap(data["message"]))
+    if data.get("meaning"):
+        out += _section("What it means", _wrap(data["meaning"]))
+    if data.get("solutions"):
+        out += _section("Solutions", "\n".join(
+            _wrap(text, f"{n}. ", " " * (len(str(n)) + 2)) for n, text in enumerate(data["solutions"], 1)))
+    fix = data.get("example_fix")
+    if fix:
+        body = [_block("Before", fix["before"]), _block("After", fix["after"])]
+        if fix.get("code"):
+            body.append(_block("In code", fix["code"]))
+        if fix.get("note"):
+            body.append(_wrap(fix["note"]))
+        out += _section("Example fix", "\n".join(body))
+    when = data.get("when") or {}
+    if when:
+        out += _section("When it happens", "\n".join(
+            _wrap(when[key], f"{label}: ") for key, label in (("trigger", "Trigger"), ("situations", "Common situations")) if when.get(key)))
+    out += _section("Where it is raised", f"  {where} ({pin})")
+    return "\n".join(out) + "\n"
+
+
+def _section(title: str, body: str) -> list[str]:
+    return ["", title, body]
+
+
+def _wrap(text: str, first: str = "", rest: str = "") -> str:
+    paragraphs = [p for p in text.split("\n\n") if p.strip()]
+    lines = []
+    for n, paragraph in enumerate(paragraphs):
+        lines.append(textwrap.fill(" ".join(paragraph.split()), WIDTH, initial_indent="  " + (first if n == 0 else rest),
+                                   subsequent_indent="  " + rest or "  "))
+    return "\n".join(lines)
+
+
+def _block(label: str, code: str) -> str:
+    return f"  {label}:\n" + textwrap.indent(code.rstrip("\n"), "    ")
+
+
+def published_record(site: Path, query: str) -> tuple[dict[str, Any], str]:
+    """Return the record that `query` (an id or a message) names in a built site's files."""
+    api = site / "api" / "errors"
+    if not api.is_dir():
+        raise UserError(
+            f"{str(site)!r} is not a site built by errorsite: it has no api/errors/ folder",
+            hint="pass the folder that errorsite build wrote (default: site)",
+            page="not-a-built-site",
+        )
+    record_id = query if (api / f"{query}.json").is_file() else _best_match(_site_index(site), query)
+    data = json.loads((api / f"{record_id}.json").read_text(encoding="utf-8"))
+    return data, data["url"]
+
+
+def _site_index(site: Path) -> dict[str, Any]:
+    text = (site / "search-index.js").read_text(encoding="utf-8").strip()
+    return json.loads(text.removeprefix(INDEX_PREFIX).removesuffix(";"))
+
+
+def content_record(site: Site, query: str) -> tuple[dict[str, Any], str]:
+    """Return the record that `query` (an id or a message) names in validated content."""
+    record = site.by_id.get(query)
+    if record is None:
+        index = match.build_index([render.search_entry(r) for r in site.records])
+        record = site.by_id[_best_match(index, query)]
+    return render.record_data(record), f"{site.config.base_url}{record.url}"
+
+
+def _best_match(index: dict[str, Any], query: str) -> str:
+    results = match.search(index, query, limit=1)
+    if not results:
+        raise UserError(
+            f"no record has the id or a message like {query[:80]!r}",
+            hint="try errorsite lookup with fewer words, or an id from the site's api/errors.json",
+            page="nothing-to-explain",
+        )
+    return results[0]["id"]
