@@ -2,7 +2,8 @@
 
 A raise site is a `raise X(...)` whose message argument is a string the source
 spells out (with `--asserts`, also `assert cond, "message"`, recorded as
-`AssertionError`). Each becomes a `RaiseSite`; raises whose message is computed
+`AssertionError`; an assert without a message is not counted). docs/extract.md
+gives the message template rules. Each becomes a `RaiseSite`; raises whose message is computed
 elsewhere are listed as `Skipped`, files that do not parse as `ParseFailure`.
 
 Lines. A file's lines end at `\\n`, `\\r\\n` or a lone `\\r`, as Python itself
@@ -30,7 +31,8 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from . import gitrepo, sync
-from .problems import Problem, UserError
+from .problems import Problem
+from .sync import ExtractReport
 
 SNIPPET_MAX_LINES = 40
 """A function this long or shorter is shown whole."""
@@ -158,7 +160,7 @@ def run(
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     asserts: bool = False,
-) -> sync.ExtractReport:
+) -> ExtractReport:
     """Extract the raise sites of `repo_dir` at `rev` and bring the records in `content_dir` up to date."""
     if repo is not None:
         sync.check_repo_name(repo)
