@@ -6,6 +6,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 from xml.sax.saxutils import escape as xml_escape
@@ -79,11 +80,11 @@ def render_site(site: Site) -> dict[str, bytes]:
 class Renderer:
     """Renders the pages of one site; pure, so any page can be rendered alone."""
 
-    def __init__(self, site: Site) -> None:
+    def __init__(self, site: Site, related: dict[str, tuple[Related, ...]] | None = None) -> None:
         self.site = site
         self.config = site.config
         self.env = environment()
-        self.related = related_map(site.records)
+        self.related = related_map(site.records) if related is None else related
         self.by_exception = _group(site.records, lambda r: [r.exception])
         self.by_file = _group(site.records, lambda r: [r.source.path])
         self.by_tag = _group(site.records, lambda r: list(r.tags))
@@ -92,52 +93,59 @@ class Renderer:
 
     def all(self) -> dict[str, bytes]:
         """Return every file of the site."""
-        out: dict[str, bytes] = {}
+        return {path: make() for path, make in self.plan().items()}
+
+    def plan(self) -> dict[str, Callable[[], bytes]]:
+        """Return every file of the site as a function that renders it, so any part can be rendered alone."""
+        out: dict[str, Callable[[], bytes]] = {}
         for record in self.site.records:
-            out[urls.error(record.id)] = self.error_page(record)
-            out[urls.record_json(record.id)] = self.record_json(record)
+            out[urls.error(record.id)] = partial(self.error_page, record)
+            out[urls.record_json(record.id)] = partial(self.record_json, record)
         for name, members in self.by_exception.items():
-            out[urls.exception(name)] = self.list_page(
-                urls.exception(name), f"{name}", "exception", members, name
-            )
+            out[urls.exception(name)] = partial(self.list_page, urls.exception(name), f"{name}", "exception",
+                                                members, name)
         for path, members in self.by_file.items():
-            out[urls.source_file(path)] = self.list_page(
-                urls.source_file(path), path, "file", members, path
-            )
+            out[urls.source_file(path)] = partial(self.list_page, urls.source_file(path), path, "file",
+                                                  members, path)
         for tag, members in self.by_tag.items():
-            out[urls.tag(tag)] = self.list_page(urls.tag(tag), f"#{tag}", "tag", members, tag)
+            out[urls.tag(tag)] = partial(self.list_page, urls.tag(tag), f"#{tag}", "tag", members, tag)
         for old, new in self.config.redirects:
-            out[urls.error(old)] = self.redirect_page(old, new)
-        out.update(self.shared_files())
-        return {_disk(path): body for path, body in sorted(out.items())}
+            out[urls.error(old)] = partial(self.redirect_page, old, new)
+        out.update(self.shared_plan())
+        return {_disk(path): make for path, make in sorted(out.items())}
 
     def shared_files(self) -> dict[str, bytes]:
         """Return the files that depend on every record: indexes, search, API, sitemap."""
-        out = {
-            "index.html": self.home_page(),
-            "errors/index.html": self.all_errors_page(),
-            "exceptions/index.html": self.groups_page("exceptions/index.html", "Exception types", "exception"),
-            "files/index.html": self.groups_page("files/index.html", "Source files", "file"),
-            "tags/index.html": self.groups_page("tags/index.html", "Tags", "tag"),
-            "search/index.html": self.page("search.html", "search/index.html", title="Search",
-                                          description=f"Search {self.config.title}."),
-            "404.html": self.page("404.html", "404.html", title="Page not found",
-                                  description="This page does not exist."),
-            "search-index.js": self.search_index(),
-            "api/errors.json": self.errors_json(),
-            "api/patterns.json": self.patterns_json(),
-            "api/schema.json": _json({**SCHEMA, "$id": self.config.base_url + "api/schema.json"}),
-            "sitemap.xml": self.sitemap(),
-            "robots.txt": f"User-agent: *\nAllow: /\nSitemap: {self.absolute('sitemap.xml')}\n".encode(),
-            ".nojekyll": b"",
-            "static/style.css": (self.env.loader.get_source(self.env, "static/style.css")[0]  # type: ignore[union-attr]
-                                 + highlight.pygments_css()).encode(),
+        return {path: make() for path, make in self.shared_plan().items()}
+
+    def shared_plan(self) -> dict[str, Callable[[], bytes]]:
+        """Return the shared files as functions that render them."""
+        out: dict[str, Callable[[], bytes]] = {
+            "index.html": self.home_page,
+            "errors/index.html": self.all_errors_page,
+            "exceptions/index.html": partial(self.groups_page, "exceptions/index.html", "Exception types",
+                                             "exception"),
+            "files/index.html": partial(self.groups_page, "files/index.html", "Source files", "file"),
+            "tags/index.html": partial(self.groups_page, "tags/index.html", "Tags", "tag"),
+            "search/index.html": partial(self.page, "search.html", "search/index.html", title="Search",
+                                         description=f"Search {self.config.title}."),
+            "404.html": partial(self.page, "404.html", "404.html", title="Page not found",
+                                description="This page does not exist."),
+            "search-index.js": self.search_index,
+            "api/errors.json": self.errors_json,
+            "api/patterns.json": self.patterns_json,
+            "api/schema.json": lambda: _json({**SCHEMA, "$id": self.config.base_url + "api/schema.json"}),
+            "sitemap.xml": self.sitemap,
+            "robots.txt": lambda: f"User-agent: *\nAllow: /\nSitemap: {self.absolute('sitemap.xml')}\n".encode(),
+            ".nojekyll": lambda: b"",
+            "static/style.css": lambda: (self.env.loader.get_source(self.env, "static/style.css")[0]  # type: ignore[union-attr]
+                                         + highlight.pygments_css()).encode(),
         }
         for asset in sorted((templates_dir() / "static").iterdir()):
             if asset.name != "style.css":
-                out[f"static/{asset.name}"] = asset.read_bytes()
+                out[f"static/{asset.name}"] = asset.read_bytes
         if self.config.cname:
-            out["CNAME"] = (self.config.cname + "\n").encode()
+            out["CNAME"] = lambda: (self.config.cname + "\n").encode()  # type: ignore[operator]
         return out
 
     # Pages
@@ -152,7 +160,6 @@ class Renderer:
             path=path,
             canonical=self.absolute(pretty),
             version=__version__,
-            counts=self.counts(),
             **context,
         )
         return html.encode()
@@ -209,6 +216,7 @@ class Renderer:
             by_file=self.by_file,
             by_tag=self.by_tag,
             list_all=len(self.site.records) <= HOME_LIST_LIMIT,
+            counts=self.counts(),
         )
 
     def all_errors_page(self) -> bytes:
