@@ -79,6 +79,10 @@ class BuiltSite:
         """Return every HTML page, as sorted site-relative POSIX paths."""
         return sorted(p.relative_to(self.out_path).as_posix() for p in self.out_path.rglob("*.html"))
 
+    def first_error(self) -> str:
+        """Return the id of the first error, by id."""
+        return min(p.name for p in (self.out_path / "errors").iterdir() if p.is_dir())
+
     def url(self, page: str = "") -> str:
         """Return the served URL of a site-relative path (already percent-encoded)."""
         return self.base_url + page
@@ -170,42 +174,60 @@ def _content_type(path: Path) -> str:
     return f"{kind}; charset=utf-8" if kind.startswith("text/") or kind.endswith(("javascript", "json")) else kind
 
 
-@pytest.fixture(scope="session")
-def server_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Return the folder whose subfolders the server serves, one per site."""
-    folder = tmp_path_factory.mktemp("sites")
-    (folder / "served").mkdir()
-    return folder
-
-
-@pytest.fixture(scope="session")
-def server_url(server_folder: Path) -> Iterator[str]:
-    """Serve the built sites on a free local port; return the server's origin."""
-    handler = type("Handler", (PagesHandler,), {"served": server_folder / "served"})
+@contextmanager
+def serve(folder: Path) -> Iterator[tuple[Sites, str]]:
+    """Serve the sites built into `folder` on a free local port; yield them and the server's origin."""
+    (folder / "served").mkdir(exist_ok=True)
+    handler = type("Handler", (PagesHandler,), {"served": folder / "served"})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    origin = f"http://127.0.0.1:{httpd.server_address[1]}"
+    try:
+        yield Sites(folder, origin), origin
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
-@pytest.fixture(scope="session")
-def sites(server_folder: Path, server_url: str) -> Sites:
-    """Return the sites, each built on first use and served under `/<name>/`."""
-    return Sites(server_folder, server_url)
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    """Start Debian's Chromium once for the session, headless, with nothing to download."""
+@contextmanager
+def launch() -> Iterator[Any]:
+    """Start Debian's Chromium, headless, with nothing to download; yield the browser."""
     require(CHROMIUM.is_file(), f"{CHROMIUM} (Debian package chromium)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Sites, str]]:
+    """Return the sites, each built on first use and served under `/<name>/`, and the server's origin."""
+    with serve(tmp_path_factory.mktemp("sites")) as pair:
+        yield pair
+
+
+@pytest.fixture(scope="session")
+def sites(served: tuple[Sites, str]) -> Sites:
+    """Return the sites, each built on first use and served under `/<name>/`."""
+    return served[0]
+
+
+@pytest.fixture(scope="session")
+def server_url(served: tuple[Sites, str]) -> str:
+    """Return the local server's origin, like `http://127.0.0.1:8123`."""
+    return served[1]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Return the session's one headless Chromium."""
+    with launch() as chromium:
         yield chromium
-        chromium.close()
 
 
 @dataclass
@@ -242,3 +264,52 @@ def open_tab(browser: Any, server_url: str, width: int = 1280, scheme: str = "li
         yield Tab(page, requests)
     finally:
         context.close()
+
+
+@dataclass(frozen=True)
+class View:
+    """A page in a state worth checking: its site, its path and query, and what a reader typed."""
+
+    name: str
+    site: str
+    path: str
+    typed: str = ""
+    """Text typed into the header's search box, to open its suggestions."""
+    wait_for: str = "main h1"
+    """A selector that is visible once the page is ready."""
+
+    def show(self, tab: Tab, sites: Sites) -> None:
+        """Open the view in `tab` and bring it into its state."""
+        page = tab.page
+        site = sites[self.site]
+        path = self.path.replace("{first}", site.first_error()) if "{first}" in self.path else self.path
+        page.goto(site.url(path), wait_until="load")
+        if self.typed:
+            page.fill(".top .searchbox input", self.typed)
+        page.wait_for_selector(self.wait_for, state="visible" if self.wait_for != "main h1" else "attached")
+
+
+VIEWS = [
+    View("home", "basic", "index.html"),
+    View("error-every-section", "basic", "errors/batch-tokens-below-chunk/index.html"),
+    View("error-with-your-values", "basic",
+         "errors/batch-tokens-below-chunk/index.html?m=max_batch_tokens%20(2048)%20must%20be%20at%20least%20"
+         "chunk_size%20(4096)%3B%20raise%20--max-batch-tokens%20or%20lower%20--chunk-size.",
+         wait_for="#yours"),
+    View("error-skeleton", "basic", "errors/batch-tokens-multiple/index.html"),
+    View("error-removed", "basic", "errors/old-kv-dtype/index.html"),
+    View("search-results", "basic", "search/index.html?q=max_batch_tokens", wait_for="#results li"),
+    View("search-suggestions", "basic", "errors/old-kv-dtype/index.html", typed="max batch tokens",
+         wait_for=".suggest li"),
+    View("all-errors", "basic", "errors/index.html"),
+    View("exception-types", "basic", "exceptions/index.html"),
+    View("exception", "basic", "exceptions/ValueError/index.html"),
+    View("source-file", "basic", "files/tinyserve/config/batching.py/index.html"),
+    View("404", "basic", "404.html"),
+    View("hostile-error", "hostile", "errors/hostile-everything/index.html"),
+    View("hostile-skeleton", "hostile", "errors/hostile-skeleton/index.html"),
+    View("hostile-home", "hostile", "index.html"),
+    View("hostile-search", "hostile", "search/index.html?q=%3Cscript%3E", wait_for="#results li"),
+    View("embedded-home", "embedded", "index.html"),
+    View("synthetic-error", "synthetic", "errors/{first}/index.html"),
+]
