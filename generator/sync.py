@@ -3,7 +3,7 @@
 Matching, in this order, one record to one site:
 
 1. same path, function, exception and message (the code only moved within
-   its file, or nothing changed);
+   its file, or nothing changed); identical raises pair in line order;
 2. same exception and message, now in another file or function;
 3. same path, function and exception with an edited message, when the two
    templates are similar (difflib ratio >= 0.6), most similar pair first.
@@ -243,10 +243,34 @@ def _same_site(records: list[Known], sites: list[RaiseSite]) -> list[tuple[Known
     pairs = []
     for key, group in groups.items():
         candidates = by_key.get(key, [])
-        # Active records claim the sites first; then both sides pair up in line order.
-        chosen = sorted(group, key=lambda r: (not r.active, r.line, r.id))[:len(candidates)]
-        pairs += zip(sorted(chosen, key=lambda r: (r.line, r.id)), candidates)
+        group.sort(key=lambda r: (r.line, r.id))
+        if len(group) <= len(candidates):
+            pairs += [(group[i], candidates[j]) for i, j in _align([r.line for r in group], [s.line for s in candidates])]
+        else:
+            pairs += [(group[j], candidates[i]) for i, j in _align([s.line for s in candidates], [r.line for r in group])]
     return pairs
+
+
+def _align(few: list[int], many: list[int]) -> list[tuple[int, int]]:
+    """Return (i, j) pairs matching every line of `few` to one of `many`, in order, least squared distance.
+
+    Keeping the order keeps identical raises on their records when code shifts;
+    the squared distance decides which of several is gone, the same way in
+    both directions, so that moving to a commit and back restores every pin.
+    """
+    inf = float("inf")
+    cost = [[0.0] * (len(many) + 1)] + [[inf] * (len(many) + 1) for _ in few]
+    for i in range(1, len(few) + 1):
+        for j in range(i, len(many) + 1):
+            cost[i][j] = min(cost[i][j - 1], cost[i - 1][j - 1] + (few[i - 1] - many[j - 1]) ** 2)
+    pairs, i, j = [], len(few), len(many)
+    while i > 0:
+        if j > i and cost[i][j] == cost[i][j - 1]:
+            j -= 1
+        else:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+    return pairs[::-1]
 
 
 def _moved(records: list[Known], sites: list[RaiseSite]) -> list[tuple[Known, RaiseSite]]:

@@ -361,3 +361,36 @@ def test_edited_messages_pair_by_similarity_one_to_one(tmp_path: Path) -> None:
     assert after["the height must be a positive number"] == before["the height must be positive"]
     assert [c.id for c in report.removed] == [before["the width must be positive"]]
     assert [c.line for c in report.added] == [3]
+
+
+def test_identical_raises_keep_their_records_when_code_shifts_and_round_trips(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    two = 'def f(x):\n    if x:\n        raise ValueError("same")\n    raise ValueError("same")\n'
+    repo.write("m.py", two)
+    first = repo.commit()
+    repo.write("m.py", "import os\nimport sys\n\n\n" + two)
+    shifted = repo.commit()
+    repo.write("m.py", "import os\n\n\ndef f(x):\n    y = x\n    raise ValueError(\"same\")\n")
+    one_left = repo.commit()
+    content = tmp_path / "content"
+    run(repo, content, first)
+    upper, lower = (c.id for c in run(repo, content, first).unchanged)
+
+    report = run(repo, content, shifted)
+    assert [(c.id, c.line) for c in report.repinned] == [(upper, 7), (lower, 8)]
+
+    run(repo, content, one_left)
+    run(repo, content, first)
+    assert {r["id"]: r["source"]["line"] for r in records(content).values()} == {upper: 3, lower: 4}
+    at_first = file_bytes(content)
+    run(repo, content, one_left)
+    at_one_left = file_bytes(content)
+    assert sorted(r.get("status", "active") for r in records(content).values()) == ["active", "removed"]
+    for rev, expected in [(first, at_first), (one_left, at_one_left), (first, at_first)]:
+        run(repo, content, rev)
+        assert file_bytes(content) == expected
+
+
+def file_bytes(content: Path) -> dict[str, bytes]:
+    """Return the bytes of every record file."""
+    return {name: data for name, (data, _) in snapshot_files(content).items()}
