@@ -2,9 +2,10 @@
 
 A raise site is a `raise X(...)` whose message argument is a string the source
 spells out (with `--asserts`, also `assert cond, "message"`, recorded as
-`AssertionError`; an assert without a message is not counted). docs/extract.md
-gives the message template rules. Each becomes a `RaiseSite`; raises whose message is computed
-elsewhere are listed as `Skipped`, files that do not parse as `ParseFailure`.
+`AssertionError`; an assert without a message is not counted). Each becomes
+a `RaiseSite`; raises whose message is computed elsewhere are listed as
+`Skipped`, files that do not parse as `ParseFailure`. docs/extract.md gives
+the message template rules.
 
 Lines. A file's lines end at `\\n`, `\\r\\n` or a lone `\\r`, as Python itself
 counts them (a form feed is not a line break). A snippet's code is its lines
@@ -228,7 +229,7 @@ class _PinnedFile:
             return cls((), frozenset(), f"cannot decode the file: {error}")
         lines = tuple(file_lines(text))
         try:
-            tree = _parse(text)
+            tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError) as error:
             return cls(lines, frozenset(), f"the file does not parse: {error}")
         spans = (range(n.lineno, (n.end_lineno or n.lineno) + 1)
@@ -382,7 +383,7 @@ def scan_file(path: str, data: bytes, asserts: bool = False) -> Scan:
         reason = error.msg if isinstance(error, SyntaxError) else str(error)
         return Scan((), (), (ParseFailure(path, f"cannot decode: {reason}"),), 1)
     try:
-        tree = _parse(text)
+        tree = ast.parse(text)
     except SyntaxError as error:
         where = f"line {error.lineno}: " if error.lineno else ""
         return Scan((), (), (ParseFailure(path, f"{where}{error.msg}"),), 1)
@@ -401,11 +402,6 @@ def decode_source(data: bytes) -> str:
     """Return a Python file's text, decoded as its BOM or PEP 263 coding cookie says."""
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     return data.decode(encoding)
-
-
-def _parse(text: str) -> ast.Module:
-    """Return the syntax tree of `text`."""
-    return ast.parse(text)
 
 
 def split_lines(text: str) -> list[str]:

@@ -135,7 +135,7 @@ class ExtractReport:
         return (
             f"added {len(self.added)}, re-pinned {len(self.repinned)}, changed {len(self.changed)},"
             f" marked removed {len(self.removed)}, unchanged {len(self.unchanged)};"
-            f" total {self.total} records ({self.files} files at {self.commit[:12]})"
+            f" total {self.total} records ({self.files} file{'s' if self.files != 1 else ''} at {self.commit[:12]})"
         )
 
     def lines(self, verbose: bool = False) -> list[str]:
