@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__, assets, explain, load, render, validate, write
+from . import __version__, assets, load
 from .model import Site
 from .problems import UsageError, UserError
 
@@ -87,21 +87,45 @@ def content_folder(args: argparse.Namespace) -> Path:
 
 def load_site(args: argparse.Namespace) -> Site:
     """Return the validated site of the chosen content folder."""
+    from . import validate
+
     return validate.build_site(load.load(content_folder(args)), getattr(args, "base_url", None))
 
 
 def run_build(args: argparse.Namespace) -> int:
-    """Build the site."""
-    started = time.perf_counter()
-    write.check_output(args.out)
-    site = load_site(args)
-    files = render.render_site(site)
-    write.write_site(files, args.out)
-    pages = sum(1 for path in files if path.endswith(".html"))
+    """Build the site, rendering only what changed since the last build."""
+    from . import build
+
+    progress = None if args.quiet or not sys.stderr.isatty() else Progress()
+    result = build.build(content_folder(args), args.out, args.base_url, progress=progress)
+    if progress:
+        progress.finish()
     if not args.quiet:
-        print(f"built {len(site.records)} records, {pages} pages into {args.out} "
-              f"in {time.perf_counter() - started:.2f} s")
+        done = "nothing changed" if not result.rendered else (
+            f"{result.rendered} files rendered, {result.written} written, {result.deleted} deleted")
+        print(f"built {result.records} records, {result.pages} pages into {args.out} "
+              f"in {result.seconds:.2f} s ({done})")
     return 0
+
+
+class Progress:
+    """Files rendered so far and the rate, on one terminal line, once a build takes over a second."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.shown = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.perf_counter() - self.started
+        if now < 1 or (now - self.shown < 0.2 and done < total):
+            return
+        self.shown = now
+        print(f"\rrendered {done:,}/{total:,} files, {done / now:,.0f}/s", end="", file=sys.stderr, flush=True)
+
+    def finish(self) -> None:
+        """End the progress line, if one was shown."""
+        if self.shown:
+            print(file=sys.stderr)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -113,6 +137,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_explain(args: argparse.Namespace) -> int:
     """Print one record as plain text."""
+    from . import explain
+
     if args.site is not None:
         data, url = explain.published_record(args.site, args.query)
     else:
@@ -123,7 +149,7 @@ def run_explain(args: argparse.Namespace) -> int:
 
 def run_lookup(args: argparse.Namespace) -> int:
     """Print the records that match a message, best first."""
-    from . import match
+    from . import match, render
 
     text = sys.stdin.read() if args.message == "-" else args.message
     site = load_site(args)

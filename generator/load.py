@@ -60,10 +60,19 @@ def load(folder: Path) -> Content:
 
 def read_text(path: Path, limit: int | None = None) -> str:
     """Return a UTF-8 file's text without a byte order mark."""
+    return decode(read_bytes(path), limit)
+
+
+def read_bytes(path: Path) -> bytes:
+    """Return a file's bytes."""
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as error:
         raise Invalid(f"cannot read the file: {error.strerror}", page="unreadable-file") from None
+
+
+def decode(data: bytes, limit: int | None = None) -> str:
+    """Return UTF-8 bytes as text without a byte order mark."""
     if limit is not None and len(data) > limit:
         raise Invalid(
             f"the file is {len(data):,} bytes; a record may be at most {limit:,}",
@@ -83,7 +92,12 @@ def read_text(path: Path, limit: int | None = None) -> str:
 
 def read_json(path: Path) -> Any:
     """Return the parsed JSON of a record file."""
-    text = read_text(path, MAX_RECORD_BYTES)
+    return parse_json(read_bytes(path))
+
+
+def parse_json(data: bytes) -> Any:
+    """Return the parsed JSON of a record file's bytes."""
+    text = decode(data, MAX_RECORD_BYTES)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

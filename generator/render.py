@@ -85,6 +85,8 @@ class Renderer:
         self.config = site.config
         self.env = environment()
         self.related = related_map(site.records) if related is None else related
+        self.search_entries: dict[str, dict[str, Any]] = {}
+        """Search index entries already known, by record id (the build cache fills it)."""
         self.by_exception = _group(site.records, lambda r: [r.exception])
         self.by_file = _group(site.records, lambda r: [r.source.path])
         self.by_tag = _group(site.records, lambda r: list(r.tags))
@@ -290,7 +292,8 @@ class Renderer:
 
     def search_index(self) -> bytes:
         """Return the search index as a script, so it loads from file:// too."""
-        index = match.build_index([search_entry(r) for r in self.site.records])
+        known = self.search_entries
+        index = match.build_index([known.get(r.id) or search_entry(r) for r in self.site.records])
         text = json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
         # "<" only occurs inside strings; escaped, no "</script>" can end the script early.
         text = text.replace("<", "\\u003c")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .problems import UserError
@@ -49,6 +49,58 @@ def write_site(files: Mapping[str, bytes], out: Path) -> None:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def staging_folder(out: Path) -> Path:
+    """Return a fresh, empty folder beside `out` to write a build into before it is committed."""
+    out = out.absolute()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.with_name(f".{out.name}.new-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    return staging
+
+
+def write_file(staging: Path, path: str, body: bytes) -> None:
+    """Write one file of the site into the staging folder."""
+    target = staging / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(body)
+
+
+def commit_all(staging: Path, out: Path) -> None:
+    """Mark the staging folder, which holds the whole site, and swap it in for `out`."""
+    check_output(out)
+    try:
+        (staging / MARKER).write_bytes(MARKER_TEXT)
+        _swap(staging, out.absolute())
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def commit_changes(staging: Path, out: Path, changed: Iterable[str], gone: Iterable[str]) -> None:
+    """Move the `changed` files from staging into our own output `out`, and delete the files in `gone`.
+
+    Only for an output folder an earlier build wrote (it has the marker) and whose files the
+    caller knows; every file was written to staging first, so a failed render changes nothing.
+    """
+    if not (out / MARKER).is_file():
+        raise UserError(f"output folder {str(out)!r} was not written by errorsite", page="output-not-ours")
+    try:
+        for path in changed:
+            target = out / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / path, target)
+        folders = set()
+        for path in gone:
+            (out / path).unlink(missing_ok=True)
+            folders.update((out / path).parents)
+        for folder in sorted(folders, key=lambda f: len(f.parts), reverse=True):
+            if folder != out and out in folder.parents and folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _swap(staging: Path, out: Path) -> None:
