@@ -8,9 +8,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__, assets, load
+from . import __version__, assets, files, load
 from .model import Site
-from .problems import UsageError, UserError
+from .problems import ProblemsFound, UsageError, UserError
 
 DEFAULT_CONTENT = "content"
 
@@ -51,7 +51,22 @@ def make_parser() -> Parser:
 
     check = sub.add_parser("check", help="validate every record without writing anything")
     _content_option(check)
+    check.add_argument("--source", type=Path, metavar="REPO_DIR",
+                       help="also compare every snippet with its file at the pinned commit in this git "
+                       "repository, and list raise sites at HEAD that no record documents")
+    check.add_argument("--strict", action="store_true", help="with --source: exit 1 when a raise site has no record")
+    _file_options(check)
     check.set_defaults(run=run_check)
+
+    extract_ = sub.add_parser("extract", help="write or update records from a git repository's raise sites")
+    extract_.add_argument("repo_dir", type=Path, metavar="REPO_DIR", help="a git repository (it is not checked out)")
+    extract_.add_argument("--commit", default="HEAD", metavar="REV", help="commit, branch or tag to read (default: HEAD)")
+    extract_.add_argument("--repo", metavar="OWNER/NAME",
+                          help="GitHub repository; written into new records' source.repo and used in their ids")
+    extract_.add_argument("--content", type=Path, default=Path(DEFAULT_CONTENT), metavar="DIR", help="content folder (default: content)")
+    _file_options(extract_)
+    extract_.add_argument("--verbose", action="store_true", help="list each skipped raise and unchanged record")
+    extract_.set_defaults(run=run_extract)
 
     lookup = sub.add_parser("lookup", help="find the pages of a concrete error message")
     lookup.add_argument("message", help="the message as you saw it (a traceback works too); - reads standard input")
@@ -66,6 +81,15 @@ def make_parser() -> Parser:
     explain.add_argument("--site", type=Path, help="read a built site's api/ files instead of a content folder")
     explain.set_defaults(run=run_explain)
     return parser
+
+
+def _file_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--include", action="append", default=[], metavar="GLOB",
+                        help="files to read (default: *.py); a glob without / matches the file name, "
+                        "with / the whole path, ** any folders")
+    parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                        help="files to skip, added to the defaults: " + " ".join(files.DEFAULT_EXCLUDE))
+    parser.add_argument("--asserts", action="store_true", help='also record `assert cond, "message"` as AssertionError')
 
 
 def _content_option(parser: argparse.ArgumentParser) -> None:
@@ -129,9 +153,33 @@ class Progress:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """Validate the content."""
-    site = load_site(args)
+    """Validate the content, and with --source compare it with the code."""
+    from . import extract, validate
+
+    content = load.load(content_folder(args))
+    site = validate.build_site(content)
     print(f"ok: {len(site.records)} records, no problems")
+    if args.source is None:
+        return 0
+    report = extract.check_source(
+        [(raw.file, raw.data) for raw in content.records], args.source,
+        include=args.include, exclude=args.exclude, asserts=args.asserts, strict=args.strict,
+    )
+    if report.problems:
+        print(ProblemsFound(list(report.problems)), file=sys.stderr)
+    for line in report.lines():
+        print(line)
+    return 1 if report.failed else 0
+
+
+def run_extract(args: argparse.Namespace) -> int:
+    """Write or update the records of a repository's raise sites."""
+    from . import extract
+
+    report = extract.run(args.repo_dir, args.commit, args.repo, args.content,
+                         args.include, args.exclude, args.asserts)
+    for line in report.lines(args.verbose):
+        print(line)
     return 0
 
 

@@ -15,7 +15,8 @@ import pytest
 from test_gitrepo import Repo
 
 from generator import extract, sync
-from generator.extract import FileFilter, RaiseSite, scan_file
+from generator.extract import RaiseSite, scan_file
+from generator.files import FileFilter
 
 MESSAGE_FORMS = [
     # (raise statement, exception, message template)
