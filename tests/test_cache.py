@@ -1,0 +1,164 @@
+"""An incremental build writes the same bytes as a clean build, whatever edits came before."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator import assets, build, cache, render
+from generator.problems import UserError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from synth import synthesize  # noqa: E402
+
+OPS = ["prose", "title", "message", "tags", "add", "delete", "break", "template", "settings", "touch", "redirect"]
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Return every file under `folder` by relative path."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def ids(content: Path) -> list[str]:
+    """Return the record ids of a content folder."""
+    return sorted(p.stem for p in (content / "errors").glob("*.json"))
+
+
+def edit(content: Path, record_id: str, change: object) -> None:
+    """Apply `change` to one record's data."""
+    path = content / "errors" / f"{record_id}.json"
+    data = json.loads(path.read_text())
+    change(data)  # type: ignore[operator]
+    path.write_text(json.dumps(data, indent=2))
+
+
+def apply(op: str, n: int, content: Path, templates: Path) -> bool:
+    """Apply one edit; return False when it leaves the content broken on purpose."""
+    present = ids(content)
+    target = present[n % len(present)]
+    if op == "prose":
+        edit(content, target, lambda d: d.update(meaning=f"Now `{n}` explains it."))
+    elif op == "title":
+        edit(content, target, lambda d: d.update(title=f"Title {n}"))
+    elif op == "message":
+        edit(content, target, lambda d: d.update(message=f"value {{x}} must exceed {n} tokens"))
+    elif op == "tags":
+        edit(content, target, lambda d: d.update(tags=[f"tag-{n % 3}"]))
+    elif op == "add":
+        data = json.loads((content / "errors" / f"{target}.json").read_text())
+        data.update(id=f"new-{n}", related=[target])
+        (content / "errors" / f"new-{n}.json").write_text(json.dumps(data))
+    elif op == "delete" and len(present) > 2:
+        (content / "errors" / f"{target}.json").unlink()
+        for other in ids(content):
+            edit(content, other, lambda d: d.update(related=[r for r in d.get("related", []) if r != target]))
+        (content / "site.toml").write_text((content / "site.toml").read_text().split("[redirects]")[0])
+    elif op == "break":
+        (content / "errors" / f"{target}.json").write_text("{ not json")
+        return False
+    elif op == "template":
+        page = templates / "error.html"
+        page.write_text(page.read_text() + f"<!-- {n} -->\n")
+    elif op == "settings":
+        text = (content / "site.toml").read_text().split("\n", 1)[1]
+        (content / "site.toml").write_text(f'title = "Errors {n}"\n' + text)
+    elif op == "touch":
+        path = content / "errors" / f"{target}.json"
+        path.write_bytes(path.read_bytes())
+    elif op == "redirect" and "[redirects]" not in (content / "site.toml").read_text():
+        with open(content / "site.toml", "a") as handle:
+            handle.write(f'[redirects]\nretired-{n} = "{target}"\n')
+    return True
+
+
+@pytest.fixture()
+def templates(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Return a copy of the templates that the build uses instead of the shipped ones."""
+    folder = tmp_path_factory.mktemp("templates") / "templates"
+    shutil.copytree(assets.templates_dir(), folder)
+    monkeypatch.setattr(render, "templates_dir", lambda: folder)
+    monkeypatch.setattr(build, "templates_dir", lambda: folder)
+    return folder
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 50)), min_size=1, max_size=6))
+def test_incremental_build_equals_clean_build(tmp_path_factory: pytest.TempPathFactory, templates: Path,
+                                              steps: list[tuple[str, int]]) -> None:
+    work = tmp_path_factory.mktemp("work")
+    shutil.copytree(assets.templates_dir(), templates, dirs_exist_ok=True)
+    (templates / "error.html").write_text((assets.templates_dir() / "error.html").read_text())
+    content = work / "content"
+    synthesize(7, content, seed=3)
+    out = work / "inc" / "site"
+    build.build(content, out, jobs=1)
+    for number, (op, n) in enumerate(steps):
+        if not apply(op, n, content, templates):
+            before = tree(out)
+            with pytest.raises(UserError):
+                build.build(content, out, jobs=1)
+            assert tree(out) == before
+            synthesize(7, content, seed=3)
+            for extra in (content / "errors").glob("new-*.json"):
+                extra.unlink()
+            (content / "site.toml").write_text((content / "site.toml").read_text())
+        build.build(content, out, jobs=1)
+        clean = work / f"clean{number}" / "site"
+        build.build(content, clean, jobs=1)
+        assert tree(out) == tree(clean), (op, n)
+
+
+def test_unchanged_build_renders_nothing(tmp_path: Path) -> None:
+    synthesize(5, tmp_path / "content")
+    first = build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    again = build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    assert first.rendered > 0 and first.full
+    assert again.rendered == 0 and again.records == 5
+
+
+def test_one_prose_change_renders_only_its_pages(tmp_path: Path) -> None:
+    synthesize(20, tmp_path / "content")
+    build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    record_id = ids(tmp_path / "content")[4]
+    edit(tmp_path / "content", record_id, lambda d: d["solutions"].append("Restart it."))
+    result = build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    assert not result.full
+    assert result.written == 2  # its page and its JSON; titles, lists and search do not change
+    assert "Restart it." in (tmp_path / "site" / "errors" / record_id / "index.html").read_text()
+
+
+def test_parallel_build_equals_serial_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synthesize(30, tmp_path / "content")
+    build.build(tmp_path / "content", tmp_path / "a" / "site", jobs=1)
+    monkeypatch.setattr(build, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(build, "CHUNK", 7)
+    result = build.build(tmp_path / "content", tmp_path / "b" / "site", jobs=2)
+    assert result.rendered > 60
+    assert tree(tmp_path / "a" / "site") == tree(tmp_path / "b" / "site")
+
+
+def test_deleting_the_cache_is_safe(tmp_path: Path) -> None:
+    synthesize(5, tmp_path / "content")
+    build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    before = tree(tmp_path / "site")
+    shutil.rmtree(cache.cache_folder(tmp_path / "site").parent)
+    assert build.build(tmp_path / "content", tmp_path / "site", jobs=1).full
+    assert tree(tmp_path / "site") == before
+
+
+def test_removed_record_files_are_deleted_from_the_output(tmp_path: Path) -> None:
+    synthesize(6, tmp_path / "content")
+    build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    gone = ids(tmp_path / "content")[0]
+    (tmp_path / "content" / "errors" / f"{gone}.json").unlink()
+    for other in ids(tmp_path / "content"):
+        edit(tmp_path / "content", other, lambda d: d.update(related=[r for r in d["related"] if r != gone]))
+    result = build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    assert result.deleted >= 2  # its page and JSON, and any list that held only it
+    assert not (tmp_path / "site" / "errors" / gone).exists()
