@@ -67,7 +67,10 @@ class Linker:
 
     def __init__(self, patterns: dict[str, Any]) -> None:
         if patterns.get("version") != SUPPORTED_VERSION:
-            raise ValueError(f"unsupported patterns.json version {patterns.get('version')!r}")
+            raise ValueError(
+                f"patterns.json has version {patterns.get('version')!r}; this module reads version 1. "
+                "See https://errorsite.github.io/errorsite/errors/patterns-version/"
+            )
         self.patterns = patterns["patterns"]
         self.shown: set[str] = set()
 

@@ -415,7 +415,10 @@ def build_index(records: list[dict[str, Any]]) -> dict[str, Any]:
     docs: list[dict[str, int]] = []
     for rec in records:
         if rec["url"] != URL_PATTERN.format(id=rec["id"]):
-            raise ValueError(f"record {rec['id']}: url {rec['url']!r} is not {URL_PATTERN!r}")
+            raise ValueError(
+                f"record {rec['id']}: url {rec['url']!r} is not {URL_PATTERN!r}. "
+                "See https://errorsite.github.io/errorsite/errors/index-url-mismatch/"
+            )
         tf: dict[str, int] = {}
         for field, weight in FIELD_WEIGHTS:
             value = rec.get(field) or ""

@@ -78,20 +78,32 @@ def check_schema(value: Any, schema: dict[str, Any], pointer: str) -> Iterator[t
 def _check_object(value: dict[str, Any], schema: dict[str, Any], pointer: str) -> Iterator[tuple[str, Invalid]]:
     properties = schema["properties"]
     for name in schema["required"]:
-        if name not in value:
-            yield f"{pointer}/{_escape(name)}", Invalid(
-                f"missing required field {name!r}",
-                hint=properties[name]["description"],
-                page="missing-field",
-            )
+        try:
+            _present(name, value, properties)
+        except Invalid as error:
+            yield f"{pointer}/{_escape(name)}", error
     for name, item in value.items():
         where = f"{pointer}/{_escape(name)}"
-        if name not in properties:
-            yield where, Invalid(
-                f"unknown field {name!r}", hint=did_you_mean(name, properties), page="unknown-field"
-            )
-        else:
-            yield from check_schema(item, properties[name], where)
+        try:
+            _known_field(name, properties)
+        except Invalid as error:
+            yield where, error
+            continue
+        yield from check_schema(item, properties[name], where)
+
+
+def _present(name: str, value: dict[str, Any], properties: dict[str, Any]) -> None:
+    if name not in value:
+        raise Invalid(
+            f"missing required field {name!r}",
+            hint=properties[name]["description"],
+            page="missing-field",
+        )
+
+
+def _known_field(name: str, properties: dict[str, Any]) -> None:
+    if name not in properties:
+        raise Invalid(f"unknown field {name!r}", hint=did_you_mean(name, properties), page="unknown-field")
 
 
 def _check_value(value: Any, schema: dict[str, Any]) -> None:

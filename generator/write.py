@@ -86,7 +86,11 @@ def commit_changes(staging: Path, out: Path, changed: Iterable[str], gone: Itera
     caller knows; every file was written to staging first, so a failed render changes nothing.
     """
     if not (out / MARKER).is_file():
-        raise UserError(f"output folder {str(out)!r} was not written by errorsite", page="output-not-ours")
+        raise UserError(
+            f"output folder {str(out)!r} lost errorsite's marker file during the build",
+            hint="another program changed the folder; build again, or choose another --out",
+            page="output-changed-during-build",
+        )
     try:
         for path in changed:
             target = out / path
