@@ -106,7 +106,7 @@ def _check_repo(repo_dir: Path) -> None:
         raise UserError(
             f"{repo_dir}: no such folder",
             hint="give the folder of a git repository (the one holding `.git`)",
-            page="not-a-git-repository",
+            page="repository-folder-missing",
         )
     result = _git(repo_dir, ["rev-parse", "--git-dir"])
     if result.returncode == 0:

@@ -134,10 +134,10 @@ def test_folder_that_is_not_a_repository(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     plain = tmp_path / "plain"
     plain.mkdir()
-    for folder in (plain, tmp_path / "missing"):
+    for folder, page in ((plain, "not-a-git-repository"), (tmp_path / "missing", "repository-folder-missing")):
         with pytest.raises(UserError) as caught:
             gitrepo.snapshot(folder, "HEAD", lambda p: True)
-        assert caught.value.page == "not-a-git-repository"
+        assert caught.value.page == page
         assert str(folder) in caught.value.message
 
 
