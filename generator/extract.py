@@ -33,7 +33,7 @@ from pathlib import Path
 
 from . import gitrepo, sync
 from .files import FileFilter
-from .problems import Problem
+from .problems import Invalid, Problem
 from .sync import ExtractReport
 
 SNIPPET_MAX_LINES = 40
@@ -233,46 +233,63 @@ def _drift(name: str, data: dict, file: _PinnedFile) -> list[Problem]:
     """Return the problems of one record's pin against the file at its commit."""
     source = data["source"]
     where = f"{source['path']} at {source['commit']}"
+    try:
+        _found(file, where)
+    except Invalid as error:
+        return [Problem.of(name, "/source/path", error)]
+    problems = []
+    for pointer, check in (("/source/snippet/code", _same_snippet), ("/source/line", _on_a_raise)):
+        try:
+            check(source, file, where)
+        except Invalid as error:
+            problems.append(Problem.of(name, pointer, error))
+    return problems
+
+
+def _found(file: _PinnedFile, where: str) -> None:
+    """Raise unless the pinned file could be read."""
     if not file.lines and file.error:
-        return [Problem(name, "/source/path", f"{where}: {file.error}",
-                        "fetch the commit if the clone is shallow, or re-pin the record with `errorsite extract`",
-                        "source-not-found")]
-    return _snippet_drift(name, source, list(file.lines), where) + _line_drift(name, source, file, where)
+        raise Invalid(
+            f"{where}: {file.error}",
+            hint="fetch the commit if the clone is shallow, or re-pin the record with `errorsite extract`",
+            page="source-not-found",
+        )
 
 
-def _snippet_drift(name: str, source: dict, lines: list[str], where: str) -> list[Problem]:
-    """Return a problem when the snippet is not exactly the file's lines from its start."""
+def _same_snippet(source: dict, file: _PinnedFile, where: str) -> None:
+    """Raise unless the snippet is exactly the file's lines from its start."""
     snippet = source.get("snippet")
     if not isinstance(snippet, dict) or not isinstance(snippet.get("code"), str) or not isinstance(snippet.get("start"), int):
-        return []
+        return
     start, code = snippet["start"], snippet["code"]
     wanted = split_lines(code)
-    actual = lines[start - 1:start - 1 + len(wanted)] if start >= 1 else []
+    actual = list(file.lines[start - 1:start - 1 + len(wanted)]) if start >= 1 else []
     if len(actual) == len(wanted):
         actual[-1] = _strip_break(actual[-1])
     if code == "".join(actual):
-        return []
+        return
     for offset, line in enumerate(wanted):
         have = actual[offset] if offset < len(actual) else None
         if have != line:
             break
     file_text = "(end of file)" if have is None else repr(have)
-    return [Problem(
-        name, "/source/snippet/code",
-        f"snippet drifted from {where}: line {start + offset} of the file is {file_text},"
-        f" the snippet has {line!r}",
-        "re-pin the record with `errorsite extract`", "snippet-drift",
-    )]
+    raise Invalid(
+        f"snippet drifted from {where}: line {start + offset} of the file is {file_text}, the snippet has {line!r}",
+        hint="re-pin the record with `errorsite extract`",
+        page="snippet-drift",
+    )
 
 
-def _line_drift(name: str, source: dict, file: _PinnedFile, where: str) -> list[Problem]:
-    """Return a problem when `source.line` is not on a raise or assert statement."""
+def _on_a_raise(source: dict, file: _PinnedFile, where: str) -> None:
+    """Raise when `source.line` is not on a raise or assert statement."""
     line = source.get("line")
     if not isinstance(line, int) or line in file.raise_lines:
-        return []
-    reason = file.error or f"line {line} is not a raise statement"
-    return [Problem(name, "/source/line", f"{where}: {reason}",
-                    "re-pin the record with `errorsite extract`", "line-not-a-raise")]
+        return
+    raise Invalid(
+        f"{where}: " + (file.error or f"line {line} is not a raise statement"),
+        hint="re-pin the record with `errorsite extract`",
+        page="line-not-a-raise",
+    )
 
 
 def scan_files(files: Mapping[str, bytes], asserts: bool = False) -> Scan:
