@@ -1,0 +1,62 @@
+"""Bring errorsite's own error reference (content/) up to date with its code.
+
+Runs `errorsite extract` on this repository, then gives every new record the
+id of its page: each user error is raised with `page="<id>"` (or carries its
+URL in the message), and the URL printed under the error is that page's.
+Records that already have their page id keep it; extract keeps ids anyway.
+
+    python scripts/update_own_records.py
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+from generator import cli
+from generator.recordjson import dumps
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENT = ROOT / "content"
+PAGE = re.compile(r'page="([a-z0-9-]+)"|/errors/([a-z0-9-]+)/')
+STATEMENT_LINES = 8
+"""How far below the `raise` line its `page=` argument may stand."""
+
+
+def page_of(record: dict) -> str | None:
+    """Return the page id named by the raise statement a record documents."""
+    source = record["source"]
+    lines = source["snippet"]["code"].split("\n")
+    first = source["line"] - source["snippet"]["start"]
+    found = PAGE.search("\n".join(lines[first : first + STATEMENT_LINES]))
+    return (found.group(1) or found.group(2)) if found else None
+
+
+def main() -> int:
+    """Extract, then rename new records to their page ids; return the exit status."""
+    status = cli.main(["extract", str(ROOT), "--repo", "errorsite/errorsite", "--content", str(CONTENT),
+                       "--include", "generator/*.py"])
+    if status:
+        return status
+    for path in sorted((CONTENT / "errors").glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        page = page_of(record)
+        if page is None:
+            print(f"{path.name}: the raise names no page; add page=\"...\" to it", file=sys.stderr)
+            return 1
+        if page != record["id"]:
+            target = path.with_name(f"{page}.json")
+            if target.exists():
+                print(f"{path.name}: page {page!r} already has a record; give the raise its own page", file=sys.stderr)
+                return 1
+            record["id"] = page
+            target.write_text(dumps(record), encoding="utf-8")
+            path.unlink()
+            print(f"named {path.stem} -> {page}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
