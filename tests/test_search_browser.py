@@ -1,0 +1,116 @@
+"""Search in a real browser: typing, pasting, ?q=, the keyboard, ?m= values, hostile text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from browser_support import Sites, open_tab
+from generator import match
+
+TRACEBACK = """Traceback (most recent call last):
+  File "/srv/app/launch.py", line 12, in <module>
+    main()
+  File "/usr/lib/python3/site-packages/tinyserve/config/batching.py", line 10, in check_batching
+    raise ValueError("max_batch_tokens must be a multiple of 8, got %d" % args.max_batch_tokens)
+ValueError: max_batch_tokens must be a multiple of 8, got 1001"""
+FILLED = ("max_batch_tokens (2048) must be at least chunk_size (4096); "
+          "raise --max-batch-tokens or lower --chunk-size.")
+
+
+def first_result(page: Any) -> str:
+    page.wait_for_selector("#results li")
+    return page.get_attribute("#results li", "id").removeprefix("r-")
+
+
+def test_typing_a_query_lists_the_best_match_first_with_the_matched_text_marked(browser: Any, sites: Sites, server_url: str) -> None:
+    with open_tab(browser, server_url) as tab:
+        tab.page.goto(sites["basic"].url("search/index.html"))
+        tab.page.type("main .searchbox input", "ValueError: " + FILLED, delay=0)
+        assert first_result(tab.page) == "batch-tokens-below-chunk"
+        marked = tab.page.eval_on_selector_all("#results li:first-child mark", "ms => ms.map(m => m.textContent)")
+        assert marked[:2] == ["max_batch_tokens (", ") must be at least chunk_size ("]
+        assert "ValueError" in tab.page.inner_text("#results li:first-child")
+        assert "tinyserve/config/batching.py:5" in tab.page.inner_text("#results li:first-child")
+
+
+def test_pasting_a_traceback(browser: Any, sites: Sites, server_url: str) -> None:
+    with open_tab(browser, server_url) as tab:
+        tab.page.goto(sites["basic"].url("search/index.html"))
+        tab.page.fill("main .searchbox input", TRACEBACK)
+        assert first_result(tab.page) == "batch-tokens-multiple"
+
+
+def test_q_parameter_opens_a_search_and_enter_follows_the_selected_result(browser: Any, sites: Sites, server_url: str) -> None:
+    with open_tab(browser, server_url) as tab:
+        tab.page.goto(sites["basic"].url("search/index.html?q=" + quote(FILLED)))
+        assert first_result(tab.page) == "batch-tokens-below-chunk"
+        assert tab.page.input_value("main .searchbox input") == FILLED
+        tab.page.focus("main .searchbox input")
+        tab.page.keyboard.press("ArrowDown")
+        assert tab.page.get_attribute("#results li:first-child", "aria-selected") == "true"
+        tab.page.keyboard.press("Enter")
+        tab.page.wait_for_url("**/errors/batch-tokens-below-chunk/index.html?m=*")
+        assert tab.page.is_visible("#yours")
+
+
+def test_slash_focuses_the_search_box_and_suggestions_open_by_keyboard(browser: Any, sites: Sites, server_url: str) -> None:
+    with open_tab(browser, server_url) as tab:
+        tab.page.goto(sites["basic"].url("errors/old-kv-dtype/index.html"))
+        tab.page.keyboard.press("/")
+        assert tab.page.evaluate("document.activeElement.type") == "search"
+        tab.page.keyboard.type("multiple of 8")
+        tab.page.wait_for_selector(".suggest li")
+        tab.page.keyboard.press("ArrowDown")
+        tab.page.keyboard.press("Enter")
+        tab.page.wait_for_url("**/errors/batch-tokens-multiple/index.html*")
+
+
+def test_error_page_shows_the_readers_values_beside_the_placeholders(browser: Any, sites: Sites, server_url: str) -> None:
+    with open_tab(browser, server_url) as tab:
+        tab.page.goto(sites["basic"].url("errors/batch-tokens-below-chunk/index.html?m=" + quote(FILLED)))
+        tab.page.wait_for_selector("#yours", state="visible")
+        rows = tab.page.eval_on_selector_all("#yours-values tr", "rows => rows.map(r => r.innerText.split('\\t'))")
+        assert rows == [["{args.max_batch_tokens}", "2048"], ["{args.chunk_size!r}", "4096"]]
+        assert tab.page.inner_text("#yours-text") == FILLED
+
+
+def test_hostile_values_and_records_stay_text(browser: Any, sites: Sites, server_url: str) -> None:
+    hostile = "max_batch_tokens (<img src=x onerror=alert(1)>) must be at least chunk_size (<script>alert(2)</script>); raise --max-batch-tokens or lower --chunk-size."
+    with open_tab(browser, server_url) as tab:
+        dialogs: list[str] = []
+        tab.page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        tab.page.goto(sites["basic"].url("errors/batch-tokens-below-chunk/index.html?m=" + quote(hostile)))
+        tab.page.wait_for_selector("#yours", state="visible")
+        assert tab.page.locator("#yours img, #yours script").count() == 0
+        assert "<img src=x onerror=alert(1)>" in tab.page.inner_text("#yours-values")
+        tab.page.goto(sites["hostile"].url("search/index.html?q=" + quote("<script>")))
+        tab.page.wait_for_selector("#results li")
+        assert tab.page.locator("#results img, #results script, #results b").count() == 0
+        tab.page.wait_for_timeout(200)
+        assert dialogs == []
+
+
+QUERIES = [
+    FILLED, TRACEBACK, "max_batch_tokens must be a multiple of 8, got 3", "batch tokens", "kv cache dtype",
+    "2026-11-30 10:01:02,003 ERROR tinyserve.config: max_batch_tokens must be a multiple of 8, got 7",
+    "MAX_BATCH_TOKENS (1) MUST BE AT LEAST", "chunk sise", "no such words qqzz",
+]
+
+
+@pytest.mark.parametrize("site", ["basic", "embedded"])
+def test_browser_and_python_rank_alike(browser: Any, sites: Sites, server_url: str, site: str) -> None:
+    built = sites[site]
+    script = (built.out_path / "search-index.js").read_text(encoding="utf-8")
+    index = json.loads(script.removeprefix("window.ERRORSITE_INDEX=").rstrip().removesuffix(";"))
+    queries = QUERIES + [r[2] for r in index["records"][:20]]
+    with open_tab(browser, server_url) as tab:
+        tab.page.goto(built.url("search/index.html"))
+        tab.page.wait_for_function("window.ERRORSITE_INDEX && window.ErrorsiteMatch")
+        in_browser = tab.page.evaluate(
+            "qs => qs.map(q => ErrorsiteMatch.search(window.ERRORSITE_INDEX, q, 5).map(r => [r.id, r.kind]))", queries)
+    in_python = [[[r["id"], r["kind"]] for r in match.search(index, q, 5)] for q in queries]
+    assert in_browser == in_python
