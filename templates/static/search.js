@@ -53,11 +53,13 @@
   }
 
   function resultItem(result, text, full) {
-    var li = el("li"), a = el("a", null, result.record.title), rec = result.record;
+    /* An option may hold no link (axe: nested-interactive): it carries its address, and
+       Enter or a click follows it. */
+    var li = el("li"), rec = result.record;
     li.id = "r-" + result.id;
     li.setAttribute("role", "option");
-    a.href = hrefFor(result, text);
-    li.appendChild(a);
+    li.setAttribute("data-href", hrefFor(result, text));
+    li.appendChild(el("span", "title", rec.title));
     var meta = el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[result.kind]);
     li.appendChild(meta);
     if (full) {
@@ -70,7 +72,7 @@
     return li;
   }
 
-  /* Arrow keys move through a list of links; Enter follows the selected one. */
+  /* Arrow keys move through the options; Enter follows the selected one, as does a click. */
   function keyboard(input, list, onEnterWithout) {
     var selected = -1;
     function select(i) {
@@ -85,9 +87,13 @@
       if (event.key === "ArrowDown") { event.preventDefault(); select(selected + 1); }
       else if (event.key === "ArrowUp") { event.preventDefault(); select(selected - 1); }
       else if (event.key === "Enter" && selected >= 0) {
-        var link = list.querySelectorAll("li")[selected].querySelector("a");
-        if (link) { event.preventDefault(); window.location.href = link.href; }
+        event.preventDefault();
+        window.location.href = list.querySelectorAll("li")[selected].getAttribute("data-href");
       } else if (event.key === "Enter" && onEnterWithout) { onEnterWithout(event); }
+    });
+    list.addEventListener("click", function (event) {
+      var option = event.target.closest("li[data-href]");
+      if (option) window.location.href = option.getAttribute("data-href");
     });
     return function reset() { selected = -1; input.removeAttribute("aria-activedescendant"); };
   }
