@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 from xml.sax.saxutils import escape as xml_escape
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
@@ -132,7 +132,7 @@ class Renderer:
             "search/index.html": partial(self.page, "search.html", "search/index.html", title="Search",
                                          description=f"Search {self.config.title}."),
             "404.html": partial(self.page, "404.html", "404.html", title="Page not found",
-                                description="This page does not exist."),
+                                description="This page does not exist.", root=self.site_root()),
             "search-index.js": self.search_index,
             "api/errors.json": self.errors_json,
             "api/patterns.json": self.patterns_json,
@@ -154,7 +154,7 @@ class Renderer:
 
     def page(self, template: str, path: str, **context: Any) -> bytes:
         """Return one page rendered with the context every page shares."""
-        root = urls.root_of(path)
+        root = context.pop("root", None) or urls.root_of(path)
         pretty = urls.pretty(path)
         html = self.env.get_template(template).render(
             site=self.config,
@@ -235,6 +235,11 @@ class Renderer:
                          target_href="../" + new + "/index.html", canonical_target=self.absolute(f"errors/{new}/"))
 
     # Links
+
+    def site_root(self) -> str:
+        """Return the site's root as an absolute path, for the page served at any missing URL."""
+        # GitHub Pages serves 404.html for a missing page at any depth, where relative links break.
+        return urlsplit(self.config.base_url).path or "/"
 
     def absolute(self, pretty: str) -> str:
         """Return the absolute URL of a public path, from base_url."""
