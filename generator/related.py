@@ -35,7 +35,7 @@ def related_map(records: Iterable[Record]) -> dict[str, tuple[Related, ...]]:
     candidates = _candidates(records, words)
     result = {}
     for record in records:
-        picked = [Related(by_id[i], False) for i in record.related if i in by_id]
+        picked = [Related(by_id[i], False) for i in dict.fromkeys(record.related) if i in by_id and i != record.id]
         taken = {record.id, *record.related}
         scored = sorted(
             (-_score(record, by_id[other], words), other)

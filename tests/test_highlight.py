@@ -1,0 +1,56 @@
+"""Highlighting: file line numbers, the marked raise line, verbatim lines, before/after diffs."""
+
+from __future__ import annotations
+
+import re
+
+from generator import highlight
+from generator.model import Snippet
+
+
+def rows(html: str) -> list[tuple[int, str]]:
+    return [(int(n), re.sub(r"<[^>]+>", "", rest)) for n, rest in re.findall(r'data-n="(\d+)"></span>(.*)', html)]
+
+
+def test_blank_lines_at_both_ends_keep_their_numbers() -> None:
+    html = highlight.snippet_html(Snippet(40, "\n\nraise ValueError('x')\n\n"), 42, "python")
+    assert [n for n, _ in rows(html)] == [40, 41, 42, 43]
+    assert re.search(r'<mark class="hl" id="raise-line"><span class="ln" data-n="42">', html)
+
+
+def test_tabs_crlf_and_markup_characters_are_kept_verbatim_and_escaped() -> None:
+    html = highlight.snippet_html(Snippet(1, "if a < b:\r\n\traise E('<&>')\r\n"), 2, "python")
+    assert [text for _, text in rows(html)] == ["if a &lt; b:", "\traise E('&lt;&amp;&gt;')"]
+    assert "\r" not in html
+
+
+def test_multi_line_tokens_never_span_a_line_break() -> None:
+    html = highlight.snippet_html(Snippet(1, 'x = """one\ntwo\nthree"""\n'), 2, "python")
+    for line in html.split("\n"):
+        assert line.count("<span") == line.count("</span>")
+
+
+def test_same_code_is_highlighted_once() -> None:
+    highlight.highlighted_lines.cache_clear()
+    for mark in (1, 2):
+        highlight.snippet_html(Snippet(1, "a = 1\nraise X\n"), mark, "python")
+    assert highlight.highlighted_lines.cache_info().misses == 1
+
+
+def test_diff_marks_only_what_changed() -> None:
+    before, after = highlight.diff_html("serve --size 64 --fast", "serve --size 1 --fast", "shell")
+    assert re.sub(r"<[^>]+>", "", before) == "serve --size 64 --fast"
+    assert re.findall(r"<del>(.*?)</del>", before) and "64" in "".join(re.findall(r"<del>(.*?)</del>", before))
+    assert "1" in "".join(re.findall(r"<ins>(.*?)</ins>", after))
+    assert "serve" not in "".join(re.findall(r"<ins>(.*?)</ins>", after))
+
+
+def test_lexers() -> None:
+    assert highlight.lexer_exists("shell") and not highlight.lexer_exists("no-such-lexer")
+    assert highlight.lexer_for_path("a/b.py") == "python"
+    assert highlight.lexer_for_path("a/b.unknownext") == "text"
+
+
+def test_token_colours_for_both_schemes() -> None:
+    css = highlight.pygments_css()
+    assert css.startswith(".code .") and "@media (prefers-color-scheme:dark)" in css and "/*" not in css
