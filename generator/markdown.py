@@ -53,12 +53,6 @@ def render(text: str) -> str:
     return _MD.render(text)
 
 
-@lru_cache(maxsize=8192)
-def render_inline(text: str) -> str:
-    """Return the HTML of a one-paragraph Markdown text, without the paragraph."""
-    return _MD.renderInline(text)
-
-
 def plain(text: str) -> str:
     """Return a Markdown text as plain text, for descriptions and the search index."""
     tokens = _MD.parseInline(text)

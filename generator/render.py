@@ -36,7 +36,6 @@ def environment() -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["md"] = lambda text: Markup(markdown.render(text))
-    env.filters["md_inline"] = lambda text: Markup(markdown.render_inline(text))
     env.filters["message_html"] = lambda text: Markup(message_html(text))
     env.globals["urls"] = urls
     return env
@@ -179,7 +178,6 @@ class Renderer:
             description=_clip(description, 200),
             og_type="article",
             record=record,
-            language=highlight.lexer_for_path(source.path),
             snippet=Markup(highlight.snippet_html(source.snippet, source.line, highlight.lexer_for_path(source.path))),
             source_link=self.source_link(record),
             issue_link=self.issue_link(record),
