@@ -102,9 +102,10 @@ def parse_json(data: bytes) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise Invalid(
-            f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}",
+            f"invalid JSON: {error.msg}",
             hint="a trailing comma or a missing quote is the usual cause",
             page="invalid-json",
+            position=f"{error.lineno}:{error.colno}",
         ) from None
 
 

@@ -55,6 +55,11 @@ class UsageError(UserError):
 class Invalid(UserError):
     """One field of one input file is wrong; the caller adds file and pointer."""
 
+    def __init__(self, message: str, *, hint: str | None = None, page: str, position: str = "") -> None:
+        super().__init__(message, hint=hint, page=page)
+        self.position = position
+        """`line:column` in the file, for syntax errors, which have no pointer."""
+
 
 @dataclass(frozen=True, order=True)
 class Problem:
@@ -83,7 +88,8 @@ class Problem:
     @classmethod
     def of(cls, file: str, pointer: str, error: Invalid) -> Problem:
         """Return the problem that `error` describes, placed at `file` and `pointer`."""
-        return cls(file, pointer, error.message, error.hint, error.page)
+        where = f"{file}:{error.position}" if error.position else file
+        return cls(where, pointer, error.message, error.hint, error.page)
 
 
 class ProblemsFound(UserError):
