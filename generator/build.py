@@ -11,6 +11,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,7 @@ class _Job:
     new: cache.State = field(default_factory=cache.State)
 
     def run(self, jobs: int, progress: Progress | None, started: float) -> Result:
-        from . import highlight, render
+        from . import fastlex, highlight, model, render
 
         site = self.validate()
         related = self.related(site)
@@ -102,10 +103,13 @@ class _Job:
         manifest = self.state.manifest if self.in_place else {}
         todo = [p for p in plan if old_pages.get(p) != keys[p] or p not in manifest]
         folder = cache.cache_folder(self.out)
-        store = cache.HighlightStore(folder.parent / "highlight.sqlite",
-                                     cache.digest(cache.code_digest(), self.env_stamp_digest()))
-        original = highlight.highlighted_lines
+        store = cache.HighlightStore(folder.parent / "highlight.sqlite", cache.digest(
+            cache.code_digest(), *(Path(m.__file__).read_bytes() for m in (highlight, model))))  # type: ignore[arg-type]
+        # Rendering goes through these two functions; for the build's duration they answer from
+        # the cache first and tokenize with joined rules (same tokens, see fastlex).
+        original, original_lexer = highlight.highlighted_lines, highlight._lexer
         highlight.highlighted_lines = store.wrap(original)  # type: ignore[assignment]
+        highlight._lexer = lru_cache(maxsize=64)(lambda name: fastlex.accelerate(original_lexer(name)))  # type: ignore[assignment]
         staging = write.staging_folder(self.out)
         try:
             gc.freeze()
@@ -114,7 +118,7 @@ class _Job:
             write.shutil.rmtree(staging, ignore_errors=True)
             raise
         finally:
-            highlight.highlighted_lines = original  # type: ignore[assignment]
+            highlight.highlighted_lines, highlight._lexer = original, original_lexer  # type: ignore[assignment]
             gc.unfreeze()
             store.close()
         new_manifest = {p: hashes.get(p) or manifest[p] for p in plan}
@@ -133,9 +137,6 @@ class _Job:
         cache.save_state(folder, self.new)
         return Result(len(site.records), pages, len(todo), len(changed), len(gone), not self.in_place,
                       time.perf_counter() - started)
-
-    def env_stamp_digest(self) -> str:
-        return cache.digest(repr(self.env_stamp))
 
     def validate(self) -> Any:
         """Return the valid Site, reusing every record whose file did not change; or raise ProblemsFound.

@@ -1,0 +1,151 @@
+"""Time errorsite builds (cold, warm, one change, no change) and Hugo on the same pages.
+
+Run: python benchmarks/build_bench.py [N ...] [--no-hugo] [--keep DIR]
+Default N: 1000 10000. Each build runs as its own process, as a writer would run it; the
+peak memory is the largest resident set of any one process of the build. Hugo runs when
+`hugo` is on the PATH (Debian: apt-get install -y hugo), on one Markdown page per record with
+the same snippet (highlighted, numbered, raise line marked), prose and related links.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synth import synthesize  # noqa: E402
+
+HUGO_CONFIG = """baseURL = "https://example.github.io/tinyserve/"
+title = "tinyserve errors"
+disableKinds = ["taxonomy", "term", "RSS", "sitemap", "robotsTXT", "404"]
+[markup.highlight]
+noClasses = false
+lineNos = true
+lineNumbersInTable = false
+"""
+HUGO_SINGLE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{{ .Title }} · {{ .Site.Title }}</title>
+<link rel="stylesheet" href="{{ "style.css" | relURL }}"></head><body><header><a href="{{ "/" | relURL }}">{{ .Site.Title }}</a></header>
+<main><h1>{{ .Title }}</h1><p><code>{{ .Params.exception }}</code>: {{ .Params.message }}</p>{{ .Content }}
+<h2>Related errors</h2><ul>{{ range .Params.related }}{{ with $.Site.GetPage (printf "/errors/%s" .) }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}{{ end }}</ul>
+</main></body></html>
+"""
+HUGO_LIST = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{{ .Title }}</title></head><body><main><h1>{{ .Title }}</h1>
+<ul>{{ range .Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul></main></body></html>
+"""
+
+
+def hugo_site(content: Path, site: Path) -> None:
+    """Write a Hugo project with one page per record of `content`."""
+    (site / "layouts" / "_default").mkdir(parents=True)
+    (site / "content" / "errors").mkdir(parents=True)
+    (site / "hugo.toml").write_text(HUGO_CONFIG)
+    (site / "layouts" / "_default" / "single.html").write_text(HUGO_SINGLE)
+    (site / "layouts" / "_default" / "list.html").write_text(HUGO_LIST)
+    for path in sorted((content / "errors").glob("*.json")):
+        (site / "content" / "errors" / f"{path.stem}.md").write_text(hugo_page(json.loads(path.read_text())))
+
+
+def hugo_page(d: dict) -> str:
+    """Return the Markdown page of one record, with the sections errorsite renders."""
+    source = d["source"]
+    fix = d["example_fix"]
+    front = {"title": d["message"][:80], "exception": d["exception"], "message": d["message"],
+             "related": d["related"], "tags": d["tags"]}
+    hl = source["line"] - source["snippet"]["start"] + 1
+    solutions = "\n".join(f"{i}. {s}" for i, s in enumerate(d["solutions"], 1))
+    return (
+        json.dumps(front, indent=1) + "\n\n"
+        f"## What it means\n\n{d['meaning']}\n\n"
+        f"## Source\n\n`{source['path']}:{source['line']}` in `{source['function']}`\n\n"
+        f"```python {{linenos=inline,linenostart={source['snippet']['start']},hl_lines=[{hl}]}}\n"
+        f"{source['snippet']['code']}```\n\n"
+        f"## Solutions\n\n{solutions}\n\n"
+        f"## Example fix\n\n```shell\n{fix['before']}\n```\n\n```shell\n{fix['after']}\n```\n\n"
+        f"```python\n{fix['code']}```\n\n{fix['note']}\n\n"
+        f"## When it happens\n\n{d['when']['trigger']}\n\n{d['when']['situations']}\n"
+    )
+
+
+def run(command: list[str], cwd: Path | None = None) -> tuple[float, int]:
+    """Run `command`; return its wall time in seconds and its largest process's peak RSS in MB."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    if status:
+        raise SystemExit(f"failed: {' '.join(command)}")
+    return elapsed, usage.ru_maxrss // 1024
+
+
+def bench(n: int, work: Path, hugo: bool) -> dict[str, float]:
+    """Return the timings of one size."""
+    content = work / f"content-{n}"
+    synthesize(n, content)
+    out = work / f"site-{n}"
+    cache = work / ".errorsite-cache"
+    build = [sys.executable, "-m", "generator", "build", "--quiet", "--content", str(content), "--out", str(out)]
+    shutil.rmtree(cache, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    row: dict[str, float] = {"records": n}
+    row["cold"], row["rss"] = run(build)
+    row["pages"] = sum(1 for _ in out.rglob("*.html"))
+    (cache / out.name / "state.pickle").unlink()
+    shutil.rmtree(out)
+    row["warm"], _ = run(build)
+    record = sorted((content / "errors").glob("*.json"))[n // 2]
+    data = json.loads(record.read_text())
+    data["meaning"] += " Edited for the benchmark."
+    record.write_text(json.dumps(data, indent=2) + "\n")
+    row["one"], row["one_rss"] = run(build)
+    row["none"], _ = run(build)
+    if hugo:
+        project = work / f"hugo-{n}"
+        hugo_site(content, project)
+        command = ["hugo", "--quiet", "-s", str(project), "-d", str(project / "public")]
+        row["hugo"], row["hugo_rss"] = run(command)
+        row["hugo_pages"] = sum(1 for _ in (project / "public").rglob("*.html"))
+        page = sorted((project / "content" / "errors").glob("*.md"))[n // 2]
+        page.write_text(page.read_text() + "\nEdited for the benchmark.\n")
+        row["hugo_one"], _ = run(command)
+    return row
+
+
+def main() -> None:
+    """Run the benchmark and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sizes", nargs="*", type=int, default=[1000, 10000])
+    parser.add_argument("--no-hugo", action="store_true", help="skip Hugo even when it is installed")
+    parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    args = parser.parse_args()
+    hugo = not args.no_hugo and shutil.which("hugo") is not None
+    work = args.keep or Path(tempfile.mkdtemp(prefix="errorsite-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    header = (f"{'records':>8} {'pages':>7} {'cold s':>7} {'pages/s':>8} {'warm s':>7} {'1-change s':>10} "
+              f"{'no-change s':>11} {'peak MB':>8}")
+    if hugo:
+        header += f" {'hugo s':>7} {'hugo p/s':>8} {'hugo 1-ch s':>11} {'hugo MB':>8} {'ratio':>6}"
+    print(header, flush=True)
+    try:
+        for n in args.sizes:
+            r = bench(n, work, hugo)
+            line = (f"{n:>8} {r['pages']:>7.0f} {r['cold']:>7.2f} {r['pages'] / r['cold']:>8.0f} {r['warm']:>7.2f} "
+                    f"{r['one']:>10.3f} {r['none']:>11.3f} {max(r['rss'], r['one_rss']):>8.0f}")
+            if hugo:
+                hugo_rate = r["hugo_pages"] / r["hugo"]
+                line += (f" {r['hugo']:>7.2f} {hugo_rate:>8.0f} {r['hugo_one']:>11.2f} {r['hugo_rss']:>8.0f} "
+                         f"{r['pages'] / r['cold'] / hugo_rate:>6.2f}")
+            print(line, flush=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
