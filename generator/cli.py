@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import __version__, assets, files, load
 from .model import Site
-from .problems import ProblemsFound, UsageError, UserError
+from .problems import UsageError, UserError
 
 DEFAULT_CONTENT = "content"
 
@@ -48,6 +48,12 @@ def make_parser() -> Parser:
     build.add_argument("--base-url", help="where the site is served, e.g. https://owner.github.io/repo/")
     build.add_argument("--quiet", action="store_true", help="print nothing but errors")
     build.set_defaults(run=run_build)
+
+    serve = sub.add_parser("serve", help="build, serve on 127.0.0.1, and rebuild and reload on every change")
+    _content_option(serve)
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on; 0 picks a free one (default: 8000)")
+    serve.add_argument("--base-url", help="serve as if published at this URL (its path is the path prefix)")
+    serve.set_defaults(run=run_serve)
 
     check = sub.add_parser("check", help="validate every record without writing anything")
     _content_option(check)
@@ -152,21 +158,30 @@ class Progress:
             print(file=sys.stderr)
 
 
+def run_serve(args: argparse.Namespace) -> int:
+    """Serve the site and rebuild it on every change, until interrupted."""
+    from . import serve
+
+    serve.serve(content_folder(args), args.port, args.base_url, log=lambda text: print(text, flush=True))
+    return 0
+
+
 def run_check(args: argparse.Namespace) -> int:
     """Validate the content, and with --source compare it with the code."""
     from . import extract, validate
 
     content = load.load(content_folder(args))
     site = validate.build_site(content)
-    print(f"ok: {len(site.records)} records, no problems")
+    count = len(site.records)
+    print(f"ok: {count} record{'s' if count != 1 else ''}, no problems")
     if args.source is None:
         return 0
     report = extract.check_source(
-        [(raw.file, raw.data) for raw in content.records], args.source,
+        [(raw.file, raw.data) for raw in content.records], args.source, repo=site.config.repo,
         include=args.include, exclude=args.exclude, asserts=args.asserts, strict=args.strict,
     )
-    if report.problems:
-        print(ProblemsFound(list(report.problems)), file=sys.stderr)
+    for problem in sorted(report.problems):
+        print(problem, file=sys.stderr)
     for line in report.lines():
         print(line)
     return 1 if report.failed else 0
