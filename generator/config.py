@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from collections.abc import Iterator
 from typing import Any
 
 from .model import Config
 from .problems import Invalid, Problem, did_you_mean
 from .schema import ID_PATTERN
 
+TOML_TYPES = {int: "an integer", float: "a float", bool: "a boolean", list: "an array", dict: "a table"}
 KEYS = ("title", "base_url", "repo", "source_url", "issue_url", "edit_url", "cname", "redirects")
 URL_FIELDS = {
     "source_url": ("repo", "commit", "path", "line"),
@@ -24,6 +26,9 @@ def settings_to_config(settings: dict[str, Any], file: str) -> tuple[Config, lis
     values: dict[str, Any] = {}
     problems: list[Problem] = []
     for key, value in sorted(settings.items()):
+        if key == "redirects" and isinstance(value, dict):
+            values[key] = tuple(_each_redirect(value, file, problems))
+            continue
         try:
             values[key] = _setting(key, value)
         except Invalid as error:
@@ -41,10 +46,14 @@ def _setting(key: str, value: Any) -> Any:
     if key not in KEYS:
         raise Invalid(f"unknown setting {key!r}", hint=did_you_mean(key, KEYS), page="unknown-setting")
     if key == "redirects":
-        return _redirects(value)
+        raise Invalid(
+            "must be a table of old id = new id",
+            hint='write a [redirects] table with lines like old-id = "new-id"',
+            page="redirects-not-a-table",
+        )
     if not isinstance(value, str):
         raise Invalid(
-            f"must be a string, got {type(value).__name__}",
+            f"must be a string, got {TOML_TYPES.get(type(value), type(value).__name__)}",
             hint=f'write {key} = "..."',
             page="setting-not-a-string",
         )
@@ -62,7 +71,13 @@ def _setting(key: str, value: Any) -> Any:
 def _url_pattern(value: str, names: tuple[str, ...]) -> None:
     try:
         example = value.format_map({name: "x" for name in names})
-    except (KeyError, ValueError, IndexError) as error:
+    except KeyError as error:
+        raise Invalid(
+            f"{value!r} has an unknown placeholder {{{error.args[0]}}}",
+            hint="placeholders available here: " + ", ".join("{" + n + "}" for n in names),
+            page="bad-url-pattern",
+        ) from None
+    except (ValueError, IndexError, AttributeError) as error:
         raise Invalid(
             f"{value!r} is not a valid URL pattern: {error}",
             hint="placeholders available here: " + ", ".join("{" + n + "}" for n in names),
@@ -76,19 +91,20 @@ def _url_pattern(value: str, names: tuple[str, ...]) -> None:
         )
 
 
-def _redirects(value: Any) -> tuple[tuple[str, str], ...]:
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise Invalid(
-            "must be a table of old id = new id",
-            hint='[redirects]\nold-id = "new-id"',
-            page="redirects-not-a-table",
-        )
-    for old, new in value.items():
-        if not re.fullmatch(ID_PATTERN, old) or not re.fullmatch(ID_PATTERN, new):
-            raise Invalid(
-                f"{old!r} = {new!r}: both sides must be record ids",
-                hint="ids are lowercase letters, digits and inner hyphens",
-                page="redirect-not-an-id",
-            )
-    return tuple(sorted(value.items()))
+def _each_redirect(table: dict[str, Any], file: str, problems: list[Problem]) -> Iterator[tuple[str, str]]:
+    for old, new in sorted(table.items()):
+        try:
+            _redirect(old, new)
+        except Invalid as error:
+            problems.append(Problem.of(file, f"/redirects/{old}", error))
+            continue
+        yield old, new
 
+
+def _redirect(old: str, new: Any) -> None:
+    if not isinstance(new, str) or not re.fullmatch(ID_PATTERN, old) or not re.fullmatch(ID_PATTERN, new):
+        raise Invalid(
+            f"{old!r} = {new!r}: both sides must be record ids",
+            hint='write old-id = "new-id"; ids are lowercase letters, digits and inner hyphens',
+            page="redirect-not-an-id",
+        )

@@ -65,9 +65,9 @@ def _block(label: str, code: str) -> str:
 def published_record(site: Path, query: str) -> tuple[dict[str, Any], str]:
     """Return the record that `query` (an id or a message) names in a built site's files."""
     api = site / "api" / "errors"
-    if not api.is_dir():
+    if not api.is_dir() or not (site / "search-index.js").is_file():
         raise UserError(
-            f"{str(site)!r} is not a site built by errorsite: it has no api/errors/ folder",
+            f"{str(site)!r} is not a site built by errorsite: it lacks api/errors/ or search-index.js",
             hint="pass the folder that errorsite build wrote (default: site)",
             page="not-a-built-site",
         )
@@ -91,11 +91,13 @@ def content_record(site: Site, query: str) -> tuple[dict[str, Any], str]:
 
 
 def _best_match(index: dict[str, Any], query: str) -> str:
-    results = match.search(index, query, limit=1)
-    if not results:
-        raise UserError(
-            f"no record has the id or a message like {query[:80]!r}",
-            hint="try errorsite lookup with fewer words, or an id from the site's api/errors.json",
-            page="nothing-to-explain",
-        )
-    return results[0]["id"]
+    results = match.search(index, query, limit=3)
+    if results and results[0]["kind"] in ("full", "partial"):
+        return results[0]["id"]
+    # Words in common are a search result, not an explanation: name them and let the reader pick.
+    raise UserError(
+        f"no record has the id or a message like {query[:80]!r}",
+        hint="closest: " + ", ".join(r["id"] for r in results) if results
+        else "run errorsite lookup with a few words of the message to find the id",
+        page="nothing-to-explain",
+    )

@@ -177,12 +177,13 @@ def check_source(
     `repo` is given, records whose `source.repo` names another repository are
     not checked.
     """
+    # The snapshot first: it names a missing folder or a non-repository plainly.
+    snap = gitrepo.snapshot(repo_dir, "HEAD", FileFilter.of(include, exclude))
     mine = [(name, data) for name, data in records if _checkable(data, repo)]
     names = [f"{data['source']['commit']}:{data['source']['path']}" for _, data in mine]
     contents = gitrepo.read_objects(repo_dir, sorted(set(names))) if names else {}
     files = {obj: _PinnedFile.of(content) for obj, content in contents.items()}
     problems = [p for (name, data), obj in zip(mine, names) for p in _drift(name, data, files[obj])]
-    snap = gitrepo.snapshot(repo_dir, "HEAD", FileFilter.of(include, exclude))
     scan = scan_files(snap.files, asserts)
     known = [k for k in (sync.Known.of(data) for _, data in mine) if k is not None]
     undocumented = sync.match(known, scan.sites, rules=2).sites
@@ -214,7 +215,7 @@ class _PinnedFile:
     def of(cls, content: bytes | None) -> _PinnedFile:
         """Return the lines and raise lines of a file's content (None: no such file)."""
         if content is None:
-            return cls((), frozenset(), "no such file in the repository")
+            return cls((), frozenset(), "the file is not in this clone at that commit (a shallow clone may lack the commit)")
         try:
             text = decode_source(content)
         except (SyntaxError, ValueError) as error:

@@ -66,9 +66,10 @@ class Linker:
     """Matches messages against one reference's patterns."""
 
     def __init__(self, patterns: dict[str, Any]) -> None:
-        if patterns.get("version") != SUPPORTED_VERSION:
+        if patterns.get("version") != SUPPORTED_VERSION or "patterns" not in patterns:
             raise ValueError(
-                f"patterns.json has version {patterns.get('version')!r}; this module reads version 1. "
+                f"not an errorsite patterns.json of version 1 (version {patterns.get('version')!r}, "
+                f"{'with' if 'patterns' in patterns else 'without'} a patterns list). "
                 "See https://errorsite.github.io/errorsite/errors/patterns-version/"
             )
         self.patterns = patterns["patterns"]

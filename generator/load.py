@@ -48,9 +48,16 @@ def load(folder: Path) -> Content:
             settings = read_toml(settings_path)
         except Invalid as error:
             problems.append(Problem.of(str(settings_path), "", error))
-    records = []
     errors_dir = folder / "errors"
-    for path in sorted(errors_dir.glob("*.json")) if errors_dir.is_dir() else []:
+    if not errors_dir.is_dir():
+        raise UserError(
+            f"content folder {str(folder)!r} has no errors/ folder",
+            hint="--content names the folder that holds site.toml and errors/, not errors/ itself; "
+            "errorsite extract creates errors/",
+            page="no-errors-folder",
+        )
+    records = []
+    for path in sorted(errors_dir.glob("*.json")):
         try:
             records.append(RawRecord(str(path), read_json(path)))
         except Invalid as error:
@@ -117,6 +124,6 @@ def read_toml(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as error:
         raise Invalid(
             f"invalid TOML: {error}",
-            hint='strings need quotes: title = "My errors"',
+            hint='look at the line named: strings need quotes (title = "My errors"), and each key is set once',
             page="invalid-toml",
         ) from None

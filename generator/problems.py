@@ -19,12 +19,18 @@ def page_url(page: str) -> str:
     return f"{REFERENCE_URL}errors/{page}/"
 
 
-def did_you_mean(name: str, choices: Iterable[str]) -> str:
-    """Return a hint naming the closest of `choices`, or listing them all."""
+LISTED_CHOICES = 12
+"""Above this many choices a hint names only the closest, never the whole list."""
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str | None:
+    """Return a hint naming the closest of `choices`, or listing a short list of them."""
     choices = sorted(choices)
     close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
     if close:
         return f"did you mean {close[0]!r}?"
+    if not choices or len(choices) > LISTED_CHOICES:
+        return None
     return "expected one of: " + ", ".join(choices)
 
 

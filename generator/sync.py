@@ -396,7 +396,10 @@ def site_setting_repo(content_dir: Path) -> str | None:
         repo = tomllib.loads(path.read_text(encoding="utf-8")).get("repo")
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise UserError(f"{path}: not valid TOML: {error}", hint="fix the file's syntax", page="invalid-site-toml") from None
-    return repo if isinstance(repo, str) else None
+    if not isinstance(repo, str):
+        return None
+    check_repo_name(repo)
+    return repo
 
 
 def check_repo_name(repo: str) -> None:

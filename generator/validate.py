@@ -120,12 +120,12 @@ def _check_value(value: Any, schema: dict[str, Any]) -> None:
     if "enum" in schema and value not in schema["enum"]:
         raise Invalid(
             f"must be one of {', '.join(map(repr, schema['enum']))}, got {value!r}",
-            hint=did_you_mean(value, schema["enum"]),
+            hint=_closest(value, schema["enum"]),
             page="not-allowed-value",
         )
     if isinstance(value, str):
         _check_string(value, schema)
-    if isinstance(value, int) and value < schema.get("minimum", value):
+    if isinstance(value, (int, float)) and value < schema.get("minimum", value):
         raise Invalid(f"must be at least {schema['minimum']}, got {value}", page="number-too-small")
 
 
@@ -218,7 +218,7 @@ def _known(other: str, seen: dict[str, str], own: str) -> None:
     if other not in seen:
         raise Invalid(
             f"no record has the id {other!r}",
-            hint=did_you_mean(other, seen),
+            hint=did_you_mean(other, set(seen) - {own}),
             page="unknown-related",
         )
 
@@ -227,7 +227,7 @@ def _redirect(old: str, new: str, seen: dict[str, str]) -> None:
     if old in seen:
         raise Invalid(
             f"{old!r} is still a record's id; only retired ids can redirect",
-            hint=f"remove the redirect, or retire the record {old!r}",
+            hint=f"remove the redirect, or delete the record file of {old!r} (a removed record keeps its own page)",
             page="redirect-from-live-id",
         )
     if new not in seen:
@@ -286,6 +286,11 @@ def default_title(message: str, limit: int = 80) -> str:
         return first
     cut = first[:limit].rsplit(" ", 1)[0]
     return (cut if len(cut) > limit // 2 else first[:limit]).rstrip(" ,.;:") + "…"
+
+
+def _closest(value: str, choices: list[str]) -> str | None:
+    hint = did_you_mean(value, choices)
+    return hint if hint and hint.startswith("did you mean") else None
 
 
 def _escape(name: str) -> str:

@@ -87,3 +87,9 @@ def test_vendored_hook_prints_the_link_once_and_honours_the_opt_out(patterns: Pa
     assert result.returncode == 1
     assert result.stderr.count("Traceback") == 3
     assert result.stderr.count(f"See {BASE}batch-tokens-multiple/") == expected
+
+
+@pytest.mark.parametrize("data", [{"version": 2, "patterns": []}, {"version": 1, "errors": []}])
+def test_a_file_that_is_not_patterns_json_is_a_clear_error(data: dict) -> None:
+    with pytest.raises(ValueError, match="errors/patterns-version/"):
+        link.Linker(data)

@@ -176,3 +176,9 @@ def test_integral_float_counts_as_integer(content: Path) -> None:
 def test_default_title_is_cut_at_a_word_boundary() -> None:
     title = validate.default_title("word " * 40)
     assert len(title) <= 81 and title.endswith("word…")
+
+
+def test_every_bad_redirect_is_reported(content: Path) -> None:
+    (content / "site.toml").write_text('[redirects]\nBad = "old-kv-dtype"\nfine-old = "old-kv-dtype"\nx = 3\n')
+    assert problems_of(content) == [("site.toml", "/redirects/Bad", "redirect-not-an-id"),
+                                    ("site.toml", "/redirects/x", "redirect-not-an-id")]
