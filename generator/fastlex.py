@@ -143,4 +143,5 @@ def _transition(statestack: list[str], new_state: Any) -> None:
     elif new_state == "#push":
         statestack.append(statestack[-1])
     else:
-        raise AssertionError(f"wrong state def: {new_state!r}")
+        # As in Pygments: a lexer's own definition is wrong, which is a bug, not a user error.
+        assert False, f"wrong state def: {new_state!r}"

@@ -47,15 +47,28 @@ def main() -> int:
             print(f"{path.name}: the raise names no page; add page=\"...\" to it", file=sys.stderr)
             return 1
         if page != record["id"]:
-            target = path.with_name(f"{page}.json")
-            if target.exists():
-                print(f"{path.name}: page {page!r} already has a record; give the raise its own page", file=sys.stderr)
+            if not name_after_page(path, record, page):
                 return 1
-            record["id"] = page
-            target.write_text(dumps(record), encoding="utf-8")
-            path.unlink()
-            print(f"named {path.stem} -> {page}")
     return 0
+
+
+def name_after_page(path: Path, record: dict, page: str) -> bool:
+    """Give a new record its page's id; a page whose record extract marked removed takes the raise back."""
+    target = path.with_name(f"{page}.json")
+    if target.exists():
+        # The message changed too much for extract to follow, but the raise still names the page.
+        known = json.loads(target.read_text(encoding="utf-8"))
+        if known.get("status") != "removed":
+            print(f"{path.name}: page {page!r} already has a record; give the raise its own page", file=sys.stderr)
+            return False
+        known.pop("status")
+        known.update(message=record["message"], source=record["source"])
+        record = known
+    record["id"] = page
+    target.write_text(dumps(record), encoding="utf-8")
+    path.unlink()
+    print(f"named {path.stem} -> {page}")
+    return True
 
 
 if __name__ == "__main__":
