@@ -75,7 +75,7 @@ def _url_pattern(value: str, names: tuple[str, ...]) -> None:
         raise Invalid(
             f"{value!r} has an unknown placeholder {{{error.args[0]}}}",
             hint="placeholders available here: " + ", ".join("{" + n + "}" for n in names),
-            page="bad-url-pattern",
+            page="url-pattern-unknown-placeholder",
         ) from None
     except (ValueError, IndexError, AttributeError) as error:
         raise Invalid(
