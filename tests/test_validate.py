@@ -158,7 +158,7 @@ def test_byte_order_mark_is_accepted(content: Path) -> None:
     ('title = "x"\nbase_url = ', "", "invalid-toml"),
     ('titel = "x"\n', "/titel", "unknown-setting"),
     ("title = 3\n", "/title", "setting-not-a-string"),
-    ('source_url = "https://x/{nope}"\n', "/source_url", "bad-url-pattern"),
+    ('source_url = "https://x/{nope}"\n', "/source_url", "url-pattern-unknown-placeholder"),
     ('issue_url = "javascript:alert(1)//{repo}"\n', "/issue_url", "url-pattern-not-http"),
     ('[redirects]\nbatch-tokens-multiple = "old-kv-dtype"\n', "/redirects/batch-tokens-multiple", "redirect-from-live-id"),
     ('[redirects]\ngone = "missing"\n', "/redirects/gone", "redirect-target-missing"),
