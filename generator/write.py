@@ -88,7 +88,8 @@ def commit_changes(staging: Path, out: Path, changed: Iterable[str], gone: Itera
     if not (out / MARKER).is_file():
         raise UserError(
             f"output folder {str(out)!r} lost errorsite's marker file during the build",
-            hint="another program changed the folder; build again, or choose another --out",
+            hint="another program changed the folder meanwhile; look at it, remove it yourself if it is "
+            "safe to, and build again, or choose another --out",
             page="output-changed-during-build",
         )
     try:
