@@ -117,12 +117,47 @@ def bench(n: int, work: Path, hugo: bool) -> dict[str, float]:
     return row
 
 
+def serve_latency(n: int, work: Path, edits: int = 7) -> float:
+    """Return the median seconds from saving a record to its page being served anew, via the reload endpoint."""
+    import statistics
+    import urllib.request
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from generator import serve
+
+    content = work / f"serve-{n}" / "content"
+    synthesize(n, content)
+    server = serve.Server(content, port=0, log=lambda text: None)
+    server.start()
+    port = server.httpd.server_address[1]
+    record = sorted((content / "errors").glob("*.json"))[n // 3]
+    times = []
+    try:
+        for number in range(edits):
+            time.sleep(0.3)
+            data = json.loads(record.read_text())
+            data["meaning"] = f"Edit number {number} of the benchmark."
+            version = server.version
+            started = time.perf_counter()
+            record.write_text(json.dumps(data, indent=2))
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{serve.WAIT_PATH}?version={version}") as reply:
+                reply.read()
+            with urllib.request.urlopen(f"{server.url}errors/{record.stem}/") as reply:
+                assert f"Edit number {number} " in reply.read().decode()
+            times.append(time.perf_counter() - started)
+    finally:
+        server.stop()
+    return statistics.median(times)
+
+
 def main() -> None:
     """Run the benchmark and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", nargs="*", type=int, default=[1000, 10000])
     parser.add_argument("--no-hugo", action="store_true", help="skip Hugo even when it is installed")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    parser.add_argument("--serve", type=int, metavar="N",
+                        help="also measure errorsite serve, from saving a record to its new page, at N records")
     args = parser.parse_args()
     hugo = not args.no_hugo and shutil.which("hugo") is not None
     work = args.keep or Path(tempfile.mkdtemp(prefix="errorsite-bench-"))
@@ -133,6 +168,9 @@ def main() -> None:
         header += f" {'hugo s':>7} {'hugo p/s':>8} {'hugo 1-ch s':>11} {'hugo MB':>8} {'ratio':>6}"
     print(header, flush=True)
     try:
+        if args.serve:
+            print(f"serve: {serve_latency(args.serve, work) * 1000:.0f} ms from save to reloaded page "
+                  f"at {args.serve} records (median of 7)", flush=True)
         for n in args.sizes:
             r = bench(n, work, hugo)
             line = (f"{n:>8} {r['pages']:>7.0f} {r['cold']:>7.2f} {r['pages'] / r['cold']:>8.0f} {r['warm']:>7.2f} "

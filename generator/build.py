@@ -96,7 +96,7 @@ class _Job:
         site = self.validate()
         related = self.related(site)
         renderer = render.Renderer(site, related=related)
-        renderer.search_entries = self.search_entries(site, render.search_entry)
+        self.search_entries(site, renderer)
         plan = renderer.plan()
         keys = page_keys(site, related, plan, self.new.files, self.common(site))
         old_pages = self.state.pages if self.in_place else {}
@@ -107,9 +107,12 @@ class _Job:
             cache.code_digest(), *(Path(m.__file__).read_bytes() for m in (highlight, model))))  # type: ignore[arg-type]
         # Rendering goes through these two functions; for the build's duration they answer from
         # the cache first and tokenize with joined rules (same tokens, see fastlex).
-        original, original_lexer = highlight.highlighted_lines, highlight._lexer
+        original, original_lexer, original_for_path = (
+            highlight.highlighted_lines, highlight._lexer, highlight.lexer_for_path)
         highlight.highlighted_lines = store.wrap(original)  # type: ignore[assignment]
         highlight._lexer = lru_cache(maxsize=64)(lambda name: fastlex.accelerate(original_lexer(name)))  # type: ignore[assignment]
+        lexers = self.new.lexers = dict(self.state.lexers) if self.state.env == self.env else {}
+        highlight.lexer_for_path = lambda path: lexers.get(path) or lexers.setdefault(path, original_for_path(path))  # type: ignore[assignment]
         staging = write.staging_folder(self.out)
         try:
             gc.freeze()
@@ -118,7 +121,8 @@ class _Job:
             write.shutil.rmtree(staging, ignore_errors=True)
             raise
         finally:
-            highlight.highlighted_lines, highlight._lexer = original, original_lexer  # type: ignore[assignment]
+            highlight.highlighted_lines, highlight._lexer, highlight.lexer_for_path = (  # type: ignore[assignment]
+                original, original_lexer, original_for_path)
             gc.unfreeze()
             store.close()
         new_manifest = {p: hashes.get(p) or manifest[p] for p in plan}
@@ -216,17 +220,20 @@ class _Job:
         self.new.related = (key, {i: tuple((x.record.id, x.automatic) for x in items) for i, items in found.items()})
         return found
 
-    def search_entries(self, site: Any, entry: Callable[[Any], dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        """Return every record's search entry, made again only for records that changed."""
+    def search_entries(self, site: Any, renderer: Any) -> None:
+        """Give the renderer every record's search entry and terms, made again only for records that changed."""
+        from . import match, render
+
         sha_of = {f.record[0]: f.sha for f in self.new.files.values()}
         known = self.state.search if self.state.config_key == self.new.config_key else {}
-        out: dict[str, dict[str, Any]] = {}
         for record in site.records:
             sha = sha_of[record.id]
             found = known.get(sha)
-            out[record.id] = found if found is not None else entry(record)
-            self.new.search[sha] = out[record.id]
-        return out
+            if found is None:
+                entry = render.search_entry(record)
+                found = (entry, match.document_terms(entry))
+            renderer.search_entries[record.id], renderer.search_terms[record.id] = found
+            self.new.search[sha] = found
 
     def common(self, site: Any) -> str:
         """Return the hash every page depends on: code, templates, libraries and settings."""

@@ -21,7 +21,7 @@ from typing import Any
 from .model import Analysis, ExampleFix, Record, Snippet, Source, When
 
 CACHE_DIR = ".errorsite-cache"
-STATE_FORMAT = 1
+STATE_FORMAT = 2
 
 
 def cache_folder(out: Path) -> Path:
@@ -85,8 +85,10 @@ class State:
     files: dict[str, FileEntry] = field(default_factory=dict)
     related: tuple[str, dict[str, tuple[tuple[str, bool], ...]]] = ("", {})
     """Hash of every record's place, words and tags, and the related map it gave."""
-    search: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Record file hash -> its search index entry."""
+    search: dict[str, tuple[dict[str, Any], dict[str, int]]] = field(default_factory=dict)
+    """Record file hash -> its search index entry and weighted terms."""
+    lexers: dict[str, str] = field(default_factory=dict)
+    """Source path -> the name of its Pygments lexer (finding it by file name is slow)."""
     pages: dict[str, str] = field(default_factory=dict)
     """Output path -> hash of everything its bytes depend on."""
     manifest: dict[str, str] = field(default_factory=dict)

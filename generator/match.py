@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 INDEX_VERSION = 1
@@ -409,8 +410,23 @@ def _first_word(segs: Segments) -> str:
     return ""
 
 
-def build_index(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Return the compact, JSON-able search index of `records`."""
+def document_terms(rec: dict[str, Any]) -> dict[str, int]:
+    """Return the weighted term frequencies of one record of the index."""
+    tf: dict[str, int] = {}
+    for field, weight in FIELD_WEIGHTS:
+        value = rec.get(field) or ""
+        if field == "tags":
+            value = " ".join(value)
+        elif field == "meaning":
+            value = value[:MEANING_CHARS]
+        for word, _, _ in tokenize(value):
+            tf[word] = tf.get(word, 0) + weight
+    return tf
+
+
+def build_index(records: list[dict[str, Any]],
+                terms_of: Callable[[dict[str, Any]], dict[str, int]] = document_terms) -> dict[str, Any]:
+    """Return the compact, JSON-able search index of `records`; `terms_of` may answer from a cache."""
     records = sorted(records, key=lambda r: r["id"])
     docs: list[dict[str, int]] = []
     for rec in records:
@@ -419,16 +435,7 @@ def build_index(records: list[dict[str, Any]]) -> dict[str, Any]:
                 f"record {rec['id']}: url {rec['url']!r} is not {URL_PATTERN!r}. "
                 "See https://errorsite.github.io/errorsite/errors/index-url-mismatch/"
             )
-        tf: dict[str, int] = {}
-        for field, weight in FIELD_WEIGHTS:
-            value = rec.get(field) or ""
-            if field == "tags":
-                value = " ".join(value)
-            elif field == "meaning":
-                value = value[:MEANING_CHARS]
-            for word, _, _ in tokenize(value):
-                tf[word] = tf.get(word, 0) + weight
-        docs.append(tf)
+        docs.append(terms_of(rec))
     terms = sorted({t for tf in docs for t in tf})
     number = {t: i for i, t in enumerate(terms)}
     postings: list[list[int]] = [[] for _ in terms]

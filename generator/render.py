@@ -86,6 +86,8 @@ class Renderer:
         self.related = related_map(site.records) if related is None else related
         self.search_entries: dict[str, dict[str, Any]] = {}
         """Search index entries already known, by record id (the build cache fills it)."""
+        self.search_terms: dict[str, dict[str, int]] = {}
+        """Their weighted terms, by record id."""
         self.by_exception = _group(site.records, lambda r: [r.exception])
         self.by_file = _group(site.records, lambda r: [r.source.path])
         self.by_tag = _group(site.records, lambda r: list(r.tags))
@@ -295,8 +297,9 @@ class Renderer:
 
     def search_index(self) -> bytes:
         """Return the search index as a script, so it loads from file:// too."""
-        known = self.search_entries
-        index = match.build_index([known.get(r.id) or search_entry(r) for r in self.site.records])
+        known, terms = self.search_entries, self.search_terms
+        index = match.build_index([known.get(r.id) or search_entry(r) for r in self.site.records],
+                                  lambda rec: terms.get(rec["id"]) or match.document_terms(rec))
         text = json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
         # "<" only occurs inside strings; escaped, no "</script>" can end the script early.
         text = text.replace("<", "\\u003c")
