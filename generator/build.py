@@ -99,6 +99,8 @@ class _Job:
         self.search_entries(site, renderer)
         plan = renderer.plan()
         keys = page_keys(site, related, plan, self.new.files, self.common(site))
+        keys["search-index.js"] = cache.digest(self.common(site), *(
+            repr(renderer.search_entries[r.id]) for r in site.records))
         old_pages = self.state.pages if self.in_place else {}
         manifest = self.state.manifest if self.in_place else {}
         todo = [p for p in plan if old_pages.get(p) != keys[p] or p not in manifest]
@@ -112,7 +114,9 @@ class _Job:
         highlight.highlighted_lines = store.wrap(original)  # type: ignore[assignment]
         highlight._lexer = lru_cache(maxsize=64)(lambda name: fastlex.accelerate(original_lexer(name)))  # type: ignore[assignment]
         lexers = self.new.lexers = dict(self.state.lexers) if self.state.env == self.env else {}
-        highlight.lexer_for_path = lambda path: lexers.get(path) or lexers.setdefault(path, original_for_path(path))  # type: ignore[assignment]
+        for path in sorted({r.source.path for r in site.records} - set(lexers)):
+            lexers[path] = original_for_path(path)
+        highlight.lexer_for_path = lambda path: lexers.get(path) or original_for_path(path)  # type: ignore[assignment]
         staging = write.staging_folder(self.out)
         try:
             gc.freeze()
