@@ -79,9 +79,10 @@ class BuiltSite:
         """Return every HTML page, as sorted site-relative POSIX paths."""
         return sorted(p.relative_to(self.out_path).as_posix() for p in self.out_path.rglob("*.html"))
 
-    def first_error(self) -> str:
-        """Return the id of the first error, by id."""
-        return min(p.name for p in (self.out_path / "errors").iterdir() if p.is_dir())
+    def fullest_error(self) -> str:
+        """Return the id of the error whose page has the most sections, the first by id among equals."""
+        pages = sorted(p for p in (self.out_path / "errors").glob("*/index.html"))
+        return max(pages, key=lambda p: p.read_text(encoding="utf-8").count("<h2")).parent.name
 
     def url(self, page: str = "") -> str:
         """Return the served URL of a site-relative path (already percent-encoded)."""
@@ -282,7 +283,7 @@ class View:
         """Open the view in `tab` and bring it into its state."""
         page = tab.page
         site = sites[self.site]
-        path = self.path.replace("{first}", site.first_error()) if "{first}" in self.path else self.path
+        path = self.path.replace("{fullest}", site.fullest_error()) if "{fullest}" in self.path else self.path
         page.goto(site.url(path), wait_until="load")
         if self.typed:
             page.fill(".top .searchbox input", self.typed)
@@ -311,5 +312,7 @@ VIEWS = [
     View("hostile-home", "hostile", "index.html"),
     View("hostile-search", "hostile", "search/index.html?q=%3Cscript%3E", wait_for="#results li"),
     View("embedded-home", "embedded", "index.html"),
-    View("synthetic-error", "synthetic", "errors/{first}/index.html"),
+    View("embedded-error", "embedded", "errors/{fullest}/index.html"),
+    View("embedded-search", "embedded", "search/index.html?q=build", wait_for="#results li"),
+    View("synthetic-error", "synthetic", "errors/{fullest}/index.html"),
 ]

@@ -42,9 +42,9 @@
 
   /* Load the index, the engine and the UI on first use, in order, by script tags so
      that file:// works too; what the page already has is not loaded again. */
-  function load(scripts) {
+  function load(scripts, done) {
     (function next(i) {
-      if (i === scripts.length) return;
+      if (i === scripts.length) return done && done();
       if (window[scripts[i][1]]) return next(i + 1);
       var script = document.createElement("script");
       script.src = root + scripts[i][0];
@@ -57,7 +57,12 @@
   function loadSearch() {
     if (loading) return;
     loading = true;
-    load([["search-index.js", "ERRORSITE_INDEX"]].concat(ENGINE));
+    load([["search-index.js", "ERRORSITE_INDEX"]].concat(ENGINE), function () {
+      /* What was typed while the index loaded is searched now that it is here. */
+      document.querySelectorAll(".top .searchbox input").forEach(function (input) {
+        if (input.value) input.dispatchEvent(new Event("input"));
+      });
+    });
   }
 
   document.querySelectorAll(".top .searchbox input").forEach(function (input) {
