@@ -100,9 +100,9 @@ def synthetic_content(out: Path) -> Path:
     return out
 
 
-def build(content: Path, out: Path) -> None:
-    """Build a content folder into `out` with the command line, as a user would."""
-    code = cli.main(["build", "--content", str(content), "--out", str(out)])
+def build(content: Path, out: Path, base_url: str) -> None:
+    """Build a content folder into `out` with the command line, as a user would for where it is served."""
+    code = cli.main(["build", "--content", str(content), "--out", str(out), "--base-url", base_url])
     assert code == 0, f"building {content} failed"
 
 
@@ -126,8 +126,9 @@ class Sites:
         with self.lock:
             if name not in self.built:
                 out = self.folder / "served" / name
-                build(self.SOURCES[name](self.folder), out)
-                self.built[name] = BuiltSite(name, out, f"{self.server_url}/{name}/")
+                base_url = f"{self.server_url}/{name}/"
+                build(self.SOURCES[name](self.folder), out, base_url)
+                self.built[name] = BuiltSite(name, out, base_url)
             return self.built[name]
 
 
@@ -307,6 +308,7 @@ VIEWS = [
     View("exception", "basic", "exceptions/ValueError/index.html"),
     View("source-file", "basic", "files/tinyserve/config/batching.py/index.html"),
     View("404", "basic", "404.html"),
+    View("404-at-a-missing-address", "basic", "errors/no-such-error/"),
     View("hostile-error", "hostile", "errors/hostile-everything/index.html"),
     View("hostile-skeleton", "hostile", "errors/hostile-skeleton/index.html"),
     View("hostile-home", "hostile", "index.html"),
