@@ -58,18 +58,20 @@ def build(content: Path, out: Path, base_url: str | None = None, *,
     if not content.is_dir():
         load.load(content)  # raises the user error that explains it
     folder = cache.cache_folder(out)
-    state = cache.load_state(folder)
-    env, env_stamp = _environment(content, base_url, state)
+    head = cache.load_head(folder)
+    env, env_stamp = _environment(content, base_url, head)
     settings_path = content / "site.toml"
     settings_bytes = _settings_bytes(settings_path)
     scanned_ns = time.time_ns()
     scan = _scan(content / "errors")
     marker = _marker(out)
-    ours = marker != (0, 0, 0) and marker == state.marker
-    if (ours and state.env == env and state.settings == cache.digest(settings_bytes)
-            and len(scan) == len(state.files) and all(_unchanged(state.files.get(n), n, st) for n, st in scan.items())):
-        records, pages = state.summary
+    ours = marker != (0, 0, 0) and marker == head.marker
+    if (ours and head.env == env and head.settings == cache.digest(settings_bytes)
+            and len(scan) == len(head.files) and all(_unchanged(head.files.get(n), n, st) for n, st in scan.items())):
+        records, pages = head.summary
         return Result(records, pages, 0, 0, 0, False, time.perf_counter() - started)
+    state = cache.load_state(folder)
+    ours = ours and marker == state.marker
     job = _Job(content, out, base_url, state, env, env_stamp, settings_path, settings_bytes, scan, scanned_ns, ours)
     return job.run(jobs or os.cpu_count() or 1, progress, started)
 
@@ -98,7 +100,7 @@ class _Job:
         renderer = render.Renderer(site, related=related)
         self.search_entries(site, renderer)
         plan = renderer.plan()
-        keys = page_keys(site, related, plan, self.new.files, self.common(site))
+        keys = page_keys(site, self.new.related[1], plan, self.new.files, self.common(site))
         keys["search-index.js"] = cache.digest(self.common(site), *(
             repr(renderer.search_entries[r.id]) for r in site.records))
         old_pages = self.state.pages if self.in_place else {}
@@ -217,10 +219,9 @@ class _Job:
         ]))
         old_key, old_map = self.state.related
         if key == old_key and self.state.files:
-            by_id = site.by_id
-            found = {i: tuple(Related(by_id[o], auto) for o, auto in items) for i, items in old_map.items()}
-        else:
-            found = related_map(site.records)
+            self.new.related = (key, old_map)
+            return _RelatedById(old_map, site.by_id, Related)
+        found = related_map(site.records)
         self.new.related = (key, {i: tuple((x.record.id, x.automatic) for x in items) for i, items in found.items()})
         return found
 
@@ -244,7 +245,20 @@ class _Job:
         return cache.digest(self.env, repr(site.config))
 
 
-def page_keys(site: Any, related: dict[str, tuple[Any, ...]], plan: dict[str, Any],
+class _RelatedById(dict):  # type: ignore[type-arg]
+    """The related map of the last build, made into Related entries only for the pages rendered."""
+
+    def __init__(self, ids: dict[str, tuple[tuple[str, bool], ...]], by_id: dict[str, Any], make: Any) -> None:
+        super().__init__()
+        self.ids, self.by_id, self.make = ids, by_id, make
+
+    def __missing__(self, record_id: str) -> tuple[Any, ...]:
+        found = tuple(self.make(self.by_id[other], auto) for other, auto in self.ids[record_id])
+        self[record_id] = found
+        return found
+
+
+def page_keys(site: Any, related: dict[str, tuple[tuple[str, bool], ...]], plan: dict[str, Any],
               files: dict[str, cache.FileEntry], common: str) -> dict[str, str]:
     """Return, for every output file, a hash of everything its bytes depend on.
 
@@ -264,7 +278,7 @@ def page_keys(site: Any, related: dict[str, tuple[Any, ...]], plan: dict[str, An
         own = cache.digest(common, sha_of[record.id])
         keys[_disk(urls.record_json(record.id))] = own
         keys[_disk(urls.error(record.id))] = cache.digest(
-            own, *(f"{summary[x.record.id]}:{x.automatic}" for x in related[record.id])
+            own, *(f"{summary[other]}:{auto}" for other, auto in related[record.id])
         )
     groups: dict[str, list[str]] = {}
     for record in site.records:
