@@ -99,6 +99,7 @@ class _Job:
         related = self.related(site)
         renderer = render.Renderer(site, related=related)
         self.search_entries(site, renderer)
+        self.state.files, self.state.search = {}, {}  # the new state has what is still needed
         plan = renderer.plan()
         keys = page_keys(site, self.new.related[1], plan, self.new.files, self.common(site))
         keys["search-index.js"] = cache.digest(self.common(site), *(
