@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -125,7 +126,7 @@ class _Job:
             gc.freeze()
             hashes = _render(plan, todo, staging, manifest, store, jobs, progress)
         except BaseException:
-            write.shutil.rmtree(staging, ignore_errors=True)
+            shutil.rmtree(staging, ignore_errors=True)
             raise
         finally:
             highlight.highlighted_lines, highlight._lexer, highlight.lexer_for_path = (  # type: ignore[assignment]
