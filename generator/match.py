@@ -47,7 +47,7 @@ _TIMESTAMP = re.compile(
     r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
 )
 _LEVEL = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[ \t:|-]|$)")
-_LOGGER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))")
+_LOGGER = re.compile(r"in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))")
 
 Segments = list  # list[str | None]
 
@@ -268,19 +268,22 @@ def _tail(text: str, lit: str, p: int, first: bool) -> int:
     return 0
 
 
-def _walk(segs: Segments, text: str) -> tuple[bool, list[int], list[int]]:
+def _walk(segs: Segments, text: str) -> tuple[str, list[int], list[int]]:
     """Match `segs` against normalised `text`.
 
-    Return (full, covered, values): the number of chars of each literal that
-    matched (a shorter list when it stopped), and for a full match the
-    [start, end) of each placeholder's value in `text`.
+    Return (end, covered, values): how the match ended ("full"; "cut" when the
+    text stopped inside the template and nothing came before it; else
+    "noise"), the number of chars of each literal that matched (a shorter list
+    when it stopped), and for a full match the [start, end) of each
+    placeholder's value in `text`.
     """
     covered: list[int] = []
     values: list[int] = []
     if not segs:
-        return False, covered, values
+        return "cut", covered, values
     p = 0
     open_at = -1
+    opening = 0
     last = len(segs) - 1
     for k, seg in enumerate(segs):
         if seg is None:
@@ -298,15 +301,19 @@ def _walk(segs: Segments, text: str) -> tuple[bool, list[int], list[int]]:
                 if open_at >= 0:
                     values += [open_at, max(q, open_at)]
                 covered.append(len(seg))
-                return True, covered, values + [len(text), len(text)]
+                return "full", covered, values + [len(text), len(text)]
         if q == -2:
             if k == last:
                 found = _find_first(text, seg) if first else _find_after(text, seg, p)
                 if found != -2:
                     covered.append(len(seg))
-                    return False, covered, []
+                    return "noise", covered, []
             covered.append(_tail(text, seg, p, first))
-            return False, covered, []
+            if first:
+                opening = len(text) - covered[-1]
+            return "cut" if opening == 0 else "noise", covered, []
+        if first:
+            opening = q
         if open_at >= 0:
             values += [open_at, max(q, open_at)]
             open_at = -1
@@ -314,7 +321,7 @@ def _walk(segs: Segments, text: str) -> tuple[bool, list[int], list[int]]:
         p = q + len(seg)
     if open_at >= 0:
         values += [open_at, len(text)]
-    return True, covered, values
+    return "full", covered, values
 
 
 # --- paste forms ----------------------------------------------------------
@@ -387,8 +394,8 @@ def fill(message: str, text: str) -> list[str] | None:
     segs = compile_template(message)
     for raw in paste_forms(text)[0]:
         norm, where = normalize(raw)
-        full, _, spans = _walk(segs, norm)
-        if full:
+        end, _, spans = _walk(segs, norm)
+        if end == "full":
             return _values(raw, where, spans)
     return None
 
@@ -598,13 +605,16 @@ def search(index: dict[str, Any], text: str, limit: int = 10) -> list[dict[str, 
         segs = [None if s == 0 else s for s in row[8]]
         best = None
         for raw, norm, where in normed:
-            full, covered, spans = _walk(segs, norm)
-            total = sum(covered)
+            end, covered, spans = _walk(segs, norm)
+            # The space an empty placeholder implies is covered for the spans, but is not in the paste.
+            total = min(sum(covered), len(norm))
             if total < MIN_LITERAL and 2 * total < len(norm) or total == 0:
                 continue
-            if best is None or (full, total) > (best[0] == 3, best[1]):
-                best = (3 if full else 2, total, _values(raw, where, spans) if full else [], covered)
-            if full:
+            # A full or cut match fits the whole paste; text after the closing literal does not.
+            key = (2 if end == "noise" else 3, total, 1 if end == "full" else 0)
+            if best is None or key > best[0]:
+                best = (key, _values(raw, where, spans) if end == "full" else [], covered)
+            if end == "full":
                 break
         if best:
             found[d] = best
@@ -614,24 +624,22 @@ def search(index: dict[str, Any], text: str, limit: int = 10) -> list[dict[str, 
     floor = ranked[limit - 1] if 0 < limit <= len(ranked) else 0.0
     for d in set(found) | {d for d, v in scores.items() if v >= floor}:
         row = rows[d]
-        kind, quality, values, covered = found.get(d, (1, 0, [], []))
         score = scores.get(d, 0.0)
-        if kind == 1:
-            quality = score
+        (tier, quality, full), values, covered = found.get(d, ((1, score, 0), [], []))
         hit = [_path_hit(row[4], frames), 1 if exception and exception.split(".")[-1] == row[3].split(".")[-1] else 0]
-        results.append(((kind, quality, *hit, 1 - row[5], score if kind > 1 else 0), row[0], d, values, covered))
+        key = (tier, quality, full, *hit, 1 - row[5], score if tier > 1 else 0)
+        results.append((key, row[0], d, values, covered))
     results.sort(key=lambda r: tuple(-x for x in r[0]) + (r[1],))
     out = []
     for key, rid, d, values, covered in results[:limit]:
         row = rows[d]
-        kind = key[0]
-        if kind > 1:
+        if key[0] > 1:
             spans = []
             for k, count in enumerate(covered):
                 start, end = row[9][2 * k], row[9][2 * k + 1]
                 if count:
                     spans.append([start, end if count == len(row[8][_literal_at(row[8], k)]) else _end_of(row[2], start, count)])
-            name = "full" if kind == 3 else "partial"
+            name = "full" if key[2] else "partial"
         else:
             spans = [[s, e] for w, s, e in tokenize(row[1]) if w in terms]
             name = "near" if d in near else "words"

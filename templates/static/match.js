@@ -16,7 +16,7 @@
   var TIMESTAMP = new RegExp("[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:[.,][0-9]+)?)?" +
     "(?:Z|[+-][0-9]{2}:?[0-9]{2})?|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?", "y");
   var LEVEL = /(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[ \t:|-]|$)/y;
-  var LOGGER = /[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))/y;
+  var LOGGER = /in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))/y;
   var ASCII = /^[\x00-\x7f]*$/;
 
   function isWs(ch) { return WS.indexOf(ch) >= 0; }
@@ -140,11 +140,11 @@
     }
     return 0;
   }
-  // Returns [full, covered (code points per literal), values (UTF-16 ranges)].
+  // Returns [end ("full", "cut" or "noise"), covered (code points per literal), values (UTF-16 ranges)].
   function walk(segs, t) {
-    var covered = [], values = [], p = 0, open = -1, last = segs.length - 1;
+    var covered = [], values = [], p = 0, open = -1, opening = 0, last = segs.length - 1;
     function cov(seg, k) { covered.push(cpLen(seg.slice(0, k))); }
-    if (!segs.length) return [false, covered, values];
+    if (!segs.length) return ["cut", covered, values];
     for (var k = 0; k < segs.length; k++) {
       var seg = segs[k];
       if (seg === null) { open = p; continue; }
@@ -157,20 +157,26 @@
         if (q !== -2) {
           if (open >= 0) values.push(open, Math.max(q, open));
           cov(seg, seg.length);
-          return [true, covered, values.concat([t.length, t.length])];
+          return ["full", covered, values.concat([t.length, t.length])];
         }
       }
       if (q === -2) {
-        if (k === last && (first ? findFirst(t, seg) : findAfter(t, seg, p)) !== -2) cov(seg, seg.length);
-        else cov(seg, tail(t, seg, p, first));
-        return [false, covered, []];
+        if (k === last && (first ? findFirst(t, seg) : findAfter(t, seg, p)) !== -2) {
+          cov(seg, seg.length);
+          return ["noise", covered, []];
+        }
+        var got = tail(t, seg, p, first);
+        cov(seg, got);
+        if (first) opening = t.length - got;
+        return [opening === 0 ? "cut" : "noise", covered, []];
       }
+      if (first) opening = q;
       if (open >= 0) { values.push(open, Math.max(q, open)); open = -1; }
       cov(seg, seg.length);
       p = q + seg.length;
     }
     if (open >= 0) values.push(open, t.length);
-    return [true, covered, values];
+    return ["full", covered, values];
   }
 
   function sticky(re, s, pos) { re.lastIndex = pos; return re.exec(s) ? re.lastIndex : -1; }
@@ -224,7 +230,7 @@
     var segs = compileTemplate(message), forms = pasteForms(text)[0];
     for (var i = 0; i < forms.length; i++) {
       var nw = normalize(forms[i]), r = walk(segs, nw[0]);
-      if (r[0]) return valuesOf(forms[i], nw[1], r[2]);
+      if (r[0] === "full") return valuesOf(forms[i], nw[1], r[2]);
     }
     return null;
   }
@@ -329,11 +335,14 @@
       if (row[7] < 0 || !present.has(row[7])) return;
       var segs = row[8].map(function (s) { return s === 0 ? null : s; }), best = null;
       for (var i = 0; i < normed.length; i++) {
-        var w = walk(segs, normed[i][1]), total = w[1].reduce(function (a, b) { return a + b; }, 0);
+        // The space an empty placeholder implies is covered for the spans, but is not in the paste.
+        var w = walk(segs, normed[i][1]), total = Math.min(w[1].reduce(function (a, b) { return a + b; }, 0), normed[i][3]);
         if ((total < MIN_LITERAL && 2 * total < normed[i][3]) || total === 0) continue;
-        if (!best || (w[0] && best[0] !== 3) || (w[0] === (best[0] === 3) && total > best[1]))
-          best = [w[0] ? 3 : 2, total, w[0] ? valuesOf(normed[i][0], normed[i][2], w[2]) : [], w[1]];
-        if (w[0]) break;
+        // A full or cut match fits the whole paste; text after the closing literal does not.
+        var full = w[0] === "full" ? 1 : 0, key = [w[0] === "noise" ? 2 : 3, total, full];
+        if (!best || key[0] > best[0][0] || (key[0] === best[0][0] && (total > best[0][1] || (total === best[0][1] && full > best[0][2]))))
+          best = [key, full ? valuesOf(normed[i][0], normed[i][2], w[2]) : [], w[1]];
+        if (full) break;
       }
       if (best) found.set(d, best);
     });
@@ -342,24 +351,24 @@
     var all = new Set(found.keys()), results = [];
     scores.forEach(function (v, d) { if (v >= floor) all.add(d); });
     all.forEach(function (d) {
-      var row = rows[d], f = found.get(d) || [1, 0, [], []], score = scores.get(d) || 0;
-      var key = [f[0], f[0] === 1 ? score : f[1], pathHit(row[4], pf[2]),
-        exception && lastName(exception) === lastName(row[3]) ? 1 : 0, 1 - row[5], f[0] > 1 ? score : 0];
-      results.push([key, row[0], d, f[2], f[3]]);
+      var score = scores.get(d) || 0, row = rows[d], f = found.get(d) || [[1, score, 0], [], []];
+      var key = f[0].concat([pathHit(row[4], pf[2]),
+        exception && lastName(exception) === lastName(row[3]) ? 1 : 0, 1 - row[5], f[0][0] > 1 ? score : 0]);
+      results.push([key, row[0], d, f[1], f[2]]);
     });
     results.sort(function (a, b) {
       for (var i = 0; i < a[0].length; i++) if (a[0][i] !== b[0][i]) return b[0][i] - a[0][i];
       return a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
     });
     return results.slice(0, limit).map(function (res) {
-      var row = rows[res[2]], kind = res[0][0], spans = [], name;
-      if (kind > 1) {
+      var row = rows[res[2]], spans = [], name;
+      if (res[0][0] > 1) {
         var lits = row[8].filter(function (s) { return s !== 0; });
         res[4].forEach(function (count, k) {
           var start = row[9][2 * k], end = row[9][2 * k + 1];
           if (count) spans.push([start, count === cpLen(lits[k]) ? end : endOf(row[2], start, count)]);
         });
-        name = kind === 3 ? "full" : "partial";
+        name = res[0][2] ? "full" : "partial";
       } else {
         tokenize(row[1]).forEach(function (w) { if (terms.has(w[0])) spans.push([w[1], w[2]]); });
         name = near.has(res[2]) ? "near" : "words";
