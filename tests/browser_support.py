@@ -1,8 +1,9 @@
 """Built sites, a local web server and headless Chromium, shared by the checks that use real tools.
 
 Loaded as a pytest plugin from conftest.py, so that every fixture here is built
-once per session: each site is built once, served under its own path prefix
-(`/basic/`, `/hostile/`, ...) as GitHub Pages serves a project site, and one
+once per session: each site is built once, with the address it is served at
+as its base URL, under its own path prefix (`/basic/`, `/hostile/`, ...) as
+GitHub Pages serves a project site, missing pages answered by its 404.html; one
 Chromium serves every test. The Nu HTML Checker and axe-core come from
 `node_modules/` (`npm ci`), Chromium and Java from Debian; nothing is
 downloaded while the tests run, and a missing tool fails the test with what to
