@@ -6,6 +6,7 @@ site works under any path prefix and when opened from `file://`.
 
 from __future__ import annotations
 
+import hashlib
 from urllib.parse import quote, unquote
 
 
@@ -19,9 +20,22 @@ def exception(name: str) -> str:
     return f"exceptions/{quote(name)}/index.html"
 
 
+MAX_SEGMENT_BYTES = 200
+"""File systems refuse names over 255 bytes; a longer path segment is shortened."""
+
+
 def source_file(path: str) -> str:
     """Return the page of one source file."""
-    return f"files/{quote(path)}/index.html"
+    return f"files/{quote('/'.join(map(_short, path.split('/'))))}/index.html"
+
+
+def _short(segment: str) -> str:
+    data = segment.encode()
+    if len(data) <= MAX_SEGMENT_BYTES:
+        return segment
+    # Keep a readable start; the hash keeps two long names that share it apart.
+    digest = hashlib.sha256(data).hexdigest()[:12]
+    return data[: MAX_SEGMENT_BYTES - 13].decode(errors="ignore") + "-" + digest
 
 
 def tag(name: str) -> str:

@@ -280,8 +280,8 @@ def to_record(raw: RawRecord, config: Config) -> Record:
 
 
 def default_title(message: str, limit: int = 80) -> str:
-    """Return the message's first line, cut at a word boundary to at most `limit` characters."""
-    first = " ".join(message.split())
+    """Return the message in one line, literal braces undoubled, cut at a word boundary to `limit` characters."""
+    first = " ".join(message.replace("{{", "{").replace("}}", "}").split())
     if len(first) <= limit:
         return first
     cut = first[:limit].rsplit(" ", 1)[0]

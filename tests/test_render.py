@@ -218,3 +218,18 @@ def test_hostile_text_in_every_field_is_inert(content: Path) -> None:
             assert "onerror=alert" not in text.replace("onerror=alert(2)&gt;", ""), path
         if path == "search-index.js":
             assert "<" not in text and "\\u003cscript>" in text
+
+
+def test_a_very_long_path_segment_still_gets_a_file_page(content: Path, tmp_path: Path) -> None:
+    long_name = "x" * 300 + ".py"
+    edit_record(content, "old-kv-dtype", lambda d: d["source"].update(path=f"pkg/{long_name}"))
+    files = build(content)
+    pages = [p for p in files if p.startswith("files/pkg/") and p.endswith("/index.html")]
+    assert len(pages) == 1 and all(len(part.encode()) <= 255 for part in pages[0].split("/"))
+    from generator import write
+    write.write_site(files, tmp_path / "out")
+    assert (tmp_path / "out" / pages[0]).is_file()
+
+
+def test_titles_show_literal_braces_once(files: dict[str, bytes]) -> None:
+    assert "<h1>kv_cache_dtype {dtype!r} is not supported; use one of {&#39;auto&#39;, &#39;fp8&#39;}</h1>" in page(files, "errors/old-kv-dtype/index.html")
