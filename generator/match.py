@@ -381,6 +381,21 @@ def paste_forms(text: str) -> tuple[list[str], str, list[str]]:
     return unique, exception, frames
 
 
+def _quality(segs: Segments, norm: str, covered: list[int]) -> int:
+    """Return the literal chars of the paste a match explains.
+
+    A space that an empty placeholder implies is covered for the spans, but
+    it is not in the paste: not before a first empty value, and never more
+    than the paste's length.
+    """
+    total = sum(covered)
+    if len(segs) > 1 and segs[0] is None and segs[1][0] == " " and covered:
+        lit = segs[1][1:]
+        if norm.startswith(lit) or lit.startswith(norm):
+            total -= 1
+    return min(total, len(norm))
+
+
 def _values(raw: str, where: list[int], spans: list[int]) -> list[str]:
     out = []
     for i in range(0, len(spans), 2):
@@ -606,8 +621,7 @@ def search(index: dict[str, Any], text: str, limit: int = 10) -> list[dict[str, 
         best = None
         for raw, norm, where in normed:
             end, covered, spans = _walk(segs, norm)
-            # The space an empty placeholder implies is covered for the spans, but is not in the paste.
-            total = min(sum(covered), len(norm))
+            total = _quality(segs, norm, covered)
             if total < MIN_LITERAL and 2 * total < len(norm) or total == 0:
                 continue
             # A full or cut match fits the whole paste; text after the closing literal does not.

@@ -221,6 +221,15 @@
     forms.push([head].concat(body.slice(1)).join("\n"), text);
     return [forms.filter(function (f, i) { return forms.indexOf(f) === i; }), exception, frames];
   }
+  // The space an empty placeholder implies is covered for the spans, but is not in the paste.
+  function quality(segs, t, covered, length) {
+    var total = covered.reduce(function (a, b) { return a + b; }, 0);
+    if (segs.length > 1 && segs[0] === null && segs[1][0] === " " && covered.length) {
+      var lit = segs[1].slice(1);
+      if (t.startsWith(lit) || lit.startsWith(t)) total--;
+    }
+    return Math.min(total, length);
+  }
   function valuesOf(raw, where, spans) {
     var out = [];
     for (var i = 0; i < spans.length; i += 2) out.push(spans[i + 1] > spans[i] ? raw.slice(where[spans[i]], where[spans[i + 1] - 1] + 1) : "");
@@ -335,8 +344,7 @@
       if (row[7] < 0 || !present.has(row[7])) return;
       var segs = row[8].map(function (s) { return s === 0 ? null : s; }), best = null;
       for (var i = 0; i < normed.length; i++) {
-        // The space an empty placeholder implies is covered for the spans, but is not in the paste.
-        var w = walk(segs, normed[i][1]), total = Math.min(w[1].reduce(function (a, b) { return a + b; }, 0), normed[i][3]);
+        var w = walk(segs, normed[i][1]), total = quality(segs, normed[i][1], w[1], normed[i][3]);
         if ((total < MIN_LITERAL && 2 * total < normed[i][3]) || total === 0) continue;
         // A full or cut match fits the whole paste; text after the closing literal does not.
         var full = w[0] === "full" ? 1 : 0, key = [w[0] === "noise" ? 2 : 3, total, full];
