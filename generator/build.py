@@ -12,7 +12,6 @@ import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -94,11 +93,17 @@ class _Job:
     new: cache.State = field(default_factory=cache.State)
 
     def run(self, jobs: int, progress: Progress | None, started: float) -> Result:
-        from . import fastlex, highlight, model, render
+        from . import highlight, model, render
 
         site = self.validate()
         related = self.related(site)
-        renderer = render.Renderer(site, related=related)
+        folder = cache.cache_folder(self.out)
+        store = cache.HighlightStore(folder.parent / "highlight.sqlite", cache.digest(
+            cache.code_digest(), *(Path(m.__file__).read_bytes() for m in (highlight, model))))  # type: ignore[arg-type]
+        lexers = self.new.lexers = dict(self.state.lexers) if self.state.env == self.env else {}
+        for path in sorted({r.source.path for r in site.records} - set(lexers)):
+            lexers[path] = highlight.lexer_for_path(path)
+        renderer = render.Renderer(site, related=related, highlighter=highlight.Highlighter(store, lexers))
         self.search_entries(site, renderer)
         self.state.files, self.state.search = {}, {}  # the new state has what is still needed
         plan = renderer.plan()
@@ -108,19 +113,6 @@ class _Job:
         old_pages = self.state.pages if self.in_place else {}
         manifest = self.state.manifest if self.in_place else {}
         todo = [p for p in plan if old_pages.get(p) != keys[p] or p not in manifest]
-        folder = cache.cache_folder(self.out)
-        store = cache.HighlightStore(folder.parent / "highlight.sqlite", cache.digest(
-            cache.code_digest(), *(Path(m.__file__).read_bytes() for m in (highlight, model))))  # type: ignore[arg-type]
-        # Rendering goes through these two functions; for the build's duration they answer from
-        # the cache first and tokenize with joined rules (same tokens, see fastlex).
-        original, original_lexer, original_for_path = (
-            highlight.highlighted_lines, highlight._lexer, highlight.lexer_for_path)
-        highlight.highlighted_lines = store.wrap(original)  # type: ignore[assignment]
-        highlight._lexer = lru_cache(maxsize=64)(lambda name: fastlex.accelerate(original_lexer(name)))  # type: ignore[assignment]
-        lexers = self.new.lexers = dict(self.state.lexers) if self.state.env == self.env else {}
-        for path in sorted({r.source.path for r in site.records} - set(lexers)):
-            lexers[path] = original_for_path(path)
-        highlight.lexer_for_path = lambda path: lexers.get(path) or original_for_path(path)  # type: ignore[assignment]
         staging = write.staging_folder(self.out)
         try:
             gc.freeze()
@@ -129,8 +121,6 @@ class _Job:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         finally:
-            highlight.highlighted_lines, highlight._lexer, highlight.lexer_for_path = (  # type: ignore[assignment]
-                original, original_lexer, original_for_path)
             gc.unfreeze()
             store.close()
         new_manifest = {p: hashes.get(p) or manifest[p] for p in plan}

@@ -14,7 +14,6 @@ import os
 import pickle
 import sqlite3
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -199,19 +198,18 @@ class HighlightStore:
             self._db.execute("CREATE TABLE IF NOT EXISTS lines (key TEXT PRIMARY KEY, html TEXT NOT NULL)")
         return self._db
 
-    def wrap(self, highlight: Callable[[str, str], tuple[str, ...]]) -> Callable[[str, str], tuple[str, ...]]:
-        """Return `highlight` answering from the store first."""
+    def get(self, *parts: str) -> str | None:
+        """Return the HTML made from `parts`, or None."""
+        key = digest(self.salt, *parts)
+        found = self.new.get(key)
+        if found is not None:
+            return found
+        row = self._connect().execute("SELECT html FROM lines WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
 
-        def cached(code: str, language: str) -> tuple[str, ...]:
-            key = digest(self.salt, language, code)
-            row = self._connect().execute("SELECT html FROM lines WHERE key = ?", (key,)).fetchone()
-            if row is not None:
-                return tuple(row[0].split("\n"))
-            lines = highlight(code, language)
-            self.new[key] = "\n".join(lines)
-            return lines
-
-        return cached
+    def put(self, html: str, *parts: str) -> None:
+        """Keep the HTML made from `parts`, to be written when the store closes."""
+        self.new[digest(self.salt, *parts)] = html
 
     def reopen(self) -> None:
         """Forget the connection, in a process forked from the one that opened it."""

@@ -6,21 +6,32 @@ import difflib
 import re
 from functools import lru_cache
 from html import escape
-
-from pygments import lex
-from pygments.formatters import HtmlFormatter
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.token import STANDARD_TYPES, Token, _TokenType
-from pygments.util import ClassNotFound
+from typing import TYPE_CHECKING, Protocol
 
 from . import model
+
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
+    from pygments.token import _TokenType
 
 WORD = re.compile(r"\s+|\w+|[^\w\s]")
 
 
+class Store(Protocol):
+    """Highlighted HTML kept by what it was made from (see cache.HighlightStore)."""
+
+    def get(self, *parts: str) -> str | None:
+        """Return the HTML made from `parts`, or None."""
+
+    def put(self, html: str, *parts: str) -> None:
+        """Keep the HTML made from `parts`."""
+
+
 def lexer_exists(name: str) -> bool:
     """Return whether Pygments knows a lexer called `name`."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     try:
         get_lexer_by_name(name)
     except ClassNotFound:
@@ -28,33 +39,100 @@ def lexer_exists(name: str) -> bool:
     return True
 
 
-@lru_cache(maxsize=64)
-def _lexer(name: str) -> Lexer:
-    # Without stripnl=False, leading and trailing blank lines vanish and line numbers lie.
-    return get_lexer_by_name(name, stripnl=False, ensurenl=False, tabsize=0)
-
-
 @lru_cache(maxsize=256)
 def lexer_for_path(path: str) -> str:
     """Return the name of the lexer for a source file, plain text when unknown."""
+    from pygments.lexers import get_lexer_for_filename
+    from pygments.util import ClassNotFound
+
     try:
         return get_lexer_for_filename(path).aliases[0]
     except (ClassNotFound, IndexError):
         return "text"
 
 
-_FORMATTER = HtmlFormatter(nowrap=True)
+class Highlighter:
+    """Code to highlighted HTML, each distinct code once, answering from a store first when given one.
+
+    Pygments is imported on the first code the store does not hold: a build that renders one
+    page whose code was highlighted before does not pay for it.
+    """
+
+    def __init__(self, store: Store | None = None, lexer_names: dict[str, str] | None = None) -> None:
+        self.store = store
+        self.lexer_names = {} if lexer_names is None else lexer_names
+        """Source path -> lexer name, known already (finding it by file name is slow)."""
+        self.made = 0
+        """How many highlightings ran Pygments (the rest came from memory or the store)."""
+        self._lines: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def lexer_for_path(self, path: str) -> str:
+        """Return the name of the lexer for a source file, plain text when unknown."""
+        name = self.lexer_names.get(path)
+        if name is None:
+            name = self.lexer_names[path] = lexer_for_path(path)
+        return name
+
+    def lines(self, code: str, language: str) -> tuple[str, ...]:
+        """Return each line of `code` as HTML."""
+        found = self._lines.get((code, language))
+        if found is not None:
+            return found
+        html = self.store.get("lines", language, code) if self.store is not None else None
+        if html is None:
+            html = "\n".join(_highlighted_lines(code, language))
+            self.made += 1
+            if self.store is not None:
+                self.store.put(html, "lines", language, code)
+        found = self._lines[code, language] = tuple(html.split("\n"))
+        return found
+
+    def snippet_html(self, snippet: model.Snippet, mark: int, language: str) -> str:
+        """Return the snippet's lines numbered as in the file, the line `mark` marked."""
+        rows = []
+        for number, html in enumerate(self.lines(snippet.code, language), snippet.start):
+            line = f'<span class="ln" data-n="{number}"></span>{html}'
+            if number == mark:
+                line = f'<mark class="hl" id="raise-line">{line}</mark>'
+            rows.append(line)
+        return "\n".join(rows)
+
+    def code_html(self, code: str, language: str) -> str:
+        """Return `code` highlighted, without line numbers."""
+        return "\n".join(self.lines(code, language))
+
+    def diff_html(self, before: str, after: str, language: str) -> tuple[str, str]:
+        """Return before and after highlighted, with removed text in <del> and added text in <ins>."""
+        if self.store is not None:
+            old, new = self.store.get("del", language, before, after), self.store.get("ins", language, before, after)
+            if old is not None and new is not None:
+                return old, new
+        old, new = _diff_html(before, after, language)
+        self.made += 1
+        if self.store is not None:
+            self.store.put(old, "del", language, before, after)
+            self.store.put(new, "ins", language, before, after)
+        return old, new
 
 
-@lru_cache(maxsize=4096)
-def highlighted_lines(code: str, language: str) -> tuple[str, ...]:
-    """Return each line of `code` as HTML, highlighted once per distinct code."""
+@lru_cache(maxsize=64)
+def _lexer(name: str) -> Lexer:
+    from pygments.lexers import get_lexer_by_name
+
+    from . import fastlex
+
+    # Without stripnl=False, leading and trailing blank lines vanish and line numbers lie.
+    return fastlex.accelerate(get_lexer_by_name(name, stripnl=False, ensurenl=False, tabsize=0))
+
+
+def _highlighted_lines(code: str, language: str) -> list[str]:
+    from pygments import lex
+
     lines = model.snippet_lines(code)
-    tokens = lex("\n".join(lines), _lexer(language))
-    html = _format(tokens)
+    html = _format(lex("\n".join(lines), _lexer(language)))
     out = html.split("\n")
     # Pygments may add or drop a final empty line; the file's lines are the truth.
-    return tuple((out + [""] * len(lines))[: len(lines)])
+    return (out + [""] * len(lines))[: len(lines)]
 
 
 def _format(tokens: object) -> str:
@@ -65,6 +143,8 @@ def _format(tokens: object) -> str:
 
 
 def _css_class(ttype: _TokenType) -> str:
+    from pygments.token import STANDARD_TYPES
+
     while ttype not in STANDARD_TYPES:
         ttype = ttype.parent
     return STANDARD_TYPES[ttype]
@@ -78,24 +158,7 @@ def _span(ttype: _TokenType, html: str) -> str:
     return "\n".join(f'<span class="{cls}">{part}</span>' if part else "" for part in html.split("\n"))
 
 
-def snippet_html(snippet: model.Snippet, mark: int, language: str) -> str:
-    """Return the snippet's lines numbered as in the file, the line `mark` marked."""
-    rows = []
-    for number, html in enumerate(highlighted_lines(snippet.code, language), snippet.start):
-        line = f'<span class="ln" data-n="{number}"></span>{html}'
-        if number == mark:
-            line = f'<mark class="hl" id="raise-line">{line}</mark>'
-        rows.append(line)
-    return "\n".join(rows)
-
-
-def code_html(code: str, language: str) -> str:
-    """Return `code` highlighted, without line numbers."""
-    return "\n".join(highlighted_lines(code, language))
-
-
-def diff_html(before: str, after: str, language: str) -> tuple[str, str]:
-    """Return before and after highlighted, with removed text in <del> and added text in <ins>."""
+def _diff_html(before: str, after: str, language: str) -> tuple[str, str]:
     old, new = WORD.findall(before), WORD.findall(after)
     removed, added = [False] * len(before), [False] * len(after)
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
@@ -115,6 +178,8 @@ def _flag(flags: list[bool], words: list[str], start: int, end: int) -> None:
 
 
 def _marked(text: str, changed: list[bool], language: str, tag: str) -> str:
+    from pygments import lex
+
     parts, pos = [], 0
     for ttype, value in lex(text, _lexer(language)):
         value = value[: len(text) - pos]
@@ -148,6 +213,8 @@ def pygments_css() -> str:
 
 
 def _token_rules(style: str) -> str:
+    from pygments.formatters import HtmlFormatter
+
     # Only token colours: the page's own CSS sets backgrounds, and comments cost bytes.
     rules = HtmlFormatter(style=style).get_token_style_defs(".code")
     rules = [re.sub(r"\s*/\*.*?\*/", "", rule) for rule in rules]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from html import escape
 from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
 
-from .highlight import code_html, lexer_exists
+from .highlight import Highlighter, lexer_exists
 
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 
@@ -28,15 +28,16 @@ def link_is_safe(url: str) -> bool:
     return ":" not in head
 
 
-def _fence(code: str, language: str, _attrs: str) -> str:
+def _fence(highlighter: Highlighter, code: str, language: str, _attrs: str) -> str:
     name = language.split()[0] if language else ""
-    body = code_html(code, name) if name and lexer_exists(name) else escape(code, quote=False)
+    body = highlighter.code_html(code, name) if name and lexer_exists(name) else escape(code, quote=False)
     return f'<pre class="code"><code>{body}</code></pre>\n'
 
 
-def _renderer() -> MarkdownIt:
+@lru_cache(maxsize=8)
+def _renderer(highlighter: Highlighter) -> MarkdownIt:
     # typographer stays off: readers copy `--flag` and straight quotes from pages.
-    md = MarkdownIt("commonmark", {"html": False, "typographer": False, "highlight": _fence})
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False, "highlight": partial(_fence, highlighter)})
     md.enable("table")
     # Images would load from other sites; a link to the image is enough.
     md.disable("image")
@@ -44,13 +45,14 @@ def _renderer() -> MarkdownIt:
     return md
 
 
-_MD = _renderer()
+_PLAIN = Highlighter()
+_MD = _renderer(_PLAIN)
 
 
 @lru_cache(maxsize=8192)
-def render(text: str) -> str:
-    """Return the HTML of a Markdown text."""
-    return _MD.render(text)
+def render(text: str, highlighter: Highlighter = _PLAIN) -> str:
+    """Return the HTML of a Markdown text, its code blocks highlighted by `highlighter`."""
+    return _renderer(highlighter).render(text)
 
 
 def plain(text: str) -> str:

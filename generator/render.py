@@ -25,7 +25,7 @@ HOME_LIST_LIMIT = 1000
 PLACEHOLDER = re.compile(r"\{\{|\}\}|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGc%]")
 
 
-def environment() -> Environment:
+def environment(highlighter: highlight.Highlighter) -> Environment:
     """Return the Jinja environment: autoescaped, and strict so a typo fails the build."""
     env = Environment(
         loader=FileSystemLoader(str(templates_dir())),
@@ -35,7 +35,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["md"] = lambda text: Markup(markdown.render(text))
+    env.filters["md"] = lambda text: Markup(markdown.render(text, highlighter))
     env.filters["message_html"] = lambda text: Markup(message_html(text))
     env.globals["urls"] = urls
     return env
@@ -79,10 +79,12 @@ def render_site(site: Site) -> dict[str, bytes]:
 class Renderer:
     """Renders the pages of one site; pure, so any page can be rendered alone."""
 
-    def __init__(self, site: Site, related: dict[str, tuple[Related, ...]] | None = None) -> None:
+    def __init__(self, site: Site, related: dict[str, tuple[Related, ...]] | None = None,
+                 highlighter: highlight.Highlighter | None = None) -> None:
         self.site = site
         self.config = site.config
-        self.env = environment()
+        self.highlighter = highlighter or highlight.Highlighter()
+        self.env = environment(self.highlighter)
         self.related = related_map(site.records) if related is None else related
         self.search_entries: dict[str, dict[str, Any]] = {}
         """Search index entries already known, by record id (the build cache fills it)."""
@@ -172,7 +174,7 @@ class Renderer:
         source = record.source
         description = markdown.plain(record.meaning) if record.meaning else record.message
         fix = record.example_fix
-        before_after = highlight.diff_html(fix.before, fix.after, fix.language) if fix else None
+        before_after = self.highlighter.diff_html(fix.before, fix.after, fix.language) if fix else None
         return self.page(
             "error.html",
             urls.error(record.id),
@@ -180,12 +182,13 @@ class Renderer:
             description=_clip(description, 200),
             og_type="article",
             record=record,
-            snippet=Markup(highlight.snippet_html(source.snippet, source.line, highlight.lexer_for_path(source.path))),
+            snippet=Markup(self.highlighter.snippet_html(source.snippet, source.line,
+                                                         self.highlighter.lexer_for_path(source.path))),
             source_link=self.source_link(record),
             issue_link=self.issue_link(record),
             edit_link=self.edit_link(record),
             before_after=tuple(map(Markup, before_after)) if before_after else None,
-            fix_code=Markup(highlight.code_html(fix.code, fix.code_language)) if fix and fix.code else None,
+            fix_code=Markup(self.highlighter.code_html(fix.code, fix.code_language)) if fix and fix.code else None,
             related=self.related[record.id],
         )
 

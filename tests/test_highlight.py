@@ -13,32 +13,49 @@ def rows(html: str) -> list[tuple[int, str]]:
 
 
 def test_blank_lines_at_both_ends_keep_their_numbers() -> None:
-    html = highlight.snippet_html(Snippet(40, "\n\nraise ValueError('x')\n\n"), 42, "python")
+    html = highlight.Highlighter().snippet_html(Snippet(40, "\n\nraise ValueError('x')\n\n"), 42, "python")
     assert [n for n, _ in rows(html)] == [40, 41, 42, 43]
     assert re.search(r'<mark class="hl" id="raise-line"><span class="ln" data-n="42">', html)
 
 
 def test_tabs_crlf_and_markup_characters_are_kept_verbatim_and_escaped() -> None:
-    html = highlight.snippet_html(Snippet(1, "if a < b:\r\n\traise E('<&>')\r\n"), 2, "python")
+    html = highlight.Highlighter().snippet_html(Snippet(1, "if a < b:\r\n\traise E('<&>')\r\n"), 2, "python")
     assert [text for _, text in rows(html)] == ["if a &lt; b:", "\traise E('&lt;&amp;&gt;')"]
     assert "\r" not in html
 
 
 def test_multi_line_tokens_never_span_a_line_break() -> None:
-    html = highlight.snippet_html(Snippet(1, 'x = """one\ntwo\nthree"""\n'), 2, "python")
+    html = highlight.Highlighter().snippet_html(Snippet(1, 'x = """one\ntwo\nthree"""\n'), 2, "python")
     for line in html.split("\n"):
         assert line.count("<span") == line.count("</span>")
 
 
 def test_same_code_is_highlighted_once() -> None:
-    highlight.highlighted_lines.cache_clear()
+    highlighter = highlight.Highlighter()
     for mark in (1, 2):
-        highlight.snippet_html(Snippet(1, "a = 1\nraise X\n"), mark, "python")
-    assert highlight.highlighted_lines.cache_info().misses == 1
+        highlighter.snippet_html(Snippet(1, "a = 1\nraise X\n"), mark, "python")
+    assert highlighter.made == 1
+
+
+class DictStore(dict):  # type: ignore[type-arg]
+    def get(self, *parts: str) -> str | None:  # type: ignore[override]
+        return super().get(parts)
+
+    def put(self, html: str, *parts: str) -> None:
+        self[parts] = html
+
+
+def test_a_store_answers_before_pygments() -> None:
+    store = DictStore()
+    first = highlight.Highlighter(store)
+    snippet = first.snippet_html(Snippet(1, "a = 1\n"), 1, "python"), first.diff_html("a b", "a c", "shell")
+    again = highlight.Highlighter(store)
+    assert (again.snippet_html(Snippet(1, "a = 1\n"), 1, "python"), again.diff_html("a b", "a c", "shell")) == snippet
+    assert first.made == 2 and again.made == 0
 
 
 def test_diff_marks_only_what_changed() -> None:
-    before, after = highlight.diff_html("serve --size 64 --fast", "serve --size 1 --fast", "shell")
+    before, after = highlight.Highlighter().diff_html("serve --size 64 --fast", "serve --size 1 --fast", "shell")
     assert re.sub(r"<[^>]+>", "", before) == "serve --size 64 --fast"
     assert re.findall(r"<del>(.*?)</del>", before) and "64" in "".join(re.findall(r"<del>(.*?)</del>", before))
     assert "1" in "".join(re.findall(r"<ins>(.*?)</ins>", after))
