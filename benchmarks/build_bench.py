@@ -96,8 +96,8 @@ def bench(n: int, work: Path, hugo: bool) -> dict[str, float]:
     row: dict[str, float] = {"records": n}
     row["cold"], row["rss"] = run(build)
     row["pages"] = sum(1 for _ in out.rglob("*.html"))
-    for name in ("head.pickle", "state.marshal"):
-        (cache / out.name / name).unlink()
+    for state in (cache / out.name).glob("state-*.sqlite"):
+        state.unlink()
     shutil.rmtree(out)
     row["warm"], _ = run(build)
     record = sorted((content / "errors").glob("*.json"))[n // 2]

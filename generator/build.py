@@ -11,7 +11,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,8 @@ from . import __version__, cache, load, write
 from .assets import PACKAGE, templates_dir
 from .problems import Invalid
 
+QUICK_MAX = 64
+"""Above this many changed record files, a whole build (which reads every record once) is as quick."""
 PARALLEL_MIN = 300
 """Below this many files to render, starting worker processes costs more than it saves."""
 CHUNK = 48
@@ -57,23 +59,181 @@ def build(content: Path, out: Path, base_url: str | None = None, *,
     write.check_output(out)
     if not content.is_dir():
         load.load(content)  # raises the user error that explains it
-    folder = cache.cache_folder(out)
-    head = cache.load_head(folder)
-    env, env_stamp = _environment(content, base_url, head)
-    settings_path = content / "site.toml"
-    settings_bytes = _settings_bytes(settings_path)
-    scanned_ns = time.time_ns()
-    scan = _scan(content / "errors")
-    marker = _marker(out)
-    ours = marker != (0, 0, 0) and marker == head.marker
-    if (ours and head.env == env and head.settings == cache.digest(settings_bytes)
-            and len(scan) == len(head.files) and all(_unchanged(head.files.get(n), n, st) for n, st in scan.items())):
-        records, pages = head.summary
-        return Result(records, pages, 0, 0, 0, False, time.perf_counter() - started)
-    state = cache.load_state(folder)
-    ours = ours and marker == state.marker
-    job = _Job(content, out, base_url, state, env, env_stamp, settings_path, settings_bytes, scan, scanned_ns, ours)
-    return job.run(jobs or os.cpu_count() or 1, progress, started)
+    saved = cache.SavedState(cache.cache_folder(out))
+    try:
+        head = saved.head()
+        env, env_stamp = _environment(content, base_url, head)
+        settings_path = content / "site.toml"
+        settings_bytes = _settings_bytes(settings_path)
+        scanned_ns = time.time_ns()
+        scan = _scan(content / "errors")
+        marker = _marker(out)
+        ours = marker != (0, 0, 0) and marker == head.marker
+        if ours and head.env == env and head.settings == cache.digest(settings_bytes) and scan.keys() == head.files.keys():
+            changed = [n for n, st in scan.items() if not _unchanged(head.files[n], n, st)]
+            if not changed:
+                records, pages = head.summary
+                return Result(records, pages, 0, 0, 0, False, time.perf_counter() - started)
+            if len(changed) <= QUICK_MAX:
+                result = _Update(content, out, base_url, saved, head, scan, scanned_ns).run(sorted(changed))
+                if result is not None:
+                    return replace(result, seconds=time.perf_counter() - started)
+        state = saved.load()
+        ours = ours and marker == state.marker
+        job = _Job(content, out, base_url, saved, state, env, env_stamp, settings_path, settings_bytes, scan,
+                   scanned_ns, ours)
+        return job.run(jobs or os.cpu_count() or 1, progress, started)
+    finally:
+        saved.close()
+
+
+@dataclass
+class _Update:
+    """A build after edits that change only the edited records' own pages and search terms.
+
+    The settings, the code and the set of record files are those of the last build, and no
+    edit changes what other pages show of a record (its summary) or which errors are related;
+    then only the edited records are read, their pages rendered, and the search index changed
+    where their terms changed. Otherwise `run` returns None and a whole build follows.
+    """
+
+    content: Path
+    out: Path
+    base_url: str | None
+    saved: cache.SavedState
+    head: cache.State
+    scan: dict[str, tuple[int, int]]
+    scanned_ns: int
+
+    def run(self, changed: list[str]) -> Result | None:
+        """Rebuild after the edits of the files `changed`, or return None."""
+        config, broken = read_config(self.content / "site.toml", self.base_url)
+        if broken or cache.digest(repr(config.repo)) != self.head.config_key:
+            return None
+        edits = self.read(changed, config)
+        if edits is None:
+            return None
+        files = [self.stat(saved) for saved, record in edits if record is None]
+        edited = {record.id: (saved, record) for saved, record in edits if record is not None}
+        if not edited:
+            self.saved.update(files, [], {})
+            return Result(*self.head.summary, 0, 0, 0, False)
+        bodies, keys, searched = self.render(config, edited)
+        index_keys = self.saved.index_keys()
+        index_keys.update((record_id, key) for record_id, (_, _, key) in searched.items())
+        if None in index_keys.values():
+            return None
+        search_key = search_index_key(cache.digest(self.head.env, repr(config)),
+                                      [index_keys[i] for i in sorted(index_keys)])  # type: ignore[misc]
+        outputs = self.saved.outputs([*bodies, "search-index.js"])
+        if outputs.get("search-index.js", ("", ""))[0] != search_key:
+            script = self.search_index(edited, searched, outputs)
+            if script is None:
+                return None
+            bodies["search-index.js"], keys["search-index.js"] = script, search_key
+        hashes = {path: cache.digest(body) for path, body in bodies.items()}
+        written = sorted(path for path, sha in hashes.items() if outputs.get(path, ("", ""))[1] != sha)
+        staging = write.staging_folder(self.out)
+        for path in written:
+            write.write_file(staging, path, bodies[path])
+        self.saved.forget()
+        write.commit_changes(staging, self.out, written, [])
+        for record_id, (saved, record) in edited.items():
+            entry, terms, key = searched[record_id]
+            files.append(replace(self.stat(saved), record=cache.record_to_tuple(record), search=(entry, terms),
+                                 index_key=key))
+        self.saved.update(files, [(path, keys[path], sha) for path, sha in hashes.items()],
+                          {"marker": _marker(self.out)})
+        return Result(*self.head.summary, len(bodies), len(written), 0, False)
+
+    def read(self, changed: list[str], config: Any) -> list[tuple[cache.SavedFile, Any]] | None:
+        """Return each changed file's saved row and its new record (None when its bytes did not change)."""
+        from . import validate
+        from .load import RawRecord
+
+        rows = self.saved.files(changed)
+        edits = []
+        for name in changed:
+            saved = rows.get(name)
+            if saved is None:
+                return None
+            try:
+                data = load.read_bytes(Path(name))
+                sha = cache.digest(data)
+                if sha == saved.sha:
+                    edits.append((saved, None))
+                    continue
+                raw = RawRecord(name, load.parse_json(data))
+            except Invalid:
+                return None
+            if next(validate.check_record(raw), None) is not None:
+                return None
+            record = validate.to_record(raw, config)
+            old = cache.record_from_tuple(saved.record)
+            if _summary(record) != _summary(old) or record.related != old.related or saved.related is None:
+                return None
+            edits.append((replace(saved, sha=sha), record))
+        return edits
+
+    def stat(self, saved: cache.SavedFile) -> cache.SavedFile:
+        """Return the row with the file's size and time as scanned."""
+        size, mtime_ns = self.scan[saved.name]
+        if mtime_ns >= self.scanned_ns - RACY_NS:
+            mtime_ns = RACY
+        return replace(saved, size=size, mtime_ns=mtime_ns)
+
+    def render(self, config: Any, edited: dict[str, tuple[cache.SavedFile, Any]]
+               ) -> tuple[dict[str, bytes], dict[str, str], dict[str, tuple[dict[str, Any], dict[str, int], str]]]:
+        """Return the edited records' pages and JSON, their keys, and their search entries, terms and index keys."""
+        from . import highlight, match, render, urls
+        from .model import Site
+        from .related import Related
+
+        linked = {other for saved, _ in edited.values() for other, _ in saved.related or ()}
+        by_id = {i: cache.record_from_tuple(t) for i, t in self.saved.records(sorted(linked - set(edited))).items()}
+        by_id.update((i, record) for i, (_, record) in edited.items())
+        site = Site(config, tuple(sorted(by_id.values(), key=lambda r: r.id)))
+        related = {i: tuple(Related(by_id[other], auto) for other, auto in saved.related or ())
+                   for i, (saved, _) in edited.items()}
+        store = cache.HighlightStore(cache.cache_folder(self.out).parent / "highlight.sqlite", self.head.salt)
+        renderer = render.Renderer(site, related=related, highlighter=highlight.Highlighter(store, self.head.lexers))
+        summary = {i: cache.digest(repr(_summary(r))) for i, r in by_id.items()}
+        common = cache.digest(self.head.env, repr(config))
+        bodies, keys, searched = {}, {}, {}
+        try:
+            for record_id, (saved, record) in sorted(edited.items()):
+                keys.update(record_keys(record_id, saved.sha, saved.related or (), summary, common))
+                bodies[render._disk(urls.error(record_id))] = renderer.error_page(record)
+                bodies[render._disk(urls.record_json(record_id))] = renderer.record_json(record)
+                entry = render.search_entry(record)
+                terms = match.document_terms(entry)
+                searched[record_id] = (entry, terms, index_key(entry, terms))
+        finally:
+            store.close()
+        return bodies, keys, searched
+
+    def search_index(self, edited: dict[str, tuple[cache.SavedFile, Any]],
+                     searched: dict[str, tuple[dict[str, Any], dict[str, int], str]],
+                     outputs: dict[str, tuple[str, str]]) -> bytes | None:
+        """Return the search index with the edited records' terms changed, from the one in the output.
+
+        None when the output's index is not the one the last build wrote.
+        """
+        from . import reindex, render
+
+        try:
+            script = (self.out / "search-index.js").read_bytes()
+        except OSError:
+            return None
+        if "search-index.js" not in outputs or cache.digest(script) != outputs["search-index.js"][1]:
+            return None
+        index = render.read_search_script(script)
+        position = {row[0]: number for number, row in enumerate(index["records"])}
+        for record_id, (saved, _) in sorted(edited.items()):
+            if saved.search is None:
+                return None
+            reindex.update_index(index, position[record_id], saved.search[1], searched[record_id][1])
+        return render.search_script(index)
 
 
 @dataclass
@@ -81,6 +241,7 @@ class _Job:
     content: Path
     out: Path
     base_url: str | None
+    saved: cache.SavedState
     state: cache.State
     env: str
     env_stamp: tuple[Any, ...]
@@ -97,9 +258,9 @@ class _Job:
 
         site = self.validate()
         related = self.related(site)
-        folder = cache.cache_folder(self.out)
-        store = cache.HighlightStore(folder.parent / "highlight.sqlite", cache.digest(
-            cache.code_digest(), *(Path(m.__file__).read_bytes() for m in (highlight, model))))  # type: ignore[arg-type]
+        self.new.salt = cache.digest(
+            cache.code_digest(), *(Path(m.__file__).read_bytes() for m in (highlight, model)))  # type: ignore[arg-type]
+        store = cache.HighlightStore(cache.cache_folder(self.out).parent / "highlight.sqlite", self.new.salt)
         lexers = self.new.lexers = dict(self.state.lexers) if self.state.env == self.env else {}
         for path in sorted({r.source.path for r in site.records} - set(lexers)):
             lexers[path] = highlight.lexer_for_path(path)
@@ -108,8 +269,8 @@ class _Job:
         self.state.files, self.state.search = {}, {}  # the new state has what is still needed
         plan = renderer.plan()
         keys = page_keys(site, self.new.related[1], plan, self.new.files, self.common(site))
-        keys["search-index.js"] = cache.digest(self.common(site), *(
-            repr(renderer.search_entries[r.id]) for r in site.records))
+        keys["search-index.js"] = search_index_key(self.common(site), [self.new.search[f.sha][2] for f in sorted(
+            self.new.files.values(), key=lambda f: f.record[0])])
         old_pages = self.state.pages if self.in_place else {}
         manifest = self.state.manifest if self.in_place else {}
         todo = [p for p in plan if old_pages.get(p) != keys[p] or p not in manifest]
@@ -126,7 +287,7 @@ class _Job:
         new_manifest = {p: hashes.get(p) or manifest[p] for p in plan}
         changed = sorted(p for p, sha in hashes.items() if manifest.get(p) != sha)
         gone = sorted(set(manifest) - set(plan)) if self.in_place else []
-        cache.forget_state(folder)
+        self.saved.forget()
         if self.in_place:
             write.commit_changes(staging, self.out, changed, gone)
         else:
@@ -136,7 +297,7 @@ class _Job:
         self.new.manifest = new_manifest
         self.new.marker = _marker(self.out)
         self.new.summary = (len(site.records), pages)
-        cache.save_state(folder, self.new)
+        self.saved.save(self.new)
         return Result(len(site.records), pages, len(todo), len(changed), len(gone), not self.in_place,
                       time.perf_counter() - started)
 
@@ -146,21 +307,11 @@ class _Job:
         With any problem, the whole content is validated again the way `errorsite check` does it,
         so that a build reports exactly the same problems, in the same order.
         """
-        from . import config as settings
         from . import validate
         from .load import RawRecord
         from .model import Site
 
-        values: dict[str, Any] = {}
-        broken = False
-        if self.settings_path.exists():
-            try:
-                values = load.read_toml(self.settings_path)
-            except Invalid:
-                broken = True
-        config, problems = settings.settings_to_config(values, str(self.settings_path))
-        if self.base_url is not None:
-            config = settings.with_base_url(config, self.base_url)
+        config, broken = read_config(self.settings_path, self.base_url)
         config_key = cache.digest(repr(config.repo))
         reuse = config_key == self.state.config_key
         records = []
@@ -188,7 +339,7 @@ class _Job:
             record = validate.to_record(raw, config)
             records.append(record)
             files[name] = cache.FileEntry(size, mtime_ns, sha, cache.record_to_tuple(record))
-        if broken or problems or not _links_ok(records, config):
+        if broken or not _links_ok(records, config):
             return validate.build_site(load.load(self.content), self.base_url)
         for name, entry in files.items():
             if entry.mtime_ns >= self.scanned_ns - RACY_NS:
@@ -228,13 +379,28 @@ class _Job:
             found = known.get(sha)
             if found is None:
                 entry = render.search_entry(record)
-                found = (entry, match.document_terms(entry))
-            renderer.search_entries[record.id], renderer.search_terms[record.id] = found
+                terms = match.document_terms(entry)
+                found = (entry, terms, index_key(entry, terms))
+            renderer.search_entries[record.id], renderer.search_terms[record.id] = found[:2]
             self.new.search[sha] = found
 
     def common(self, site: Any) -> str:
         """Return the hash every page depends on: code, templates, libraries and settings."""
         return cache.digest(self.env, repr(site.config))
+
+
+INDEX_FIELDS = ("id", "title", "message", "exception", "path", "status", "line")
+"""What the search index takes of a record's search entry, besides its terms (see match.build_index)."""
+
+
+def index_key(entry: dict[str, Any], terms: dict[str, int]) -> str:
+    """Return a hash of what the search index takes of one record."""
+    return cache.digest(repr([entry[name] for name in INDEX_FIELDS]), repr(sorted(terms.items())))
+
+
+def search_index_key(common: str, index_keys: list[str]) -> str:
+    """Return the hash the search index depends on, from every record's `index_key` in id order."""
+    return cache.digest(common, *index_keys)
 
 
 class _RelatedById(dict):  # type: ignore[type-arg]
@@ -267,11 +433,7 @@ def page_keys(site: Any, related: dict[str, tuple[tuple[str, bool], ...]], plan:
     every_file = cache.digest(common, *sorted(sha_of.values()))
     keys = dict.fromkeys(plan, every_file)
     for record in site.records:
-        own = cache.digest(common, sha_of[record.id])
-        keys[_disk(urls.record_json(record.id))] = own
-        keys[_disk(urls.error(record.id))] = cache.digest(
-            own, *(f"{summary[other]}:{auto}" for other, auto in related[record.id])
-        )
+        keys.update(record_keys(record.id, sha_of[record.id], related[record.id], summary, common))
     groups: dict[str, list[str]] = {}
     for record in site.records:
         groups.setdefault(urls.exception(record.exception), []).append(summary[record.id])
@@ -290,6 +452,34 @@ def page_keys(site: Any, related: dict[str, tuple[tuple[str, bool], ...]], plan:
                                                   "robots.txt", ".nojekyll", "CNAME"):
             keys[path] = cache.digest(common, path)
     return keys
+
+
+def record_keys(record_id: str, sha: str, related: tuple[tuple[str, bool], ...], summary: dict[str, str],
+                common: str) -> dict[str, str]:
+    """Return the keys of a record's page and JSON: its file, and the summaries of its related errors."""
+    from . import urls
+    from .render import _disk
+
+    own = cache.digest(common, sha)
+    return {_disk(urls.record_json(record_id)): own,
+            _disk(urls.error(record_id)): cache.digest(own, *(f"{summary[other]}:{auto}" for other, auto in related))}
+
+
+def read_config(path: Path, base_url: str | None) -> tuple[Any, bool]:
+    """Return the settings of site.toml with `base_url` applied, and whether they have a problem."""
+    from . import config as settings
+
+    values: dict[str, Any] = {}
+    broken = False
+    if path.exists():
+        try:
+            values = load.read_toml(path)
+        except Invalid:
+            broken = True
+    config, problems = settings.settings_to_config(values, str(path))
+    if base_url is not None:
+        config = settings.with_base_url(config, base_url)
+    return config, broken or bool(problems)
 
 
 def _links_ok(records: list[Any], config: Any) -> bool:

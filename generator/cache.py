@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
-import pickle
 import sqlite3
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from typing import Any
 from .model import Analysis, ExampleFix, Record, Snippet, Source, When
 
 CACHE_DIR = ".errorsite-cache"
-STATE_FORMAT = 2
+STATE_FORMAT = 3
 
 
 def cache_folder(out: Path) -> Path:
@@ -86,11 +86,13 @@ class State:
     """Hash of site.toml's bytes."""
     config_key: str = ""
     """What validated records depend on besides their own file."""
+    salt: str = ""
+    """What highlighted code depends on besides the code (see HighlightStore)."""
     files: dict[str, FileEntry] = field(default_factory=dict)
     related: tuple[str, dict[str, tuple[tuple[str, bool], ...]]] = ("", {})
     """Hash of every record's place, words and tags, and the related map it gave."""
-    search: dict[str, tuple[dict[str, Any], dict[str, int]]] = field(default_factory=dict)
-    """Record file hash -> its search index entry and weighted terms."""
+    search: dict[str, tuple[dict[str, Any], dict[str, int], str]] = field(default_factory=dict)
+    """Record file hash -> its search index entry, weighted terms, and the hash of what the index takes of them."""
     lexers: dict[str, str] = field(default_factory=dict)
     """Source path -> the name of its Pygments lexer (finding it by file name is slow)."""
     pages: dict[str, str] = field(default_factory=dict)
@@ -103,52 +105,190 @@ class State:
     """Records and pages of the last build."""
 
 
-def load_state(folder: Path) -> State:
-    """Return the saved state, or an empty one when there is none or it is unreadable."""
+META = ("env", "env_stamp", "settings", "config_key", "salt", "lexers", "marker", "summary")
+"""The State fields kept whole, one row each; records and outputs have a row each."""
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    name TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, sha TEXT NOT NULL,
+    id TEXT NOT NULL, record BLOB NOT NULL, search BLOB, index_key TEXT, related BLOB);
+CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY, key TEXT NOT NULL, sha TEXT NOT NULL);
+"""
+
+
+
+@dataclass(frozen=True, slots=True)
+class SavedFile:
+    """One record file's row: what the last build saw and made of it."""
+
+    name: str
+    size: int
+    mtime_ns: int
+    sha: str
+    id: str
+    record: tuple[Any, ...]
+    """The validated record, as `record_to_tuple` gives it."""
+    search: tuple[dict[str, Any], dict[str, int]] | None
+    """Its search index entry and weighted terms."""
+    index_key: str | None
+    """Hash of what the search index takes of them."""
+    related: tuple[tuple[str, bool], ...] | None
+    """Its related errors: id, and whether errorsite found it."""
+
+    def row(self) -> tuple[Any, ...]:
+        """Return the row as stored."""
+        return (self.name, self.size, self.mtime_ns, self.sha, self.id, marshal.dumps(self.record),
+                None if self.search is None else marshal.dumps(self.search), self.index_key,
+                None if self.related is None else marshal.dumps(self.related))
+
+
+class SavedState:
+    """The state of the last build in one SQLite file, read and written a row at a time.
+
+    Values are marshalled: the state is plain tuples, dicts and strings, which marshal reads
+    faster than anything else. A build that changed one record reads and writes a few rows.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / f"state-{STATE_FORMAT}.sqlite"
+        self._db: sqlite3.Connection | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            # A cache: after a crash of the machine the worst case is a full build (see `_unreadable`).
+            db.execute("PRAGMA synchronous=OFF")
+            db.executescript(SCHEMA)
+            self._db = db
+        return self._db
+
+    def head(self) -> State:
+        """Return what tells whether anything changed: settings, marker and each file's size, time and hash."""
+        try:
+            db = self._connect()
+            meta = {name: marshal.loads(value) for name, value in db.execute("SELECT name, value FROM meta")}
+            files = {name: FileEntry(size, mtime, sha, ())
+                     for name, size, mtime, sha in db.execute("SELECT name, size, mtime, sha FROM files")}
+            return State(**{name: meta[name] for name in META}, files=files)
+        except (sqlite3.Error, KeyError, ValueError, EOFError, TypeError):
+            return self._unreadable()
+
+    def load(self) -> State:
+        """Return the whole state."""
+        try:
+            state = self.head()
+            db = self._connect()
+            related = {}
+            for name, sha, record_id, record, search, index_key, found in db.execute(
+                    "SELECT name, sha, id, record, search, index_key, related FROM files"):
+                state.files[name].record = marshal.loads(record)
+                if search is not None:
+                    state.search[sha] = (*marshal.loads(search), index_key)
+                if found is not None:
+                    related[record_id] = marshal.loads(found)
+            key = db.execute("SELECT value FROM meta WHERE name = 'related'").fetchone()
+            state.related = (marshal.loads(key[0]) if key else "", related)
+            for path, key, sha in db.execute("SELECT path, key, sha FROM outputs"):
+                state.pages[path], state.manifest[path] = key, sha
+            return state
+        except (sqlite3.Error, KeyError, ValueError, EOFError, TypeError):
+            return self._unreadable()
+
+    def _unreadable(self) -> State:
+        """Start again from an empty state when the file is damaged or from another version."""
+        self.close()
+        self.path.unlink(missing_ok=True)
+        return State()
+
+    def save(self, state: State) -> None:
+        """Replace the whole saved state with `state`, atomically."""
+        related = state.related[1]
+        rows = []
+        for name, e in state.files.items():
+            record_id = e.record[0]
+            search = state.search.get(e.sha)
+            rows.append(SavedFile(name, e.size, e.mtime_ns, e.sha, record_id, e.record, search and search[:2],
+                                  search and search[2], related.get(record_id)).row())
+        db = self._connect()
+        with _transaction(db):
+            db.execute("DELETE FROM files")
+            db.execute("DELETE FROM outputs")
+            db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            db.executemany("INSERT INTO outputs VALUES (?, ?, ?)",
+                           ((path, key, state.manifest[path]) for path, key in state.pages.items()))
+            self._put_meta(db, {**{name: getattr(state, name) for name in META}, "related": state.related[0]})
+
+    def update(self, files: list[SavedFile], outputs: list[tuple[str, str, str]], meta: dict[str, Any]) -> None:
+        """Replace some rows of records, outputs and settings, atomically."""
+        db = self._connect()
+        with _transaction(db):
+            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [f.row() for f in files])
+            db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)", outputs)
+            self._put_meta(db, meta)
+
+    def forget(self) -> None:
+        """Mark the output as unknown, so that a build interrupted while writing is followed by a full one."""
+        db = self._connect()
+        with _transaction(db):
+            self._put_meta(db, {"marker": (0, 0, 0)})
+
+    def files(self, names: list[str]) -> dict[str, SavedFile]:
+        """Return the rows of the record files `names` that have one."""
+        found = {}
+        for name in names:
+            row = self._connect().execute("SELECT * FROM files WHERE name = ?", (name,)).fetchone()
+            if row is not None:
+                name, size, mtime, sha, record_id, record, search, index_key, related = row
+                found[name] = SavedFile(name, size, mtime, sha, record_id, marshal.loads(record),
+                                        None if search is None else marshal.loads(search), index_key,
+                                        None if related is None else marshal.loads(related))
+        return found
+
+    def records(self, ids: list[str]) -> dict[str, tuple[Any, ...]]:
+        """Return the saved records of `ids`, as plain tuples."""
+        found = {}
+        for record_id in ids:
+            row = self._connect().execute("SELECT record FROM files WHERE id = ?", (record_id,)).fetchone()
+            if row is not None:
+                found[record_id] = marshal.loads(row[0])
+        return found
+
+    def index_keys(self) -> dict[str, str | None]:
+        """Return, by record id, the hash of what the search index takes of each record."""
+        return dict(self._connect().execute("SELECT id, index_key FROM files"))
+
+    def outputs(self, paths: list[str]) -> dict[str, tuple[str, str]]:
+        """Return the dependency hash and the bytes' hash of the output files `paths` that have them."""
+        found = {}
+        for path in paths:
+            row = self._connect().execute("SELECT key, sha FROM outputs WHERE path = ?", (path,)).fetchone()
+            if row is not None:
+                found[path] = row
+        return found
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    @staticmethod
+    def _put_meta(db: sqlite3.Connection, values: dict[str, Any]) -> None:
+        db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                       ((name, marshal.dumps(value)) for name, value in values.items()))
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN ... COMMIT, or ROLLBACK on any error (the connection runs in autocommit mode)."""
+    db.execute("BEGIN IMMEDIATE")
     try:
-        saved = marshal.loads((folder / "state.marshal").read_bytes())
-        if saved[0] != STATE_FORMAT:
-            return State()
-        values = saved[1]
-        values["files"] = {name: FileEntry(*entry) for name, entry in values["files"].items()}
-        return State(**values)
-    except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError):
-        return State()
-
-
-def load_head(folder: Path) -> State:
-    """Return the part of the saved state that tells whether anything changed (fast to load)."""
-    try:
-        with open(folder / "head.pickle", "rb") as handle:
-            saved = pickle.load(handle)
-    except (OSError, pickle.PickleError, EOFError, AttributeError, ValueError, TypeError):
-        return State()
-    if not isinstance(saved, tuple) or len(saved) != 7 or saved[0] != STATE_FORMAT:
-        return State()
-    _, env, env_stamp, settings, marker, summary, stats = saved
-    files = {name: FileEntry(size, mtime_ns, sha, ()) for name, (size, mtime_ns, sha) in stats.items()}
-    return State(env=env, env_stamp=env_stamp, settings=settings, files=files, marker=marker, summary=summary)
-
-
-def save_state(folder: Path, state: State) -> None:
-    """Save `state` atomically: the whole of it, then its head."""
-    folder.mkdir(parents=True, exist_ok=True)
-    stats = {name: (e.size, e.mtime_ns, e.sha) for name, e in state.files.items()}
-    head = (STATE_FORMAT, state.env, state.env_stamp, state.settings, state.marker, state.summary, stats)
-    values = {name: getattr(state, name) for name in State.__slots__}  # type: ignore[attr-defined]
-    values["files"] = {name: (e.size, e.mtime_ns, e.sha, e.record) for name, e in state.files.items()}
-    # marshal: the state is plain tuples, dicts and strings, which it reads twice as fast as pickle.
-    for name, data in (("state.marshal", marshal.dumps((STATE_FORMAT, values))),
-                       ("head.pickle", pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL))):
-        temp = folder / f"{name}.{os.getpid()}"
-        temp.write_bytes(data)
-        os.replace(temp, folder / name)
-
-
-def forget_state(folder: Path) -> None:
-    """Delete the saved state, so that an interrupted build is followed by a full one."""
-    (folder / "head.pickle").unlink(missing_ok=True)
-    (folder / "state.marshal").unlink(missing_ok=True)
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 def record_to_tuple(record: Record) -> tuple[Any, ...]:

@@ -301,12 +301,8 @@ class Renderer:
     def search_index(self) -> bytes:
         """Return the search index as a script, so it loads from file:// too."""
         known, terms = self.search_entries, self.search_terms
-        index = match.build_index([known.get(r.id) or search_entry(r) for r in self.site.records],
-                                  lambda rec: terms.get(rec["id"]) or match.document_terms(rec))
-        text = json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-        # "<" only occurs inside strings; escaped, no "</script>" can end the script early.
-        text = text.replace("<", "\\u003c")
-        return f"window.ERRORSITE_INDEX={text};\n".encode()
+        return search_script(match.build_index([known.get(r.id) or search_entry(r) for r in self.site.records],
+                                               lambda rec: terms.get(rec["id"]) or match.document_terms(rec)))
 
     def sitemap(self) -> bytes:
         """Return the sitemap of every page, with absolute URLs."""
@@ -319,6 +315,25 @@ class Renderer:
         return ('<?xml version="1.0" encoding="UTF-8"?>\n'
                 '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
                 f"{body}</urlset>\n").encode()
+
+
+SCRIPT_START, SCRIPT_END = "window.ERRORSITE_INDEX=", ";\n"
+
+
+def search_script(index: dict[str, Any]) -> bytes:
+    """Return the search index as a script, so it loads from file:// too."""
+    text = json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    # "<" only occurs inside strings; escaped, no "</script>" can end the script early.
+    text = text.replace("<", "\\u003c")
+    return f"{SCRIPT_START}{text}{SCRIPT_END}".encode()
+
+
+def read_search_script(script: bytes) -> dict[str, Any]:
+    """Return the index that `search_script` wrote; serialised again, it gives the same bytes."""
+    text = script.decode()
+    if not (text.startswith(SCRIPT_START) and text.endswith(SCRIPT_END)):
+        raise ValueError("not a search index script")
+    return json.loads(text[len(SCRIPT_START) : -len(SCRIPT_END)])  # type: ignore[no-any-return]
 
 
 def search_entry(record: Record) -> dict[str, Any]:
