@@ -119,18 +119,16 @@ class _Update:
             self.saved.update(files, [], {})
             return Result(*self.head.summary, 0, 0, 0, False)
         bodies, keys, searched = self.render(config, edited)
-        index_keys = self.saved.index_keys()
-        index_keys.update((record_id, key) for record_id, (_, _, key) in searched.items())
-        if None in index_keys.values():
-            return None
-        search_key = search_index_key(cache.digest(self.head.env, repr(config)),
-                                      [index_keys[i] for i in sorted(index_keys)])  # type: ignore[misc]
         outputs = self.saved.outputs([*bodies, "search-index.js"])
-        if outputs.get("search-index.js", ("", ""))[0] != search_key:
+        if any(searched[i][2] != saved.index_key for i, (saved, _) in edited.items()):
+            index_keys = self.saved.index_keys()
+            index_keys.update((record_id, key) for record_id, (_, _, key) in searched.items())
             script = self.search_index(edited, searched, outputs)
-            if script is None:
+            if script is None or None in index_keys.values():
                 return None
-            bodies["search-index.js"], keys["search-index.js"] = script, search_key
+            bodies["search-index.js"] = script
+            keys["search-index.js"] = search_index_key(cache.digest(self.head.env, repr(config)),
+                                                       [index_keys[i] for i in sorted(index_keys)])  # type: ignore[misc]
         hashes = {path: cache.digest(body) for path, body in bodies.items()}
         written = sorted(path for path, sha in hashes.items() if outputs.get(path, ("", ""))[1] != sha)
         staging = write.staging_folder(self.out)
@@ -196,7 +194,8 @@ class _Update:
         related = {i: tuple(Related(by_id[other], auto) for other, auto in saved.related or ())
                    for i, (saved, _) in edited.items()}
         store = cache.HighlightStore(cache.cache_folder(self.out).parent / "highlight.sqlite", self.head.salt)
-        renderer = render.Renderer(site, related=related, highlighter=highlight.Highlighter(store, self.head.lexers))
+        renderer = render.Renderer(site, related=related, highlighter=highlight.Highlighter(store, self.head.lexers),
+                                   compiled=cache.cache_folder(self.out).parent / "templates")
         summary = {i: cache.digest(repr(_summary(r))) for i, r in by_id.items()}
         common = cache.digest(self.head.env, repr(config))
         bodies, keys, searched = {}, {}, {}
@@ -264,7 +263,8 @@ class _Job:
         lexers = self.new.lexers = dict(self.state.lexers) if self.state.env == self.env else {}
         for path in sorted({r.source.path for r in site.records} - set(lexers)):
             lexers[path] = highlight.lexer_for_path(path)
-        renderer = render.Renderer(site, related=related, highlighter=highlight.Highlighter(store, lexers))
+        renderer = render.Renderer(site, related=related, highlighter=highlight.Highlighter(store, lexers),
+                                   compiled=cache.cache_folder(self.out).parent / "templates")
         self.search_entries(site, renderer)
         self.state.files, self.state.search = {}, {}  # the new state has what is still needed
         plan = renderer.plan()

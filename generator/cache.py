@@ -21,7 +21,7 @@ from typing import Any
 from .model import Analysis, ExampleFix, Record, Snippet, Source, When
 
 CACHE_DIR = ".errorsite-cache"
-STATE_FORMAT = 3
+STATE_FORMAT = 4
 
 
 def cache_folder(out: Path) -> Path:
@@ -111,7 +111,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     name TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, sha TEXT NOT NULL,
-    id TEXT NOT NULL, record BLOB NOT NULL, search BLOB, index_key TEXT, related BLOB);
+    id TEXT NOT NULL, index_key TEXT, related BLOB, search BLOB, record BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS files_by_id ON files (id);
 CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY, key TEXT NOT NULL, sha TEXT NOT NULL);
 """
 
@@ -137,9 +138,10 @@ class SavedFile:
 
     def row(self) -> tuple[Any, ...]:
         """Return the row as stored."""
-        return (self.name, self.size, self.mtime_ns, self.sha, self.id, marshal.dumps(self.record),
-                None if self.search is None else marshal.dumps(self.search), self.index_key,
-                None if self.related is None else marshal.dumps(self.related))
+        # Small columns first: reading them then stops before the large ones.
+        return (self.name, self.size, self.mtime_ns, self.sha, self.id, self.index_key,
+                None if self.related is None else marshal.dumps(self.related),
+                None if self.search is None else marshal.dumps(self.search), marshal.dumps(self.record))
 
 
 class SavedState:
@@ -239,7 +241,7 @@ class SavedState:
         for name in names:
             row = self._connect().execute("SELECT * FROM files WHERE name = ?", (name,)).fetchone()
             if row is not None:
-                name, size, mtime, sha, record_id, record, search, index_key, related = row
+                name, size, mtime, sha, record_id, index_key, related, search, record = row
                 found[name] = SavedFile(name, size, mtime, sha, record_id, marshal.loads(record),
                                         None if search is None else marshal.loads(search), index_key,
                                         None if related is None else marshal.loads(related))

@@ -7,6 +7,8 @@ index, value for value, and so the same bytes once serialised.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
+from itertools import accumulate
 from typing import Any
 
 from .match import _first_word
@@ -21,33 +23,29 @@ def update_index(index: dict[str, Any], doc: int, old: dict[str, int], new: dict
     terms: list[str] = index["terms"]
     number = {t: i for i, t in enumerate(terms)}
     touched = sorted(t for t in old.keys() | new.keys() if old.get(t) != new.get(t))
-    docs = {t: _decode(index["postings"][number[t]]) if t in number else {} for t in touched}
-    for term in touched:
-        docs[term].pop(doc, None)
-        if term in new:
-            docs[term][doc] = min(new[term], 7)
+    postings = {t: _patched(index["postings"][number[t]] if t in number else [], doc, min(new.get(t, 0), 7))
+                for t in touched}
     rows = index["records"]
     rows[doc][6] = sum(new.values())
     n = len(rows)
     index["avgdl"] = round(sum(row[6] for row in rows) / n, 4)
-    if all((t in number) == bool(found) for t, found in docs.items()):
-        for term, found in docs.items():
-            i = number[term]
-            index["postings"][i] = _encode(found)
-            index["idf"][i] = _idf(n, len(found))
+    if all((t in number) == bool(posting) for t, posting in postings.items()):
+        for term, posting in postings.items():
+            index["postings"][number[term]] = posting
+            index["idf"][number[term]] = _idf(n, len(posting))
         return
-    _renumber(index, docs)
+    _renumber(index, postings)
 
 
-def _renumber(index: dict[str, Any], docs: dict[str, dict[int, int]]) -> None:
+def _renumber(index: dict[str, Any], changed: dict[str, list[int]]) -> None:
     """Rebuild the term list when terms appear or vanish, and every reference to a term's number."""
     old_terms: list[str] = index["terms"]
     postings = dict(zip(old_terms, index["postings"]))
     idf = dict(zip(old_terms, index["idf"]))
     n = len(index["records"])
-    for term, found in docs.items():
-        postings[term] = _encode(found)
-        idf[term] = _idf(n, len(found))
+    for term, posting in changed.items():
+        postings[term] = posting
+        idf[term] = _idf(n, len(posting))
     terms = sorted(t for t, p in postings.items() if p)
     number = {t: i for i, t in enumerate(terms)}
     for row in index["records"]:
@@ -62,20 +60,22 @@ def _renumber(index: dict[str, Any], docs: dict[str, dict[int, int]]) -> None:
     index["idf"] = [idf[t] for t in terms]
 
 
-def _decode(posting: list[int]) -> dict[int, int]:
-    """Return a term's postings as {row: capped weight}."""
-    found, doc = {}, 0
-    for value in posting:
-        doc += value // 8
-        found[doc] = value % 8
-    return found
+def _patched(posting: list[int], doc: int, weight: int) -> list[int]:
+    """Return a term's posting with row `doc` at capped `weight`, or without it when `weight` is 0.
 
-
-def _encode(found: dict[int, int]) -> list[int]:
-    out, last = [], 0
-    for doc in sorted(found):
-        out.append((doc - last) * 8 + found[doc])
-        last = doc
+    Each entry is (row - previous row) * 8 + weight: only the entry of `doc` and the one after it change.
+    """
+    rows = list(accumulate(value // 8 for value in posting))
+    at = bisect_left(rows, doc)
+    after = at + 1 if at < len(rows) and rows[at] == doc else at
+    previous = rows[at - 1] if at else 0
+    out = posting[:at]
+    if weight:
+        out.append((doc - previous) * 8 + weight)
+        previous = doc
+    if after < len(rows):
+        out.append((rows[after] - previous) * 8 + posting[after] % 8)
+        out += posting[after + 1 :]
     return out
 
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+from html import escape as html_escape
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from functools import partial
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
-from xml.sax.saxutils import escape as xml_escape
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from . import __version__, highlight, markdown, match, urls
@@ -25,9 +26,15 @@ HOME_LIST_LIMIT = 1000
 PLACEHOLDER = re.compile(r"\{\{|\}\}|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGc%]")
 
 
-def environment(highlighter: highlight.Highlighter) -> Environment:
-    """Return the Jinja environment: autoescaped, and strict so a typo fails the build."""
+def environment(highlighter: highlight.Highlighter, compiled: Path | None = None) -> Environment:
+    """Return the Jinja environment: autoescaped, and strict so a typo fails the build.
+
+    With `compiled`, compiled templates are kept in that folder (by the hash of their source).
+    """
+    if compiled is not None:
+        compiled.mkdir(parents=True, exist_ok=True)
     env = Environment(
+        bytecode_cache=FileSystemBytecodeCache(str(compiled)) if compiled is not None else None,
         loader=FileSystemLoader(str(templates_dir())),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
@@ -80,11 +87,11 @@ class Renderer:
     """Renders the pages of one site; pure, so any page can be rendered alone."""
 
     def __init__(self, site: Site, related: dict[str, tuple[Related, ...]] | None = None,
-                 highlighter: highlight.Highlighter | None = None) -> None:
+                 highlighter: highlight.Highlighter | None = None, compiled: Path | None = None) -> None:
         self.site = site
         self.config = site.config
         self.highlighter = highlighter or highlight.Highlighter()
-        self.env = environment(self.highlighter)
+        self.env = environment(self.highlighter, compiled)
         self.related = related_map(site.records) if related is None else related
         self.search_entries: dict[str, dict[str, Any]] = {}
         """Search index entries already known, by record id (the build cache fills it)."""
@@ -311,7 +318,8 @@ class Renderer:
         pages += [urls.pretty(urls.exception(n)) for n in self.by_exception]
         pages += [urls.pretty(urls.source_file(p)) for p in self.by_file]
         pages += [urls.pretty(urls.tag(t)) for t in self.by_tag]
-        body = "".join(f"<url><loc>{xml_escape(self.absolute(p))}</loc></url>\n" for p in sorted(pages))
+        # Only &, < and > need escaping in XML text (xml.sax.saxutils.escape, without its slow imports).
+        body = "".join(f"<url><loc>{html_escape(self.absolute(p), quote=False)}</loc></url>\n" for p in sorted(pages))
         return ('<?xml version="1.0" encoding="UTF-8"?>\n'
                 '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
                 f"{body}</urlset>\n").encode()

@@ -24,7 +24,7 @@ def entry(number: int, message: str) -> dict[str, Any]:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(messages, weights), min_size=1, max_size=8), st.integers(0, 7), weights)
+@given(st.lists(st.tuples(messages, weights), min_size=1, max_size=20), st.integers(0, 19), weights)
 def test_update_equals_build(records: list[tuple[str, dict[str, int]]], which: int, new: dict[str, int]) -> None:
     entries = [entry(i, message) for i, (message, _) in enumerate(records)]
     before = {e["id"]: terms for e, (_, terms) in zip(entries, records)}
