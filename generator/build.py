@@ -146,31 +146,21 @@ class _Update:
 
     def read(self, changed: list[str], config: Any) -> list[tuple[cache.SavedFile, Any]] | None:
         """Return each changed file's saved row and its new record (None when its bytes did not change)."""
-        from . import validate
-        from .load import RawRecord
-
         rows = self.saved.files(changed)
         edits = []
         for name in changed:
             saved = rows.get(name)
-            if saved is None:
+            found = _read_record(name, config, saved) if saved is not None else None
+            if saved is None or found is None:
                 return None
-            try:
-                data = load.read_bytes(Path(name))
-                sha = cache.digest(data)
-                if sha == saved.sha:
-                    edits.append((saved, None))
-                    continue
-                raw = RawRecord(name, load.parse_json(data))
-            except Invalid:
+            sha, record = found
+            if sha == saved.sha:
+                edits.append((saved, None))
+                continue
+            new, old = cache.record_from_tuple(record), cache.record_from_tuple(saved.record)
+            if _summary(new) != _summary(old) or new.related != old.related or saved.related is None:
                 return None
-            if next(validate.check_record(raw), None) is not None:
-                return None
-            record = validate.to_record(raw, config)
-            old = cache.record_from_tuple(saved.record)
-            if _summary(record) != _summary(old) or record.related != old.related or saved.related is None:
-                return None
-            edits.append((replace(saved, sha=sha), record))
+            edits.append((replace(saved, sha=sha), new))
         return edits
 
     def stat(self, saved: cache.SavedFile) -> cache.SavedFile:
@@ -255,7 +245,7 @@ class _Job:
     def run(self, jobs: int, progress: Progress | None, started: float) -> Result:
         from . import highlight, model, render
 
-        site = self.validate()
+        site = self.validate(jobs)
         related = self.related(site)
         self.new.salt = cache.digest(
             cache.code_digest(), *(Path(m.__file__).read_bytes() for m in (highlight, model)))  # type: ignore[arg-type]
@@ -265,7 +255,7 @@ class _Job:
             lexers[path] = highlight.lexer_for_path(path)
         renderer = render.Renderer(site, related=related, highlighter=highlight.Highlighter(store, lexers),
                                    compiled=cache.cache_folder(self.out).parent / "templates")
-        self.search_entries(site, renderer)
+        self.search_entries(site, renderer, jobs)
         self.state.files, self.state.search = {}, {}  # the new state has what is still needed
         plan = renderer.plan()
         keys = page_keys(site, self.new.related[1], plan, self.new.files, self.common(site))
@@ -301,44 +291,32 @@ class _Job:
         return Result(len(site.records), pages, len(todo), len(changed), len(gone), not self.in_place,
                       time.perf_counter() - started)
 
-    def validate(self) -> Any:
+    def validate(self, jobs: int) -> Any:
         """Return the valid Site, reusing every record whose file did not change; or raise ProblemsFound.
 
         With any problem, the whole content is validated again the way `errorsite check` does it,
         so that a build reports exactly the same problems, in the same order.
         """
         from . import validate
-        from .load import RawRecord
         from .model import Site
 
         config, broken = read_config(self.settings_path, self.base_url)
         config_key = cache.digest(repr(config.repo))
         reuse = config_key == self.state.config_key
+        names = sorted(self.scan)
+        olds = [self.state.files.get(name) if reuse else None for name in names]
+        unread = [i for i, (name, old) in enumerate(zip(names, olds))
+                  if old is None or old.mtime_ns == RACY or (old.size, old.mtime_ns) != self.scan[name]]
+        read = dict(zip(unread, _map(lambda i: _read_record(names[i], config, olds[i]), unread, jobs)))
         records = []
         files: dict[str, cache.FileEntry] = {}
-        for name, (size, mtime_ns) in sorted(self.scan.items()):
-            old = self.state.files.get(name) if reuse else None
-            if old is not None and old.mtime_ns != RACY and (old.size, old.mtime_ns) == (size, mtime_ns):
-                files[name] = old
-                records.append(cache.record_from_tuple(old.record))
-                continue
-            try:
-                data = load.read_bytes(Path(name))
-                sha = cache.digest(data)
-                if old is not None and old.sha == sha:
-                    files[name] = cache.FileEntry(size, mtime_ns, sha, old.record)
-                    records.append(cache.record_from_tuple(old.record))
-                    continue
-                raw = RawRecord(name, load.parse_json(data))
-            except Invalid:
+        for i, (name, old) in enumerate(zip(names, olds)):
+            found = (old.sha, old.record) if i not in read and old is not None else read[i]
+            if found is None:
                 broken = True
                 continue
-            if next(validate.check_record(raw), None) is not None:
-                broken = True
-                continue
-            record = validate.to_record(raw, config)
-            records.append(record)
-            files[name] = cache.FileEntry(size, mtime_ns, sha, cache.record_to_tuple(record))
+            files[name] = cache.FileEntry(*self.scan[name], *found)
+            records.append(cache.record_from_tuple(found[1]))
         if broken or not _links_ok(records, config):
             return validate.build_site(load.load(self.content), self.base_url)
         for name, entry in files.items():
@@ -368,19 +346,16 @@ class _Job:
         self.new.related = (key, {i: tuple((x.record.id, x.automatic) for x in items) for i, items in found.items()})
         return found
 
-    def search_entries(self, site: Any, renderer: Any) -> None:
+    def search_entries(self, site: Any, renderer: Any, jobs: int) -> None:
         """Give the renderer every record's search entry and terms, made again only for records that changed."""
-        from . import match, render
-
         sha_of = {f.record[0]: f.sha for f in self.new.files.values()}
         known = self.state.search if self.state.config_key == self.new.config_key else {}
-        for record in site.records:
+        records = site.records
+        unknown = [i for i, record in enumerate(records) if sha_of[record.id] not in known]
+        made = dict(zip(unknown, _map(lambda i: _search_found(records[i]), unknown, jobs)))
+        for i, record in enumerate(records):
             sha = sha_of[record.id]
-            found = known.get(sha)
-            if found is None:
-                entry = render.search_entry(record)
-                terms = match.document_terms(entry)
-                found = (entry, terms, index_key(entry, terms))
+            found = made[i] if i in made else known[sha]
             renderer.search_entries[record.id], renderer.search_terms[record.id] = found[:2]
             self.new.search[sha] = found
 
@@ -496,6 +471,64 @@ def _summary(record: Any) -> tuple[Any, ...]:
     s = record.source
     return (record.id, record.title, record.exception, record.message, s.path, s.line, s.function,
             record.tags, record.status, record.written)
+
+
+def _read_record(name: str, config: Any, old: cache.FileEntry | cache.SavedFile | None
+                 ) -> tuple[str, tuple[Any, ...]] | None:
+    """Return the hash of a record file and its validated record, as plain tuples; None when it has a problem.
+
+    When the file's hash is `old`'s, its record is `old`'s.
+    """
+    from . import validate
+    from .load import RawRecord
+
+    try:
+        data = load.read_bytes(Path(name))
+        sha = cache.digest(data)
+        if old is not None and old.sha == sha:
+            return sha, old.record
+        raw = RawRecord(name, load.parse_json(data))
+    except Invalid:
+        return None
+    if next(validate.check_record(raw), None) is not None:
+        return None
+    return sha, cache.record_to_tuple(validate.to_record(raw, config))
+
+
+def _search_found(record: Any) -> tuple[dict[str, Any], dict[str, int], str]:
+    """Return a record's search entry, its weighted terms, and their `index_key`."""
+    from . import match, render
+
+    entry = render.search_entry(record)
+    terms = match.document_terms(entry)
+    return entry, terms, index_key(entry, terms)
+
+
+_TASK: Callable[[Any], Any] = id
+"""What a worker process of `_map` runs, inherited when it forks."""
+
+
+def _map(function: Callable[[Any], Any], items: list[Any], jobs: int) -> list[Any]:
+    """Return [function(item) for item in items], on `jobs` processes when there are enough items.
+
+    The workers fork from this process, so `function` may use anything it can see; only the
+    items and the results are sent between processes.
+    """
+    if jobs < 2 or len(items) < PARALLEL_MIN or not hasattr(os, "fork"):
+        return [function(item) for item in items]
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=_start_task, initargs=(function,)) as pool:
+        return pool.map(_run_task, items, chunksize=CHUNK)
+
+
+def _start_task(function: Callable[[Any], Any]) -> None:
+    global _TASK
+    _TASK = function
+
+
+def _run_task(item: Any) -> Any:
+    return _TASK(item)
 
 
 _WORK: tuple[Any, ...] = ()

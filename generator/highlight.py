@@ -136,24 +136,31 @@ def _highlighted_lines(code: str, language: str) -> list[str]:
 
 
 def _format(tokens: object) -> str:
-    parts = []
-    for ttype, value in tokens:  # type: ignore[attr-defined]
-        parts.append(_span(ttype, escape(value, quote=False)))
-    return "".join(parts)
+    return "".join([_span(ttype, escape(value, quote=False)) for ttype, value in tokens])  # type: ignore[attr-defined]
+
+
+_CLASSES: dict[_TokenType, str] = {}
+"""Token type -> its CSS class, found once per type."""
 
 
 def _css_class(ttype: _TokenType) -> str:
-    from pygments.token import STANDARD_TYPES
+    found = _CLASSES.get(ttype)
+    if found is None:
+        from pygments.token import STANDARD_TYPES
 
-    while ttype not in STANDARD_TYPES:
-        ttype = ttype.parent
-    return STANDARD_TYPES[ttype]
+        standard = ttype
+        while standard not in STANDARD_TYPES:
+            standard = standard.parent
+        found = _CLASSES[ttype] = STANDARD_TYPES[standard]
+    return found
 
 
 def _span(ttype: _TokenType, html: str) -> str:
     cls = _css_class(ttype)
     if not cls or not html:
         return html
+    if "\n" not in html:
+        return f'<span class="{cls}">{html}</span>'
     # A span must not cross a line break, or splitting into lines breaks the markup.
     return "\n".join(f'<span class="{cls}">{part}</span>' if part else "" for part in html.split("\n"))
 

@@ -64,8 +64,12 @@ def staging_folder(out: Path) -> Path:
 def write_file(staging: Path, path: str, body: bytes) -> None:
     """Write one file of the site into the staging folder."""
     target = staging / path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(body)
+    try:
+        target.write_bytes(body)
+    except FileNotFoundError:
+        # Most folders exist already: asking first would cost a system call for every file.
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(body)
 
 
 def commit_all(staging: Path, out: Path) -> None:
