@@ -27,6 +27,7 @@ class Store(Protocol):
         """Keep the HTML made from `parts`."""
 
 
+@lru_cache(maxsize=256)
 def lexer_exists(name: str) -> bool:
     """Return whether Pygments knows a lexer called `name`."""
     from pygments.lexers import find_lexer_class_by_name
