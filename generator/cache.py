@@ -205,18 +205,12 @@ class SavedState:
 
     def save(self, state: State) -> None:
         """Replace the whole saved state with `state`, atomically."""
-        related = state.related[1]
-        rows = []
-        for name, e in state.files.items():
-            record_id = e.record[0]
-            search = state.search.get(e.sha)
-            rows.append(SavedFile(name, e.size, e.mtime_ns, e.sha, record_id, e.record, search and search[:2],
-                                  search and search[2], related.get(record_id)).row())
         db = self._connect()
         with _transaction(db):
             db.execute("DELETE FROM files")
             db.execute("DELETE FROM outputs")
-            db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            # One row at a time: all of them at once would double the memory of a large site.
+            db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", _file_rows(state))
             db.executemany("INSERT INTO outputs VALUES (?, ?, ?)",
                            ((path, key, state.manifest[path]) for path, key in state.pages.items()))
             self._put_meta(db, {**{name: getattr(state, name) for name in META}, "related": state.related[0]})
@@ -279,6 +273,15 @@ class SavedState:
     def _put_meta(db: sqlite3.Connection, values: dict[str, Any]) -> None:
         db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                        ((name, marshal.dumps(value)) for name, value in values.items()))
+
+
+def _file_rows(state: State) -> Iterator[tuple[Any, ...]]:
+    related = state.related[1]
+    for name, e in state.files.items():
+        record_id = e.record[0]
+        search = state.search.get(e.sha)
+        yield SavedFile(name, e.size, e.mtime_ns, e.sha, record_id, e.record, search and search[:2],
+                        search and search[2], related.get(record_id)).row()
 
 
 @contextmanager

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from pygments.token import _TokenType
 
 WORD = re.compile(r"\s+|\w+|[^\w\s]")
+REMEMBERED = 4096
+"""Highlighted codes a Highlighter keeps in memory; beyond, it starts again (the store keeps them all)."""
 
 
 class Store(Protocol):
@@ -85,6 +87,8 @@ class Highlighter:
             self.made += 1
             if self.store is not None:
                 self.store.put(html, "lines", language, code)
+        if len(self._lines) >= REMEMBERED:
+            self._lines.clear()
         found = self._lines[code, language] = tuple(html.split("\n"))
         return found
 
