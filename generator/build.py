@@ -621,11 +621,10 @@ def _scan(errors: Path) -> dict[str, tuple[int, int]]:
         entries = list(os.scandir(errors))
     except OSError:
         return {}
-    prefix = str(errors)
     for entry in entries:
         if entry.name.endswith(".json"):
             st = entry.stat()
-            found[os.path.join(prefix, entry.name)] = (st.st_size, st.st_mtime_ns)
+            found[entry.path] = (st.st_size, st.st_mtime_ns)
     return found
 
 

@@ -112,7 +112,8 @@ CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     name TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, sha TEXT NOT NULL,
     id TEXT NOT NULL, index_key TEXT, related BLOB, search BLOB, record BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS files_by_id ON files (id);
+CREATE INDEX IF NOT EXISTS files_by_id ON files (id, index_key);
+CREATE INDEX IF NOT EXISTS files_stat ON files (name, size, mtime, sha);
 CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY, key TEXT NOT NULL, sha TEXT NOT NULL);
 """
 

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 WORD = re.compile(r"\s+|\w+|[^\w\s]")
 REMEMBERED = 4096
 """Highlighted codes a Highlighter keeps in memory; beyond, it starts again (the store keeps them all)."""
+TOKENS_REMEMBERED = 65536
+"""Distinct tokens whose HTML is kept in memory; beyond, it starts again."""
 
 
 class Store(Protocol):
@@ -140,8 +142,20 @@ def _highlighted_lines(code: str, language: str) -> list[str]:
     return (out + [""] * len(lines))[: len(lines)]
 
 
+_TOKENS: dict[tuple[_TokenType, str], str] = {}
+"""(token type, text) -> its HTML: keywords, names and punctuation come back again and again."""
+
+
 def _format(tokens: object) -> str:
-    return "".join([_span(ttype, escape(value, quote=False)) for ttype, value in tokens])  # type: ignore[attr-defined]
+    if len(_TOKENS) >= TOKENS_REMEMBERED:
+        _TOKENS.clear()
+    parts = []
+    for token in tokens:  # type: ignore[attr-defined]
+        html = _TOKENS.get(token)
+        if html is None:
+            html = _TOKENS[token] = _span(token[0], escape(token[1], quote=False))
+        parts.append(html)
+    return "".join(parts)
 
 
 _CLASSES: dict[_TokenType, str] = {}
