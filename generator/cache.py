@@ -160,8 +160,7 @@ class SavedState:
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            # A cache: after a crash of the machine the worst case is a full build (see `_unreadable`).
-            db.execute("PRAGMA synchronous=OFF")
+            _fast_writes(db)
             db.executescript(SCHEMA)
             self._db = db
         return self._db
@@ -205,7 +204,10 @@ class SavedState:
         return State()
 
     def save(self, state: State) -> None:
-        """Replace the whole saved state with `state`, atomically."""
+        """Replace the whole saved state with `state`, atomically; delete the state files of other versions."""
+        for old in self.path.parent.iterdir():
+            if old.name.startswith(("state", "head.pickle")) and not old.name.startswith(self.path.name):
+                old.unlink(missing_ok=True)
         db = self._connect()
         with _transaction(db):
             db.execute("DELETE FROM files")
@@ -276,6 +278,12 @@ class SavedState:
                        ((name, marshal.dumps(value)) for name, value in values.items()))
 
 
+def _fast_writes(db: sqlite3.Connection) -> None:
+    """Commit without waiting for the disk: a crash of the machine may lose the last commits, never the file."""
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+
+
 def _file_rows(state: State) -> Iterator[tuple[Any, ...]]:
     related = state.related[1]
     for name, e in state.files.items():
@@ -341,6 +349,7 @@ class HighlightStore:
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=30)
+            _fast_writes(self._db)
             self._db.execute("CREATE TABLE IF NOT EXISTS lines (key TEXT PRIMARY KEY, html TEXT NOT NULL)")
         return self._db
 
