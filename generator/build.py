@@ -217,6 +217,8 @@ class _Update:
         if "search-index.js" not in outputs or cache.digest(script) != outputs["search-index.js"][1]:
             return None
         index = render.read_search_script(script)
+        if index is None:
+            return None
         position = {row[0]: number for number, row in enumerate(index["records"])}
         for record_id, (saved, _) in sorted(edited.items()):
             if saved.search is None:

@@ -336,11 +336,11 @@ def search_script(index: dict[str, Any]) -> bytes:
     return f"{SCRIPT_START}{text}{SCRIPT_END}".encode()
 
 
-def read_search_script(script: bytes) -> dict[str, Any]:
-    """Return the index that `search_script` wrote; serialised again, it gives the same bytes."""
+def read_search_script(script: bytes) -> dict[str, Any] | None:
+    """Return the index that `search_script` wrote (serialised again, it gives the same bytes), or None."""
     text = script.decode()
     if not (text.startswith(SCRIPT_START) and text.endswith(SCRIPT_END)):
-        raise ValueError("not a search index script")
+        return None
     return json.loads(text[len(SCRIPT_START) : -len(SCRIPT_END)])  # type: ignore[no-any-return]
 
 
