@@ -51,7 +51,7 @@ class Server:
         self.prefix = "/"
         self.changed = threading.Condition()
         self.stopping = threading.Event()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
+        self.httpd = _listen(port, self)
         self.httpd.daemon_threads = True
         self.threads: list[threading.Thread] = []
 
@@ -202,6 +202,18 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             return
 
     return Handler
+
+
+def _listen(port: int, server: Server) -> ThreadingHTTPServer:
+    """Return an HTTP server bound to 127.0.0.1:`port`."""
+    try:
+        return ThreadingHTTPServer(("127.0.0.1", port), _handler(server))
+    except OSError as error:
+        raise UserError(
+            f"cannot listen on 127.0.0.1:{port}: {error.strerror}",
+            hint="another program uses the port; pick another with --port N, or --port 0 for any free one",
+            page="port-unavailable",
+        ) from None
 
 
 def serve(content: Path, port: int, base_url: str | None, log: Callable[[str], None] = print) -> None:

@@ -127,3 +127,15 @@ def test_explain_from_content_and_from_a_built_site(content: Path, tmp_path: Pat
     assert "errors/batch-tokens-multiple/" in capsys.readouterr().out
     assert run("explain", "no-such-id", "--site", str(tmp_path / "site")) == 1
     assert "errors/nothing-to-explain/" in capsys.readouterr().err
+
+
+def test_serve_on_a_port_in_use_is_a_clean_error(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert run("serve", "--content", str(content), "--port", str(port)) == 1
+    err = capsys.readouterr().err
+    assert f"cannot listen on 127.0.0.1:{port}" in err and "errors/port-unavailable/" in err
