@@ -27,12 +27,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = make_parser()
     try:
         args = parser.parse_args(argv)
-        return args.run(args)
+        return _run(args)
     except UserError as error:
         print(f"error: {error}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        return args.run(args)
+    except OSError as error:
+        # A folder that cannot be written, a disk that is full: the user's to fix, not a bug.
+        raise UserError(
+            f"cannot use {error.filename or 'a file'!r}: {error.strerror or error}",
+            hint="check that the path exists, that you may read or write it, and that the disk has room",
+            page="file-system-error",
+        ) from None
 
 
 def make_parser() -> Parser:

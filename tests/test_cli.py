@@ -139,3 +139,10 @@ def test_serve_on_a_port_in_use_is_a_clean_error(content: Path, capsys: pytest.C
         assert run("serve", "--content", str(content), "--port", str(port)) == 1
     err = capsys.readouterr().err
     assert f"cannot listen on 127.0.0.1:{port}" in err and "errors/port-unavailable/" in err
+
+
+def test_a_file_system_error_is_a_clean_error(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    assert run("build", "--content", str(content), "--out", str(tmp_path / "a-file" / "site")) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "errors/file-system-error/" in err
