@@ -87,7 +87,7 @@ def build(content: Path, out: Path, base_url: str | None = None, *,
         saved.close()
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Update:
     """A build after edits that change only the edited records' own pages and search terms.
 
