@@ -26,6 +26,18 @@ HOME_LIST_LIMIT = 1000
 PLACEHOLDER = re.compile(r"\{\{|\}\}|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGc%]")
 
 
+FORBIDDEN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef\ufffe\uffff]")
+"""Code points HTML forbids in a document: controls other than white space, and noncharacters."""
+
+
+def visible(value: Any) -> Any:
+    """Return a value for a page with forbidden code points shown as U+FFFD, as browsers would."""
+    if not isinstance(value, str) or not FORBIDDEN.search(value):
+        return value
+    cleaned = FORBIDDEN.sub("\ufffd", value)
+    return Markup(cleaned) if isinstance(value, Markup) else cleaned
+
+
 def environment(highlighter: highlight.Highlighter, compiled: Path | None = None) -> Environment:
     """Return the Jinja environment: autoescaped, and strict so a typo fails the build.
 
@@ -41,6 +53,7 @@ def environment(highlighter: highlight.Highlighter, compiled: Path | None = None
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=visible,
     )
     env.filters["md"] = lambda text: Markup(markdown.render(text, highlighter))
     env.filters["message_html"] = lambda text: Markup(message_html(text))
