@@ -249,7 +249,7 @@ def to_record(raw: RawRecord, config: Config) -> Record:
         id=data["id"],
         exception=data["exception"],
         message=data["message"],
-        title=data.get("title") or default_title(data["message"]),
+        title=" ".join(data.get("title", "").split()) or default_title(data["message"]) or data["id"],
         source=Source(
             repo=source.get("repo") or config.repo,
             commit=source["commit"],

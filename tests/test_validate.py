@@ -182,3 +182,8 @@ def test_every_bad_redirect_is_reported(content: Path) -> None:
     (content / "site.toml").write_text('[redirects]\nBad = "old-kv-dtype"\nfine-old = "old-kv-dtype"\nx = 3\n')
     assert problems_of(content) == [("site.toml", "/redirects/Bad", "redirect-not-an-id"),
                                     ("site.toml", "/redirects/x", "redirect-not-an-id")]
+
+
+def test_a_blank_title_or_message_still_gives_a_title(content: Path) -> None:
+    edit_record(content, GOOD, lambda d: d.update(title="  ", message=" \n "))
+    assert validate.build_site(load.load(content)).by_id[GOOD].title == GOOD
