@@ -619,12 +619,16 @@ def search(index: dict[str, Any], text: str, limit: int = 10) -> list[dict[str, 
             continue
         segs = [None if s == 0 else s for s in row[8]]
         best = None
-        for raw, norm, where in normed:
+        for i, (raw, norm, where) in enumerate(normed):
             end, covered, spans = _walk(segs, norm)
             total = _quality(segs, norm, covered)
             if total < MIN_LITERAL and 2 * total < len(norm) or total == 0:
                 continue
             # A full or cut match fits the whole paste; text after the closing literal does not.
+            # In a less cleaned form a leading placeholder would take the exception name or
+            # log prefix as its value: such a partial is cut only in the most cleaned form.
+            if end == "cut" and i > 0 and segs[0] is None:
+                end = "noise"
             key = (2 if end == "noise" else 3, total, 1 if end == "full" else 0)
             if best is None or key > best[0]:
                 best = (key, _values(raw, where, spans) if end == "full" else [], covered)

@@ -347,7 +347,10 @@
         var w = walk(segs, normed[i][1]), total = quality(segs, normed[i][1], w[1], normed[i][3]);
         if ((total < MIN_LITERAL && 2 * total < normed[i][3]) || total === 0) continue;
         // A full or cut match fits the whole paste; text after the closing literal does not.
-        var full = w[0] === "full" ? 1 : 0, key = [w[0] === "noise" ? 2 : 3, total, full];
+        // In a less cleaned form a leading placeholder would take the exception name or
+        // log prefix as its value: such a partial is cut only in the most cleaned form.
+        var noisy = w[0] === "noise" || (w[0] === "cut" && i > 0 && segs[0] === null);
+        var full = w[0] === "full" ? 1 : 0, key = [noisy ? 2 : 3, total, full];
         if (!best || key[0] > best[0][0] || (key[0] === best[0][0] && (total > best[0][1] || (total === best[0][1] && full > best[0][2]))))
           best = [key, full ? valuesOf(normed[i][0], normed[i][2], w[2]) : [], w[1]];
         if (full) break;
