@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from generator.extract import scan_files  # noqa: E402
-from generator.match import _first_word, _path_hit, build_index, compile_template, search, tokenize  # noqa: E402
+from generator.match import _first_word, _path_hit, build_index, compile_template, search, template_parts, tokenize  # noqa: E402
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 SITE = Path(sysconfig.get_paths()["purelib"])
@@ -106,43 +106,15 @@ def make_records(name: str, files: dict[str, bytes]) -> list[dict[str, Any]]:
 
 def parts(message: str) -> list[tuple[str, str]]:
     """Return the template as ("lit", text) and ("ph", conversion) pieces (conversion: r, d, f, s ...)."""
-    out: list[tuple[str, str]] = []
-    i = 0
-    lit = ""
-    while i < len(message):
-        pair = message[i:i + 2]
-        if pair in ("{{", "}}", "%%"):
-            lit += pair[0]
-            i += 2
-            continue
-        if message[i] == "{":
-            end = _close(message, i)
-            if end > 0:
-                out += [("lit", lit), ("ph", _brace_kind(message[i + 1:end]))]
-                lit, i = "", end + 1
-                continue
-        if message[i] == "%":
-            m = _PERCENT.match(message, i)
-            if m:
-                out += [("lit", lit), ("ph", m.group(1))]
-                lit, i = "", m.end()
-                continue
-        lit += message[i]
-        i += 1
-    out.append(("lit", lit))
-    return [p for p in out if p != ("lit", "")]
-
-
-def _close(message: str, i: int) -> int:
-    depth = 0
-    for j in range(i, min(len(message), i + 300)):
-        if message[j] == "{":
-            depth += 1
-        elif message[j] == "}":
-            depth -= 1
-            if depth == 0:
-                return j
-    return -1
+    out = []
+    for text, hole in template_parts(message):
+        if not hole:
+            out.append(("lit", text))
+        elif text.startswith("{"):
+            out.append(("ph", _brace_kind(text[1:-1])))
+        else:
+            out.append(("ph", _PERCENT.match(text).group(1)))
+    return out
 
 
 def _brace_kind(field: str) -> str:

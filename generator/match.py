@@ -207,6 +207,23 @@ def _unescape(message: str, start: int, end: int) -> str:
     return "".join(out)
 
 
+def template_parts(message: str) -> list[tuple[str, bool]]:
+    """Return the template as (text, is_placeholder) runs, literal text unescaped, as matching reads it."""
+    parts: list[tuple[str, bool]] = []
+    pos = 0
+    for piece in _parse(message):
+        if piece is None:
+            continue
+        start, end = piece
+        if start > pos:
+            parts.append((message[pos:start], True))
+        parts.append((_unescape(message, start, end), False))
+        pos = end
+    if pos < len(message):
+        parts.append((message[pos:], True))
+    return parts
+
+
 def compile_template(message: str) -> list[str | None]:
     """Return the template as normalised literal segments, None for each placeholder."""
     return _compile(message)[0]

@@ -23,7 +23,6 @@ from .schema import SCHEMA
 
 HOME_LIST_LIMIT = 1000
 """Above this many records the home page lists groups, not every error."""
-PLACEHOLDER = re.compile(r"\{\{|\}\}|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGc%]")
 
 
 FORBIDDEN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef\ufffe\uffff]")
@@ -61,30 +60,10 @@ def environment(highlighter: highlight.Highlighter, compiled: Path | None = None
     return env
 
 
-def message_parts(message: str) -> list[tuple[str, bool]]:
-    """Return the template as (text, is_placeholder) runs; `{{` and `%%` become literal."""
-    parts: list[tuple[str, bool]] = []
-    pos = 0
-    for found in PLACEHOLDER.finditer(message):
-        text = found.group()
-        literal = {"{{": "{", "}}": "}", "%%": "%"}.get(text)
-        parts.append((message[pos : found.start()], False))
-        parts.append((literal, False) if literal else (text, True))
-        pos = found.end()
-    parts.append((message[pos:], False))
-    merged: list[tuple[str, bool]] = []
-    for text, hole in parts:
-        if merged and not hole and not merged[-1][1]:
-            merged[-1] = (merged[-1][0] + text, False)
-        elif text:
-            merged.append((text, hole))
-    return merged
-
-
 def message_html(message: str) -> str:
     """Return the template as HTML with each placeholder in a <var>."""
     out = []
-    for text, hole in message_parts(message):
+    for text, hole in match.template_parts(message):
         safe = str(Markup.escape(text))
         out.append(f'<var class="ph">{safe}</var>' if hole else safe)
     return "".join(out)

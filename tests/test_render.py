@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from generator import load, render, validate
-from generator.render import message_parts
+from generator.match import template_parts
 
 from conftest import FIXTURES, edit_record
 
@@ -65,8 +65,8 @@ def test_placeholders_are_distinct_from_literal_text(files: dict[str, bytes]) ->
     assert "use one of {&#39;auto&#39;, &#39;fp8&#39;}" in html
 
 
-def test_message_parts() -> None:
-    assert message_parts("a {x!r} b {{c}} %s %% {d:{w}}") == [
+def test_template_parts() -> None:
+    assert template_parts("a {x!r} b {{c}} %s %% {d:{w}}") == [
         ("a ", False), ("{x!r}", True), (" b {c} ", False), ("%s", True), (" % ", False), ("{d:{w}}", True),
     ]
 
