@@ -7,12 +7,17 @@ from dataclasses import replace
 from collections.abc import Iterator
 from typing import Any
 
-from .model import Config
+from .model import Config, SourceSettings, VerifySettings
 from .problems import Invalid, Problem, did_you_mean
 from .schema import ID_PATTERN
 
 TOML_TYPES = {int: "an integer", float: "a float", bool: "a boolean", list: "an array", dict: "a table"}
-KEYS = ("title", "base_url", "repo", "source_url", "issue_url", "edit_url", "cname", "redirects")
+KEYS = ("title", "base_url", "repo", "source_url", "issue_url", "edit_url", "cname", "redirects", "source", "verify")
+TABLES: dict[str, dict[str, type]] = {
+    "source": {"include": list, "exclude": list, "asserts": bool, "warnings": bool},
+    "verify": {"setup": str, "timeout": int},
+}
+"""The keys of each settings table, with the TOML type each value must have."""
 URL_FIELDS = {
     "source_url": ("repo", "commit", "path", "line"),
     "issue_url": ("repo", "title", "id", "url"),
@@ -28,6 +33,9 @@ def settings_to_config(settings: dict[str, Any], file: str) -> tuple[Config, lis
     for key, value in sorted(settings.items()):
         if key == "redirects" and isinstance(value, dict):
             values[key] = tuple(_each_redirect(value, file, problems))
+            continue
+        if key in TABLES:
+            values[key] = _table(key, value, file, problems)
             continue
         try:
             values[key] = _setting(key, value)
@@ -66,6 +74,40 @@ def _setting(key: str, value: Any) -> Any:
     if key in URL_FIELDS:
         _url_pattern(value, URL_FIELDS[key])
     return value
+
+
+def _table(name: str, value: Any, file: str, problems: list[Problem]) -> SourceSettings | VerifySettings:
+    """Return the `[source]` or `[verify]` table's settings, adding a problem for each bad key."""
+    kind = SourceSettings if name == "source" else VerifySettings
+    if not isinstance(value, dict):
+        problems.append(Problem.of(file, f"/{name}", Invalid(
+            f"must be a table, got {TOML_TYPES.get(type(value), type(value).__name__)}",
+            hint=f"write a [{name}] table", page="setting-wrong-type")))
+        return kind()
+    values: dict[str, Any] = {}
+    for key, item in sorted(value.items()):
+        try:
+            values[key] = _table_value(name, key, item)
+        except Invalid as error:
+            problems.append(Problem.of(file, f"/{name}/{key}", error))
+    return kind(**values)
+
+
+def _table_value(table: str, key: str, value: Any) -> Any:
+    keys = TABLES[table]
+    if key not in keys:
+        raise Invalid(f"unknown setting {key!r} in [{table}]", hint=did_you_mean(key, keys), page="unknown-setting")
+    expected = keys[key]
+    names = {list: "an array of strings", bool: "true or false", str: "a string", int: "a whole number of seconds"}
+    fits = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
+    if expected is list:
+        fits = fits and all(isinstance(item, str) for item in value)
+    if expected is int and fits and value < 1:
+        fits = False
+    if not fits:
+        raise Invalid(f"must be {names[expected]}, got {value!r}", hint=f"see [{table}] in the record format",
+                      page="setting-wrong-type")
+    return tuple(value) if expected is list else value
 
 
 def _url_pattern(value: str, names: tuple[str, ...]) -> None:

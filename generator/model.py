@@ -51,6 +51,28 @@ class Source:
 
 
 @dataclass(frozen=True, slots=True)
+class Check:
+    """A runnable proof of an example fix, run by `errorsite verify`."""
+
+    files: tuple[tuple[str, str], ...]
+    """Files to create in the check's fresh folder: (relative path, text), sorted by path."""
+    before: str
+    """Shell command line that must fail with this record's error."""
+    after: str
+    """Shell command line that must not show this record's error."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verified:
+    """The last time `errorsite verify` saw the check hold."""
+
+    commit: str
+    """The record's pin at the time."""
+    date: str
+    """`YYYY-MM-DD`."""
+
+
+@dataclass(frozen=True, slots=True)
 class ExampleFix:
     """A before/after pair, with an optional code sample."""
 
@@ -62,6 +84,32 @@ class ExampleFix:
     code_language: str
     note: str | None
     """Markdown."""
+    check: Check | None = None
+    """How to prove the example, if the record says."""
+    verified: Verified | None = None
+    """Set by `errorsite verify` when the check held."""
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """Another wording of the same error from the same place."""
+
+    message: str
+    """The wording's template, written like `Record.message`."""
+    kind: str
+    """`plural`, `alternative` or `earlier`."""
+    until: str | None = None
+    """For `earlier`: the first commit that no longer raises this wording."""
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """Set by `extract` when the code under a written record changed: the prose may be out of date."""
+
+    since: str
+    """The commit at which extract saw the change."""
+    why: str
+    """`message changed`, `code changed` or `moved`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +127,8 @@ class Analysis:
     by: str
     date: str | None
     note: str | None
+    commit: str | None = None
+    """The commit the prose was written against (not the snippet's pin, which moves)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +149,10 @@ class Record:
     tags: tuple[str, ...] = ()
     analysis: Analysis | None = None
     status: str = "active"
+    variants: tuple[Variant, ...] = ()
+    """Other wordings (plural, alternative, earlier) that lookup and search match too."""
+    review: Review | None = None
+    """Present when the prose needs another look after the code changed."""
     file: str = ""
     """The record's file, as the user would name it."""
 
@@ -119,6 +173,30 @@ class Record:
 
 
 @dataclass(frozen=True, slots=True)
+class SourceSettings:
+    """`[source]` in `site.toml`: what `extract` and `check --source` read; flags override it."""
+
+    include: tuple[str, ...] = ()
+    """Globs of files to read; empty means the default (every `.py` file)."""
+    exclude: tuple[str, ...] = ()
+    """Globs of files to skip, on top of the default tests, docs and examples folders."""
+    asserts: bool = False
+    """Also document `assert cond, "message"`."""
+    warnings: bool = False
+    """Also document `warnings.warn("message", Category)` calls."""
+
+
+@dataclass(frozen=True, slots=True)
+class VerifySettings:
+    """`[verify]` in `site.toml`: how `errorsite verify` runs the checks."""
+
+    setup: str | None = None
+    """Shell command run once before the checks."""
+    timeout: int = 60
+    """Seconds each command may run."""
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """Site settings: `content/site.toml` with command-line overrides applied."""
 
@@ -133,6 +211,8 @@ class Config:
     cname: str | None = None
     redirects: tuple[tuple[str, str], ...] = ()
     """Retired ids and the ids that replace them, sorted."""
+    source: SourceSettings = SourceSettings()
+    verify: VerifySettings = VerifySettings()
 
 
 @dataclass(frozen=True, slots=True)

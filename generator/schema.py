@@ -16,6 +16,8 @@ ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$"
 DOTTED_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$"
 # No leading slash, no `..` segment, no backslash, no NUL, no empty segment.
 SAFE_PATH = r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))(?!.*//)[^\\\u0000]+$"
+COMMIT = r"^[0-9a-f]{7,40}$"
+DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 
 
 def _string(description: str, **rules: Any) -> dict[str, Any]:
@@ -36,7 +38,7 @@ MARKDOWN = {"type": "string", "description": "Markdown (CommonMark with tables).
 
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "errorsite error record, version 1",
+    "title": "errorsite error record, version 1.1",
     **_object(
         {
             "$schema": _string("Ignored by errorsite; lets editors validate the record."),
@@ -57,9 +59,7 @@ SCHEMA: dict[str, Any] = {
                     "repo": _string(
                         "owner/name", pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
                     ),
-                    "commit": _string(
-                        "7 to 40 lowercase hex digits", pattern=r"^[0-9a-f]{7,40}$"
-                    ),
+                    "commit": _string("7 to 40 lowercase hex digits", pattern=COMMIT),
                     "path": _string(
                         "a relative POSIX path: no leading /, no .., no backslash",
                         pattern=SAFE_PATH,
@@ -97,6 +97,36 @@ SCHEMA: dict[str, Any] = {
                     "code": _string("code that shows the check or the fix"),
                     "code_language": _string("a Pygments lexer name (default python)"),
                     "note": MARKDOWN,
+                    "check": _object(
+                        {
+                            "files": {
+                                "type": "object",
+                                "description": "files to create in the check's folder: relative path -> text",
+                                "propertyNames": _string(
+                                    "a relative POSIX path: no leading /, no .., no backslash",
+                                    pattern=SAFE_PATH,
+                                ),
+                                "additionalProperties": _string("the file's text"),
+                            },
+                            "before": _string("a shell command line that fails with this error", minLength=1),
+                            "after": _string("a shell command line that does not show this error", minLength=1),
+                        },
+                        ["before", "after"],
+                        "a runnable proof of the example, run by errorsite verify",
+                    ),
+                    "verified": _object(
+                        {
+                            "commit": _string("the record's pin when the check held", pattern=COMMIT),
+                            "date": _string("a date as YYYY-MM-DD", pattern=DATE),
+                            "by": {
+                                "type": "string",
+                                "enum": ["errorsite verify"],
+                                "description": "written by errorsite verify",
+                            },
+                        },
+                        ["commit", "date", "by"],
+                        "written by errorsite verify when the check held",
+                    ),
                 },
                 ["before", "after"],
                 "an example fix",
@@ -120,13 +150,43 @@ SCHEMA: dict[str, Any] = {
             "analysis": _object(
                 {
                     "by": _string("human, ai-assisted, or a name", minLength=1),
-                    "date": _string(
-                        "a date as YYYY-MM-DD", pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
-                    ),
+                    "date": _string("a date as YYYY-MM-DD", pattern=DATE),
+                    "commit": _string("the commit the prose was written against", pattern=COMMIT),
                     "note": _string("a note on how the prose was written"),
                 },
                 ["by"],
                 "provenance of the prose",
+            ),
+            "variants": {
+                "type": "array",
+                "description": "other wordings of the same error from the same place",
+                "items": _object(
+                    {
+                        "message": _string(
+                            "the other wording's template, 1 to 4,000 characters", minLength=1, maxLength=4000
+                        ),
+                        "kind": {
+                            "type": "string",
+                            "enum": ["plural", "alternative", "earlier"],
+                            "description": "plural (ngettext), alternative (another branch) or earlier (an older wording)",
+                        },
+                        "until": _string("the first commit that no longer raises this wording", pattern=COMMIT),
+                    },
+                    ["message", "kind"],
+                    "another wording of the message",
+                ),
+            },
+            "review": _object(
+                {
+                    "since": _string("the commit at which the code changed", pattern=COMMIT),
+                    "why": {
+                        "type": "string",
+                        "enum": ["message changed", "code changed", "moved"],
+                        "description": "what extract saw change",
+                    },
+                },
+                ["since", "why"],
+                "written by extract: the prose may no longer be right; remove after reading it again",
             ),
             "status": {
                 "type": "string",

@@ -10,7 +10,7 @@ from typing import Any
 from .config import settings_to_config, with_base_url
 from .highlight import lexer_exists
 from .load import Content, RawRecord
-from .model import Analysis, Config, ExampleFix, Record, Site, Snippet, Source, When
+from .model import Analysis, Check, Config, ExampleFix, Record, Review, Site, Snippet, Source, Variant, Verified, When
 from .problems import Invalid, Problem, ProblemsFound, did_you_mean
 from .schema import SCHEMA
 
@@ -76,6 +76,9 @@ def check_schema(value: Any, schema: dict[str, Any], pointer: str) -> Iterator[t
 
 
 def _check_object(value: dict[str, Any], schema: dict[str, Any], pointer: str) -> Iterator[tuple[str, Invalid]]:
+    if "properties" not in schema:
+        yield from _check_map(value, schema, pointer)
+        return
     properties = schema["properties"]
     for name in schema["required"]:
         try:
@@ -90,6 +93,18 @@ def _check_object(value: dict[str, Any], schema: dict[str, Any], pointer: str) -
             yield where, error
             continue
         yield from check_schema(item, properties[name], where)
+
+
+def _check_map(value: dict[str, Any], schema: dict[str, Any], pointer: str) -> Iterator[tuple[str, Invalid]]:
+    """Check an object whose keys are data (a name pattern) and whose values share one schema."""
+    for name, item in value.items():
+        where = f"{pointer}/{_escape(name)}"
+        try:
+            _check_value(name, schema["propertyNames"])
+        except Invalid as error:
+            yield where, error
+            continue
+        yield from check_schema(item, schema["additionalProperties"], where)
 
 
 def _present(name: str, value: dict[str, Any], properties: dict[str, Any]) -> None:
@@ -267,16 +282,27 @@ def to_record(raw: RawRecord, config: Config) -> Record:
             code=fix.get("code") or None,
             code_language=fix.get("code_language") or "python",
             note=fix.get("note") or None,
+            check=_check(fix.get("check")),
+            verified=Verified(fix["verified"]["commit"], fix["verified"]["date"]) if "verified" in fix else None,
         ) if fix else None,
         when=When(when.get("trigger") or None, when.get("situations") or None)
         if when and (when.get("trigger") or when.get("situations")) else None,
         related=tuple(dict.fromkeys(data.get("related", ()))),
         tags=tuple(sorted(set(data.get("tags", ())))),
-        analysis=Analysis(analysis["by"], analysis.get("date"), analysis.get("note") or None)
+        analysis=Analysis(analysis["by"], analysis.get("date"), analysis.get("note") or None,
+                          analysis.get("commit"))
         if analysis else None,
         status=data.get("status", "active"),
+        variants=tuple(Variant(v["message"], v["kind"], v.get("until")) for v in data.get("variants", ())),
+        review=Review(data["review"]["since"], data["review"]["why"]) if "review" in data else None,
         file=raw.file,
     )
+
+
+def _check(check: dict[str, Any] | None) -> Check | None:
+    if check is None:
+        return None
+    return Check(tuple(sorted(check.get("files", {}).items())), check["before"], check["after"])
 
 
 def default_title(message: str, limit: int = 80) -> str:
