@@ -51,8 +51,7 @@ def with_base_url(config: Config, base_url: str) -> Config:
 
 
 def _setting(key: str, value: Any) -> Any:
-    if key not in KEYS:
-        raise Invalid(f"unknown setting {key!r}", hint=did_you_mean(key, KEYS), page="unknown-setting")
+    _known_key(key, KEYS, "")
     if key == "redirects":
         raise Invalid(
             "must be a table of old id = new id",
@@ -76,6 +75,11 @@ def _setting(key: str, value: Any) -> Any:
     return value
 
 
+def _known_key(key: str, keys: tuple[str, ...], where: str) -> None:
+    if key not in keys:
+        raise Invalid(f"unknown setting {key!r}{where}", hint=did_you_mean(key, keys), page="unknown-setting")
+
+
 def _table(name: str, value: Any, file: str, problems: list[Problem]) -> SourceSettings | VerifySettings:
     """Return the `[source]` or `[verify]` table's settings, adding a problem for each bad key."""
     kind = SourceSettings if name == "source" else VerifySettings
@@ -95,8 +99,7 @@ def _table(name: str, value: Any, file: str, problems: list[Problem]) -> SourceS
 
 def _table_value(table: str, key: str, value: Any) -> Any:
     keys = TABLES[table]
-    if key not in keys:
-        raise Invalid(f"unknown setting {key!r} in [{table}]", hint=did_you_mean(key, keys), page="unknown-setting")
+    _known_key(key, tuple(keys), f" in [{table}]")
     expected = keys[key]
     names = {list: "an array of strings", bool: "true or false", str: "a string", int: "a whole number of seconds"}
     fits = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
