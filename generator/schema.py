@@ -12,12 +12,33 @@ from typing import Any
 
 SCHEMA_ID = "api/schema.json"
 
-ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$"
-DOTTED_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$"
-# No leading slash, no `..` segment, no backslash, no NUL, no empty segment.
-SAFE_PATH = r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))(?!.*//)[^\\\u0000]+$"
-COMMIT = r"^[0-9a-f]{7,40}$"
-DATE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+
+def whole(body: str) -> str:
+    """Return a pattern that matches only a whole string, under Python's and ECMA-262's rules alike.
+
+    JSON Schema's `pattern` is a search, so it needs `^` and `$`; but Python's `$` also matches
+    before a final line break, which `(?!\\n)` rules out. The validator applies every pattern
+    with `re.fullmatch` as well.
+    """
+    return f"^(?:{body})$(?!\\n)"
+
+
+CONTROL = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029"
+"""Control characters (C0, DEL, C1) and the Unicode line and paragraph separators, for a character class."""
+ID_PATTERN = whole(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
+DOTTED_NAME = whole(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_SEGMENT = rf"(?!\.\.?(?:/|$))[^/\\{CONTROL}]+"
+SAFE_PATH = whole(rf"{_SEGMENT}(?:/{_SEGMENT})*")
+"""Relative POSIX path: segments that are neither empty, `.` nor `..`, without backslash or control characters."""
+_REPO_PART = r"(?!\.\.?/|\.\.?$)[A-Za-z0-9_.-]+"
+REPO = whole(rf"{_REPO_PART}/{_REPO_PART}")
+COMMIT = whole(r"[0-9a-f]{7,40}")
+DATE = whole(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+TAG = whole(r"[a-z0-9-]{1,40}")
+ONE_LINE = whole(f"[^{CONTROL}]*")
+"""Any text without control characters or line breaks: a name or a title."""
+MAX_LINE = 999_999_999
+"""The largest line number a record may give."""
 
 
 def _string(description: str, **rules: Any) -> dict[str, Any]:
@@ -53,25 +74,27 @@ SCHEMA: dict[str, Any] = {
             "message": _string(
                 "the message template, 1 to 4,000 characters", minLength=1, maxLength=4000
             ),
-            "title": _string("a short title, at most 120 characters", maxLength=120),
+            "title": _string("a short title in one line, at most 120 characters", maxLength=120, pattern=ONE_LINE),
             "source": _object(
                 {
                     "repo": _string(
-                        "owner/name", pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
+                        "owner/name", pattern=REPO
                     ),
                     "commit": _string("7 to 40 lowercase hex digits", pattern=COMMIT),
                     "path": _string(
-                        "a relative POSIX path: no leading /, no .., no backslash",
+                        "a relative POSIX path: no leading /, no empty, . or .. segment, no backslash, "
+                        "no control character",
                         pattern=SAFE_PATH,
                         minLength=1,
                     ),
-                    "line": {"type": "integer", "minimum": 1, "description": "line of the raise"},
-                    "function": _string("qualified name of the enclosing function"),
+                    "line": {"type": "integer", "minimum": 1, "maximum": MAX_LINE, "description": "line of the raise"},
+                    "function": _string("qualified name of the enclosing function, in one line", pattern=ONE_LINE),
                     "snippet": _object(
                         {
                             "start": {
                                 "type": "integer",
                                 "minimum": 1,
+                                "maximum": MAX_LINE,
                                 "description": "file line number of the first line",
                             },
                             "code": _string("the file's lines at the commit, verbatim"),
@@ -93,9 +116,9 @@ SCHEMA: dict[str, Any] = {
                 {
                     "before": _string("plain text"),
                     "after": _string("plain text"),
-                    "language": _string("a Pygments lexer name (default shell)"),
+                    "language": _string("a Pygments lexer name (default shell)", pattern=ONE_LINE),
                     "code": _string("code that shows the check or the fix"),
-                    "code_language": _string("a Pygments lexer name (default python)"),
+                    "code_language": _string("a Pygments lexer name (default python)", pattern=ONE_LINE),
                     "note": MARKDOWN,
                     "check": _object(
                         {
@@ -103,7 +126,8 @@ SCHEMA: dict[str, Any] = {
                                 "type": "object",
                                 "description": "files to create in the check's folder: relative path -> text",
                                 "propertyNames": _string(
-                                    "a relative POSIX path: no leading /, no .., no backslash",
+                                    "a relative POSIX path: no leading /, no empty, . or .. segment, no backslash, "
+                                    "no control character",
                                     pattern=SAFE_PATH,
                                 ),
                                 "additionalProperties": _string("the file's text"),
@@ -144,12 +168,12 @@ SCHEMA: dict[str, Any] = {
                 "description": "subsystems and features",
                 "items": _string(
                     "lowercase letters, digits and hyphens, at most 40 characters",
-                    pattern=r"^[a-z0-9-]{1,40}$",
+                    pattern=TAG,
                 ),
             },
             "analysis": _object(
                 {
-                    "by": _string("human, ai-assisted, or a name", minLength=1),
+                    "by": _string("human, ai-assisted, or a name, in one line", minLength=1, pattern=ONE_LINE),
                     "date": _string("a date as YYYY-MM-DD", pattern=DATE),
                     "commit": _string("the commit the prose was written against", pattern=COMMIT),
                     "note": _string("a note on how the prose was written"),

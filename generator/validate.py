@@ -142,6 +142,9 @@ def _check_value(value: Any, schema: dict[str, Any]) -> None:
         _check_string(value, schema)
     if isinstance(value, (int, float)) and value < schema.get("minimum", value):
         raise Invalid(f"must be at least {schema['minimum']}, got {value}", page="number-too-small")
+    if isinstance(value, (int, float)) and value > schema.get("maximum", value):
+        raise Invalid(f"must be at most {schema['maximum']:,}, got {_shorten(str(value))}",
+                      hint=schema.get("description"), page="number-too-large")
 
 
 def _check_string(value: str, schema: dict[str, Any]) -> None:
@@ -153,7 +156,7 @@ def _check_string(value: str, schema: dict[str, Any]) -> None:
             hint=schema.get("description"),
             page="string-too-long",
         )
-    if "pattern" in schema and not re.search(schema["pattern"], value):
+    if "pattern" in schema and not re.fullmatch(schema["pattern"], value):
         raise Invalid(
             f"{_shorten(value)!r} is not allowed here",
             hint=f"must be {schema['description']}",
