@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
+import os
+import re
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +15,14 @@ from typing import Any
 from .problems import Invalid, Problem, UserError
 
 MAX_RECORD_BYTES = 1024 * 1024
+MAX_SETTINGS_BYTES = 256 * 1024
+MAX_DEPTH = 32
+"""Containers a record may nest; the record format itself needs four."""
+MAX_NUMBER_CHARS = 100
+"""The longest number a record may spell; the only numbers of a record are line numbers."""
+OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NOFOLLOW", 0)
+"""A FIFO opens without waiting for a writer, a terminal is never taken over, and the checked name is not
+swapped for a link between the check and the read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +44,20 @@ class Content:
     problems: tuple[Problem, ...]
 
 
+class FileProblems(Invalid):
+    """A file that parsed but holds values nobody can use, each at its JSON pointer."""
+
+    def __init__(self, found: list[tuple[str, Invalid]]) -> None:
+        first = found[0][1]
+        super().__init__(first.message, hint=first.hint, page=first.page)
+        self.found = found
+        """(JSON pointer, problem) for every unusable value, in pointer order."""
+
+    def problems(self, file: str) -> list[Problem]:
+        """Return every problem, placed in `file`."""
+        return [Problem.of(file, pointer, error) for pointer, error in self.found]
+
+
 def load(folder: Path) -> Content:
     """Return every settings value and record file of `folder`, and what could not be read."""
     if not folder.is_dir():
@@ -43,7 +69,7 @@ def load(folder: Path) -> Content:
     problems: list[Problem] = []
     settings_path = folder / "site.toml"
     settings: dict[str, Any] = {}
-    if settings_path.exists():
+    if settings_path.exists() or settings_path.is_symlink():
         try:
             settings = read_toml(settings_path)
         except Invalid as error:
@@ -56,36 +82,80 @@ def load(folder: Path) -> Content:
             "errorsite extract creates errors/",
             page="no-errors-folder",
         )
+    inside(errors_dir, folder)
     records = []
     for path in sorted(errors_dir.glob("*.json")):
         try:
             records.append(RawRecord(str(path), read_json(path)))
+        except FileProblems as found:
+            problems.extend(found.problems(str(path)))
         except Invalid as error:
             problems.append(Problem.of(str(path), "", error))
     return Content(settings, str(settings_path), tuple(records), tuple(problems))
 
 
-def read_text(path: Path, limit: int | None = None) -> str:
-    """Return a UTF-8 file's text without a byte order mark."""
-    return decode(read_bytes(path), limit)
+def inside(path: Path, folder: Path) -> Path:
+    """Return `path` resolved, once it is proven to lie inside `folder` (links followed)."""
+    real, home = path.resolve(), folder.resolve()
+    if not real.is_relative_to(home):
+        raise Invalid(
+            f"{str(path)!r} leads to {str(real)!r}, outside {str(home)!r}",
+            hint="errorsite reads only what lies in the content folder; replace the link by the file itself",
+            page="file-outside-folder",
+        )
+    return real
 
 
-def read_bytes(path: Path) -> bytes:
-    """Return a file's bytes."""
+def read_bytes(path: Path, limit: int = MAX_RECORD_BYTES, folder: Path | None = None) -> bytes:
+    """Return the bytes of a regular file inside `folder` (default: its own folder), of at most `limit` bytes."""
+    real = inside(path, path.parent if folder is None else folder)
     try:
-        return path.read_bytes()
+        fd = os.open(real, OPEN_FLAGS)
     except OSError as error:
         raise Invalid(f"cannot read the file: {error.strerror}", page="unreadable-file") from None
-
-
-def decode(data: bytes, limit: int | None = None) -> str:
-    """Return UTF-8 bytes as text without a byte order mark."""
-    if limit is not None and len(data) > limit:
+    try:
+        info = os.fstat(fd)
+        regular_file(info.st_mode)
+        # Read one byte past the limit and no more: a file that grows while it is read cannot exhaust memory.
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise Invalid(f"cannot read the file: {error.strerror}", page="unreadable-file") from None
+    finally:
+        os.close(fd)
+    if size > limit:
         raise Invalid(
-            f"the file is {len(data):,} bytes; a record may be at most {limit:,}",
-            hint="a record this large is almost certainly not a record; split or trim it",
+            f"the file is {max(size, info.st_size):,} bytes; errorsite reads at most {limit:,} from it",
+            hint="a record is a few kilobytes and site.toml less: a file this large is something else; "
+            "move it out of the content folder, or trim the field that grew",
             page="file-too-large",
         )
+    return b"".join(chunks)
+
+
+def regular_file(mode: int) -> None:
+    """Raise unless `mode` (from stat) is a regular file's: never a folder, FIFO, socket or device."""
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in FILE_KINDS if test(mode)), "not a regular file")
+        raise Invalid(
+            f"the file is a {kind}, not a regular file",
+            hint="errorsite reads only plain files; replace it by the file it stands for, or move it away",
+            page="not-a-regular-file",
+        )
+
+
+FILE_KINDS = ((stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "named pipe (FIFO)"), (stat.S_ISSOCK, "socket"),
+              (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"))
+"""How each kind of file that is not a regular one is named in a problem."""
+
+
+def decode(data: bytes) -> str:
+    """Return UTF-8 bytes as text without a byte order mark."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -103,10 +173,10 @@ def read_json(path: Path) -> Any:
 
 
 def parse_json(data: bytes) -> Any:
-    """Return the parsed JSON of a record file's bytes."""
-    text = decode(data, MAX_RECORD_BYTES)
+    """Return the parsed JSON of a record file's bytes; raise FileProblems for values nobody can use."""
+    text = decode(data)
     try:
-        return json.loads(text)
+        value = json.loads(text, object_pairs_hook=_Object.of, parse_int=_integer, parse_float=_float)
     except json.JSONDecodeError as error:
         raise Invalid(
             f"invalid JSON: {error.msg}",
@@ -114,11 +184,150 @@ def parse_json(data: bytes) -> Any:
             page="invalid-json",
             position=f"{error.lineno}:{error.colno}",
         ) from None
+    except RecursionError:
+        value = None
+        found = _too_deep(_deep_pointer(text))
+    else:
+        found = _unusable(value)
+    if found:
+        raise FileProblems(found)
+    return value
+
+
+class _Object(dict[str, Any]):
+    """A JSON object that names the keys it was given more than once (the last value is kept)."""
+
+    repeated: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        """Return the object of `pairs`: a plain dict unless a key repeats."""
+        found = dict(pairs)
+        if len(found) == len(pairs):
+            return found
+        seen: set[str] = set()
+        again: set[str] = set()
+        for key, _ in pairs:
+            (again if key in seen else seen).add(key)
+        repeated = cls(found)
+        repeated.repeated = frozenset(again)
+        return repeated
+
+
+@dataclass(frozen=True, slots=True)
+class _Number:
+    """A number too long or too large to be read as a line number."""
+
+    text: str
+    """The number as the file spells it."""
+
+
+def _integer(text: str) -> int | _Number:
+    return int(text) if len(text) <= MAX_NUMBER_CHARS else _Number(text)
+
+
+def _float(text: str) -> float | _Number:
+    value = float(text)
+    return value if len(text) <= MAX_NUMBER_CHARS and math.isfinite(value) else _Number(text)
+
+
+def _unusable(data: Any) -> list[tuple[str, Invalid]]:
+    """Return (pointer, problem) for every repeated key, unreadable number and too deep container."""
+    found = []
+    todo: list[tuple[Any, str, int, bool]] = [(data, "", 0, False)]
+    while todo:
+        value, pointer, depth, repeated = todo.pop()
+        try:
+            _usable(value, depth, repeated)
+        except Invalid as error:
+            found.append((pointer, error))
+        if isinstance(value, dict) and depth < MAX_DEPTH:
+            again = getattr(value, "repeated", frozenset())
+            todo += [(item, f"{pointer}/{pointer_part(key)}", depth + 1, key in again) for key, item in value.items()]
+        elif isinstance(value, list) and depth < MAX_DEPTH:
+            todo += [(item, f"{pointer}/{index}", depth + 1, False) for index, item in enumerate(value)]
+    return sorted(found, key=lambda item: item[0])
+
+
+def _usable(value: Any, depth: int, repeated: bool) -> None:
+    if repeated:
+        raise Invalid(
+            "this key appears more than once in its object",
+            hint="JSON keeps only the last value, so the others would be lost silently: keep one",
+            page="duplicate-key",
+        )
+    if isinstance(value, (dict, list)):
+        _shallow(depth)
+    if isinstance(value, _Number):
+        raise Invalid(
+            f"the number {_shorten(value.text)} is too large to read",
+            hint=f"the only numbers in a record are line numbers; at most {MAX_NUMBER_CHARS} characters are read",
+            page="json-number-too-large",
+        )
+
+
+def _shorten(text: str, limit: int = 20) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _shallow(depth: int) -> None:
+    if depth >= MAX_DEPTH:
+        raise Invalid(
+            f"nested more than {MAX_DEPTH} arrays or objects deep",
+            hint="a record nests four levels at most; this is not a record",
+            page="too-deeply-nested",
+        )
+
+
+def _too_deep(pointer: str) -> list[tuple[str, Invalid]]:
+    """Return the depth problem, placed at `pointer`."""
+    try:
+        _shallow(MAX_DEPTH)
+    except Invalid as error:
+        return [(pointer, error)]
+    return []
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]', re.S)
+
+
+def _deep_pointer(text: str) -> str:
+    """Return the pointer of the first array or object nested MAX_DEPTH deep, in JSON too deep to parse."""
+    path: list[list[Any]] = []
+    """Each open container: whether it is an object, and the key or index of the value being read."""
+    last = ""
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in "[{":
+            if len(path) >= MAX_DEPTH:
+                break
+            path.append([token == "{", "" if token == "{" else 0])
+        elif token in "]}":
+            if path:
+                path.pop()
+        elif token == "," and path and not path[-1][0]:
+            path[-1][1] += 1
+        elif token.startswith('"') and path and path[-1][0] and last in ("{", ","):
+            path[-1][1] = _key(token)
+        last = token
+    return "".join(f"/{pointer_part(str(key))}" for _, key in path)
+
+
+def _key(token: str) -> str:
+    try:
+        return str(json.loads(token))
+    except ValueError:
+        return token[1:-1]
+
+
+def pointer_part(name: str) -> str:
+    """Return a key escaped for a JSON pointer."""
+    return name.replace("~", "~0").replace("/", "~1")
 
 
 def read_toml(path: Path) -> dict[str, Any]:
     """Return the parsed settings file."""
-    text = read_text(path)
+    text = decode(read_bytes(path, MAX_SETTINGS_BYTES))
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -126,4 +335,17 @@ def read_toml(path: Path) -> dict[str, Any]:
             f"invalid TOML: {error}",
             hint='look at the line named: strings need quotes (title = "My errors"), and each key is set once',
             page="invalid-toml",
+        ) from None
+    except RecursionError:
+        raise Invalid(
+            "arrays or tables nested too deeply to read",
+            hint="settings nest two levels at most ([source] include = [...]); this is not a settings file",
+            page="toml-too-deep",
+        ) from None
+    except ValueError as error:
+        # tomllib converts integers with int(), which refuses more than 4,300 digits.
+        raise Invalid(
+            f"a number too large to read: {error}",
+            hint="no setting takes a number this large; [verify] timeout is a number of seconds",
+            page="toml-number-too-large",
         ) from None
