@@ -9,7 +9,7 @@ from typing import Any
 
 from .model import Config, SourceSettings, VerifySettings
 from .problems import Invalid, Problem, did_you_mean
-from .schema import ID_PATTERN
+from .schema import CONTROL, ID_PATTERN, REPO
 
 TOML_TYPES = {int: "an integer", float: "a float", bool: "a boolean", list: "an array", dict: "a table"}
 KEYS = ("title", "base_url", "repo", "source_url", "issue_url", "edit_url", "cname", "redirects", "source", "verify")
@@ -24,6 +24,14 @@ URL_FIELDS = {
     "edit_url": ("repo", "id"),
 }
 """The placeholders each URL pattern may use."""
+MAX_TIMEOUT = 86_400
+"""The longest `[verify] timeout`, in seconds: a day."""
+CONTROL_CHARACTER = re.compile(f"[{CONTROL}]")
+SITE_URL = re.compile(r"(?i:https?)://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(/.*)?", re.S)
+"""An http(s) URL with a host and an optional port; group 1 is its path."""
+URL_PATH = re.compile(r"[A-Za-z0-9._~!$&()*+,;=:@%/-]*")
+"""The characters a URL path may hold as they are; anything else must be percent-encoded."""
+HOST_NAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
 
 
 def settings_to_config(settings: dict[str, Any], file: str) -> tuple[Config, list[Problem]]:
@@ -42,12 +50,48 @@ def settings_to_config(settings: dict[str, Any], file: str) -> tuple[Config, lis
         except Invalid as error:
             problems.append(Problem.of(file, f"/{key}", error))
     config = replace(Config(), **values)
-    return with_base_url(config, config.base_url), problems
+    return replace(config, base_url=_slashed(config.base_url)), problems
 
 
 def with_base_url(config: Config, base_url: str) -> Config:
-    """Return `config` served at `base_url`, which always ends with a slash."""
-    return replace(config, base_url=base_url if base_url.endswith("/") else base_url + "/")
+    """Return `config` served at `base_url` (checked like the setting), which always ends with a slash."""
+    check_base_url(base_url)
+    return replace(config, base_url=_slashed(base_url))
+
+
+def _slashed(base_url: str) -> str:
+    return base_url if base_url.endswith("/") else base_url + "/"
+
+
+def check_base_url(value: str) -> None:
+    """Raise unless `value` is an http(s) URL with a host, or a path from `/`, whose path is a normal one."""
+    _one_line(value)
+    found = SITE_URL.fullmatch(value)
+    if not value.startswith("/") and found is None:
+        raise Invalid(
+            f"base URL {value!r} must be an http or https URL with a host, or a path starting with /",
+            hint="for example https://owner.github.io/repo/ or /docs/errors/",
+            page="base-url-not-http",
+        )
+    path = value if found is None else found.group(1) or "/"
+    segments = path.split("/")
+    if path.startswith("//") or "." in segments or ".." in segments or not URL_PATH.fullmatch(path):
+        raise Invalid(
+            f"the path of base URL {value!r} is not a plain path",
+            hint="one / at its start, no . or .. segment, no ? or #, and other characters percent-encoded; "
+            "a path that starts with // names another host",
+            page="base-url-bad-path",
+        )
+
+
+def _one_line(value: str) -> None:
+    found = CONTROL_CHARACTER.search(value)
+    if found:
+        raise Invalid(
+            f"holds the control character {found.group()!r} at position {found.start()}",
+            hint="a setting is one line of text: no line break, tab or other control character",
+            page="setting-control-character",
+        )
 
 
 def _setting(key: str, value: Any) -> Any:
@@ -64,7 +108,8 @@ def _setting(key: str, value: Any) -> Any:
             hint=f'write {key} = "..."',
             page="setting-not-a-string",
         )
-    if key == "repo" and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", value):
+    _one_line(value)
+    if key == "repo" and not re.fullmatch(REPO, value):
         raise Invalid(
             f"must be owner/name, got {value!r}",
             hint='for example repo = "octo-org/octo-lib"',
@@ -72,6 +117,14 @@ def _setting(key: str, value: Any) -> Any:
         )
     if key in URL_FIELDS:
         _url_pattern(value, URL_FIELDS[key])
+    if key == "base_url":
+        check_base_url(value)
+    if key == "cname" and not HOST_NAME.fullmatch(value):
+        raise Invalid(
+            f"cname {value!r} must be a host name",
+            hint='letters, digits, hyphens and dots, without scheme or path: cname = "errors.example.org"',
+            page="cname-not-a-host",
+        )
     return value
 
 
@@ -101,15 +154,18 @@ def _table_value(table: str, key: str, value: Any) -> Any:
     keys = TABLES[table]
     _known_key(key, tuple(keys), f" in [{table}]")
     expected = keys[key]
-    names = {list: "an array of strings", bool: "true or false", str: "a string", int: "a whole number of seconds"}
+    names = {list: "an array of strings", bool: "true or false", str: "a string",
+             int: f"a whole number of seconds from 1 to {MAX_TIMEOUT:,}"}
     fits = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
     if expected is list:
         fits = fits and all(isinstance(item, str) for item in value)
-    if expected is int and fits and value < 1:
+    if expected is int and fits and not 1 <= value <= MAX_TIMEOUT:
         fits = False
     if not fits:
         raise Invalid(f"must be {names[expected]}, got {value!r}", hint=f"see [{table}] in the record format",
                       page="setting-wrong-type")
+    for text in value if expected is list else [value] if expected is str else []:
+        _one_line(text)
     return tuple(value) if expected is list else value
 
 
