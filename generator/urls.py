@@ -7,7 +7,11 @@ site works under any path prefix and when opened from `file://`.
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from urllib.parse import quote, unquote
+
+LIST_PAGES = ("errors/index.html", "exceptions/index.html", "files/index.html", "tags/index.html")
+"""The list pages that share a folder with records' own pages."""
 
 
 def error(record_id: str) -> str:
@@ -61,3 +65,8 @@ def pretty(page: str) -> str:
 def output_path(page: str) -> str:
     """Return the file a page URL is written to (percent-escapes undone)."""
     return unquote(page)
+
+
+def same_file_key(path: str) -> str:
+    """Return `path` as file systems that ignore letter case and Unicode normalisation (macOS, Windows) see it."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", path).casefold())

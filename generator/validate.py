@@ -7,9 +7,10 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
+from . import urls
 from .config import settings_to_config, with_base_url
 from .highlight import lexer_exists
-from .load import Content, RawRecord
+from .load import Content, RawRecord, pointer_part
 from .model import Analysis, Check, Config, ExampleFix, Record, Review, Site, Snippet, Source, Variant, Verified, When
 from .problems import Invalid, Problem, ProblemsFound, did_you_mean
 from .schema import SCHEMA
@@ -84,9 +85,9 @@ def _check_object(value: dict[str, Any], schema: dict[str, Any], pointer: str) -
         try:
             _present(name, value, properties)
         except Invalid as error:
-            yield f"{pointer}/{_escape(name)}", error
+            yield f"{pointer}/{pointer_part(name)}", error
     for name, item in value.items():
-        where = f"{pointer}/{_escape(name)}"
+        where = f"{pointer}/{pointer_part(name)}"
         try:
             _known_field(name, properties)
         except Invalid as error:
@@ -98,7 +99,7 @@ def _check_object(value: dict[str, Any], schema: dict[str, Any], pointer: str) -
 def _check_map(value: dict[str, Any], schema: dict[str, Any], pointer: str) -> Iterator[tuple[str, Invalid]]:
     """Check an object whose keys are data (a name pattern) and whose values share one schema."""
     for name, item in value.items():
-        where = f"{pointer}/{_escape(name)}"
+        where = f"{pointer}/{pointer_part(name)}"
         try:
             _check_value(name, schema["propertyNames"])
         except Invalid as error:
@@ -196,7 +197,7 @@ def _known_language(name: str | None) -> None:
 
 def check_links(raws: tuple[RawRecord, ...], records: list[Record], config: Config,
                 settings_file: str) -> Iterator[Problem]:
-    """Yield problems that span records: duplicate ids, unknown related ids, bad redirects."""
+    """Yield problems that span records: duplicate ids, unknown related ids, bad redirects, colliding pages."""
     # Ids of records with other problems still count, so one mistake is reported once.
     seen: dict[str, str] = {}
     for raw in raws:
@@ -218,6 +219,49 @@ def check_links(raws: tuple[RawRecord, ...], records: list[Record], config: Conf
             _redirect(old, new, seen)
         except Invalid as error:
             yield Problem.of(settings_file, f"/redirects/{old}", error)
+    yield from check_pages(records)
+
+
+def check_pages(records: list[Record]) -> Iterator[Problem]:
+    """Yield a problem for each page that would be written where another page, or its folder, is."""
+    files = {urls.same_file_key(page): f"the list page {page}" for page in urls.LIST_PAGES}
+    folders: dict[str, str] = {}
+    done = set()
+    for record in sorted(records, key=lambda r: r.file):
+        for kind, name, pointer, page in _pages_of(record):
+            if (kind, name) in done:
+                continue
+            done.add((kind, name))
+            try:
+                _apart(urls.output_path(page), f"the page of {kind} {name!r} in {record.file}", files, folders)
+            except Invalid as error:
+                yield Problem.of(record.file, pointer, error)
+
+
+def _pages_of(record: Record) -> Iterator[tuple[str, str, str, str]]:
+    """Yield (kind, name, pointer, page) for each list page a record is on."""
+    yield "exception", record.exception, "/exception", urls.exception(record.exception)
+    yield "source file", record.source.path, "/source/path", urls.source_file(record.source.path)
+    for index, tag in enumerate(record.tags):
+        yield "tag", tag, f"/tags/{index}", urls.tag(tag)
+
+
+def _apart(path: str, owner: str, files: dict[str, str], folders: dict[str, str]) -> None:
+    """Claim the file `path` for `owner`, unless a page or a page's folder has that name, letter case aside."""
+    key = urls.same_file_key(path)
+    parts = key.split("/")
+    above = ["/".join(parts[:end]) for end in range(1, len(parts))]
+    other = files.get(key) or folders.get(key) or next((files[a] for a in above if a in files), None)
+    if other is not None:
+        raise Invalid(
+            f"its page {path!r} would be written where {other} is",
+            hint="two pages may not share a name, nor a page be named like another's folder, even in letter "
+            "case only (macOS and Windows see one file); rename one of the two",
+            page="page-collision",
+        )
+    files[key] = owner
+    for folder in above:
+        folders.setdefault(folder, owner)
 
 
 def _unique(record_id: str, file: str, seen: dict[str, str]) -> None:
@@ -320,10 +364,6 @@ def default_title(message: str, limit: int = 80) -> str:
 def _closest(value: str, choices: list[str]) -> str | None:
     hint = did_you_mean(value, choices)
     return hint if hint and hint.startswith("did you mean") else None
-
-
-def _escape(name: str) -> str:
-    return name.replace("~", "~0").replace("/", "~1")
 
 
 def _shorten(value: str, limit: int = 60) -> str:
