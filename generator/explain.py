@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
 
-from . import match, render
+from . import load, match, render
 from .model import Site
-from .problems import UserError
+from .problems import Invalid, Problem, ProblemsFound, UserError
+from .schema import ID_PATTERN
 
 WIDTH = 88
 INDEX_PREFIX = "window.ERRORSITE_INDEX="
+MAX_SITE_FILE_BYTES = 256 * 1024 * 1024
+"""The largest file of a built site that explain reads (the search index of a very large site)."""
 
 
 def explain(data: dict[str, Any], url: str) -> str:
@@ -71,14 +75,24 @@ def published_record(site: Path, query: str) -> tuple[dict[str, Any], str]:
             hint="pass the folder that errorsite build wrote (default: site)",
             page="not-a-built-site",
         )
-    record_id = query if (api / f"{query}.json").is_file() else _best_match(_site_index(site), query)
-    data = json.loads((api / f"{record_id}.json").read_text(encoding="utf-8"))
+    # Only a well-formed id names a file; anything else is a message to search for.
+    is_id = re.fullmatch(ID_PATTERN, query) is not None and (api / f"{query}.json").is_file()
+    record_id = query if is_id else _best_match(_site_index(site), query)
+    data = json.loads(_site_file(api / f"{record_id}.json", api))
     return data, data["url"]
 
 
 def _site_index(site: Path) -> dict[str, Any]:
-    text = (site / "search-index.js").read_text(encoding="utf-8").strip()
+    text = _site_file(site / "search-index.js", site).strip()
     return json.loads(text.removeprefix(INDEX_PREFIX).removesuffix(";"))
+
+
+def _site_file(path: Path, folder: Path) -> str:
+    """Return the text of a built site's file, proven to be a regular file inside `folder`."""
+    try:
+        return load.decode(load.read_bytes(path, MAX_SITE_FILE_BYTES, folder))
+    except Invalid as error:
+        raise ProblemsFound([Problem.of(str(path), "", error)]) from None
 
 
 def content_record(site: Site, query: str) -> tuple[dict[str, Any], str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .problems import Invalid, Problem, UserError
+from .problems import Invalid, Problem, ProblemsFound, UserError
 
 MAX_RECORD_BYTES = 1024 * 1024
 MAX_SETTINGS_BYTES = 256 * 1024
@@ -82,7 +82,10 @@ def load(folder: Path) -> Content:
             "errorsite extract creates errors/",
             page="no-errors-folder",
         )
-    inside(errors_dir, folder)
+    try:
+        inside(errors_dir, folder)
+    except Invalid as error:
+        raise ProblemsFound([Problem.of(str(errors_dir), "", error)]) from None
     records = []
     for path in sorted(errors_dir.glob("*.json")):
         try:
@@ -99,8 +102,8 @@ def inside(path: Path, folder: Path) -> Path:
     real, home = path.resolve(), folder.resolve()
     if not real.is_relative_to(home):
         raise Invalid(
-            f"{str(path)!r} leads to {str(real)!r}, outside {str(home)!r}",
-            hint="errorsite reads only what lies in the content folder; replace the link by the file itself",
+            f"a link to {str(real)!r}, outside {str(home)!r}",
+            hint="errorsite reads only what lies inside the folder it reads; replace the link by the file itself",
             page="file-outside-folder",
         )
     return real
