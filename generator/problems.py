@@ -7,6 +7,7 @@ error reference, which is built from `content/` by errorsite itself.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -32,6 +33,14 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str | None:
     if not choices or len(choices) > LISTED_CHOICES:
         return None
     return "expected one of: " + ", ".join(choices)
+
+
+CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """Return `text` with control characters escaped, so that a file name or key cannot drive the terminal."""
+    return CONTROL_CHARACTER.sub(lambda found: repr(found.group())[1:-1], text)
 
 
 class UserError(Exception):
@@ -83,7 +92,8 @@ class Problem:
     """Id of this error's page in errorsite's reference."""
 
     def __str__(self) -> str:
-        where = f"{self.file}: {self.pointer}: " if self.pointer else f"{self.file}: "
+        file, pointer = printable(self.file), printable(self.pointer)
+        where = f"{file}: {pointer}: " if pointer else f"{file}: "
         text = where + self.reason
         if self.hint:
             text += f" ({self.hint})"
