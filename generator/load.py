@@ -113,13 +113,26 @@ def read_bytes(path: Path, limit: int = MAX_RECORD_BYTES, folder: Path | None = 
     """Return the bytes of a regular file inside `folder` (default: its own folder), of at most `limit` bytes."""
     real = inside(path, path.parent if folder is None else folder)
     try:
-        fd = os.open(real, OPEN_FLAGS)
+        data, size = _read_regular(real, limit)
     except OSError as error:
         raise Invalid(f"cannot read the file: {error.strerror}", page="unreadable-file") from None
+    if len(data) > limit:
+        raise Invalid(
+            f"the file is {max(size, len(data)):,} bytes; errorsite reads at most {limit:,} from it",
+            hint="a record is a few kilobytes and site.toml less: a file this large is something else; "
+            "move it out of the content folder, or trim the field that grew",
+            page="file-too-large",
+        )
+    return data
+
+
+def _read_regular(path: Path, limit: int) -> tuple[bytes, int]:
+    """Return at most `limit` + 1 bytes of a regular file, and the size it had when opened."""
+    fd = os.open(path, OPEN_FLAGS)
     try:
         info = os.fstat(fd)
         regular_file(info.st_mode)
-        # Read one byte past the limit and no more: a file that grows while it is read cannot exhaust memory.
+        # One byte past the limit and no more: a file that grows while it is read cannot exhaust memory.
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, limit + 1 - size)
@@ -127,18 +140,9 @@ def read_bytes(path: Path, limit: int = MAX_RECORD_BYTES, folder: Path | None = 
                 break
             chunks.append(chunk)
             size += len(chunk)
-    except OSError as error:
-        raise Invalid(f"cannot read the file: {error.strerror}", page="unreadable-file") from None
+        return b"".join(chunks), info.st_size
     finally:
         os.close(fd)
-    if size > limit:
-        raise Invalid(
-            f"the file is {max(size, info.st_size):,} bytes; errorsite reads at most {limit:,} from it",
-            hint="a record is a few kilobytes and site.toml less: a file this large is something else; "
-            "move it out of the content folder, or trim the field that grew",
-            page="file-too-large",
-        )
-    return b"".join(chunks)
 
 
 def regular_file(mode: int) -> None:

@@ -265,7 +265,7 @@ def test_json_nobody_can_use_is_a_problem_at_its_pointer(content: Path, capsys: 
     assert status == 1 and f"bad.json: {pointer}: " in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("line", [10 ** 4_299, 10 ** 9])
+@pytest.mark.parametrize("line", [10 ** 4_299, 10 ** 9], ids=["4,300 digits", "a billion"])
 def test_a_line_number_beyond_the_maximum_fails_check_and_build(
         tmp_path: Path, content: Path, capsys: pytest.CaptureFixture[str], line: int) -> None:
     edit_record(content, GOOD, lambda d: d["source"].update(line=line, snippet={"start": line, "code": "x\n"}))
