@@ -249,7 +249,7 @@ def _unusable(data: Any) -> list[tuple[str, Invalid]]:
         except Invalid as error:
             found.append((pointer, error))
         if isinstance(value, dict) and depth < MAX_DEPTH:
-            again = getattr(value, "repeated", frozenset())
+            again: frozenset[str] = getattr(value, "repeated", frozenset())
             todo += [(item, f"{pointer}/{pointer_part(key)}", depth + 1, key in again) for key, item in value.items()]
         elif isinstance(value, list) and depth < MAX_DEPTH:
             todo += [(item, f"{pointer}/{index}", depth + 1, False) for index, item in enumerate(value)]
