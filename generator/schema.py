@@ -36,7 +36,7 @@ COMMIT = whole(r"[0-9a-f]{7,40}")
 DATE = whole(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 TAG = whole(r"[a-z0-9-]{1,40}")
 ONE_LINE = whole(f"[^{CONTROL}]*")
-"""Any text without control characters or line breaks: a name or a title."""
+"""Any text without control characters or line breaks: a name."""
 MAX_LINE = 999_999_999
 """The largest line number a record may give."""
 
@@ -74,7 +74,7 @@ SCHEMA: dict[str, Any] = {
             "message": _string(
                 "the message template, 1 to 4,000 characters", minLength=1, maxLength=4000
             ),
-            "title": _string("a short title in one line, at most 120 characters", maxLength=120, pattern=ONE_LINE),
+            "title": _string("a short title, at most 120 characters", maxLength=120),
             "source": _object(
                 {
                     "repo": _string(

@@ -72,7 +72,6 @@ def _full(data: dict[str, Any]) -> None:
 LINE_BREAK_FIELDS = [
     ("/id", GOOD + "\n"),
     ("/exception", "ValueError\n"),
-    ("/title", "A title\nwith a second line"),
     ("/source/repo", "example/tinyserve\n"),
     ("/source/commit", "abcdef1\n"),
     ("/source/path", "a\n/../../../../escaped"),
