@@ -199,7 +199,7 @@ def parse_json(data: bytes) -> Any:
         value = None
         found = _too_deep(_deep_pointer(text))
     else:
-        found = _unusable(value)
+        found = [] if _usable_at_a_glance(value) else _unusable(value)
     if found:
         raise FileProblems(found)
     return value
@@ -240,6 +240,26 @@ def _integer(text: str) -> int | _Number:
 def _float(text: str) -> float | _Number:
     value = float(text)
     return value if len(text) <= MAX_NUMBER_CHARS and math.isfinite(value) else _Number(text)
+
+
+def _usable_at_a_glance(data: Any) -> bool:
+    """Return whether `data` is shallow enough and has no repeated key or unreadable number.
+
+    The quick test, without the JSON pointers that `_unusable` builds for every value.
+    """
+    level = [data]
+    for _ in range(MAX_DEPTH):
+        below = []
+        for value in level:
+            if isinstance(value, (_Object, _Number)):
+                return False
+            for item in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+                if isinstance(item, (dict, list, _Number)):
+                    below.append(item)
+        if not below:
+            return True
+        level = below
+    return False
 
 
 def _unusable(data: Any) -> list[tuple[str, Invalid]]:
