@@ -40,9 +40,9 @@ def files_under(folder: Path) -> set[Path]:
     return {Path(top, name) for top, dirs, files in os.walk(folder) for name in dirs + files}
 
 
-def subprocess_check(content: Path) -> subprocess.CompletedProcess[str]:
-    """Run `errorsite check` in its own process: a hang or an exhausted memory would fail, not stop, the suite."""
-    return subprocess.run([sys.executable, "-m", "generator", "check", "--content", str(content)],
+def subprocess_check(content: Path, *command: str) -> subprocess.CompletedProcess[str]:
+    """Run `errorsite check` (or `command`) in its own process: a hang or an exhausted memory fails the test."""
+    return subprocess.run([sys.executable, "-m", "generator", *(command or ("check",)), "--content", str(content)],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 
@@ -190,6 +190,18 @@ def test_a_link_to_dev_zero_is_refused_before_reading(content: Path, name: str) 
     done = subprocess_check(content)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "a link to '/dev/zero', outside" in done.stderr
+
+
+@pytest.mark.parametrize("make, reason", [
+    (os.mkfifo, "the file is a named pipe (FIFO), not a regular file"),
+    (lambda path: path.symlink_to("/dev/zero"), "a link to '/dev/zero', outside"),
+], ids=["fifo", "dev-zero"])
+def test_special_record_files_fail_a_build_with_a_problem(tmp_path: Path, content: Path, make: Any,
+                                                          reason: str) -> None:
+    make(content / "errors" / "special.json")
+    done = subprocess_check(content, "build", "--out", str(tmp_path / "site"))
+    assert done.returncode == 1 and f"special.json: {reason}" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "site").exists()
 
 
 def test_a_fifo_site_toml_is_a_problem_not_a_hang(content: Path) -> None:
