@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -138,8 +139,6 @@ def test_each_pattern_means_the_same_in_python_and_in_javascript(pattern: str) -
               "console.log(JSON.stringify(samples.map(s => [u.test(s), plain.test(s)])));")
     done = subprocess.run(["node", "-e", script], input=json.dumps([pattern, samples]), capture_output=True,
                           text=True, check=True)
-    import re
-
     python = [bool(re.fullmatch(pattern, s)) for s in samples]
     assert python == [bool(re.search(pattern, s)) for s in samples]  # a search is a full match: jsonschema agrees
     assert json.loads(done.stdout) == [[p, p] for p in python]
