@@ -197,7 +197,7 @@ def parse_json(data: bytes) -> Any:
         ) from None
     except RecursionError:
         value = None
-        found = _too_deep(_deep_pointer(text))
+        found = _too_deep(text)
     else:
         found = [] if _usable_at_a_glance(value) else _unusable(value)
     if found:
@@ -310,28 +310,21 @@ def _shallow(depth: int) -> None:
         )
 
 
-def _too_deep(pointer: str) -> list[tuple[str, Invalid]]:
-    """Return the depth problem, placed at `pointer`."""
-    try:
-        _shallow(MAX_DEPTH)
-    except Invalid as error:
-        return [(pointer, error)]
-    return []
-
-
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]', re.S)
 
 
-def _deep_pointer(text: str) -> str:
-    """Return the pointer of the first array or object nested MAX_DEPTH deep, in JSON too deep to parse."""
+def _too_deep(text: str) -> list[tuple[str, Invalid]]:
+    """Return the depth problem of JSON text too deep to parse, at the pointer of the first container too deep."""
     path: list[list[Any]] = []
     """Each open container: whether it is an object, and the key or index of the value being read."""
     last = ""
     for match in _TOKEN.finditer(text):
         token = match.group()
         if token in "[{":
-            if len(path) >= MAX_DEPTH:
-                break
+            try:
+                _shallow(len(path))
+            except Invalid as error:
+                return [("".join(f"/{pointer_part(str(key))}" for _, key in path), error)]
             path.append([token == "{", "" if token == "{" else 0])
         elif token in "]}":
             if path:
@@ -341,7 +334,7 @@ def _deep_pointer(text: str) -> str:
         elif token.startswith('"') and path and path[-1][0] and last in ("{", ","):
             path[-1][1] = _key(token)
         last = token
-    return "".join(f"/{pointer_part(str(key))}" for _, key in path)
+    return []
 
 
 def _key(token: str) -> str:
