@@ -155,6 +155,13 @@ def make_parser() -> Parser:
     _content_option(explain)
     explain.add_argument("--site", type=Path, help="read a built site's api/ files instead of a content folder")
     explain.set_defaults(run=run_explain)
+
+    patterns = sub.add_parser("patterns", help="write the patterns.json a library ships beside its vendored link.py")
+    _content_option(patterns)
+    patterns.add_argument("--out", type=Path, required=True, metavar="FILE",
+                          help="where the package wants it, e.g. src/mylib/_errorsite/patterns.json")
+    patterns.add_argument("--base-url", help="where the site is published (default: base_url of site.toml)")
+    patterns.set_defaults(run=run_patterns)
     for command in sub.choices.values():
         # Also after the command's name; SUPPRESS keeps a --debug given before it.
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
@@ -296,4 +303,15 @@ def run_lookup(args: argparse.Namespace) -> int:
     for result in results:
         record = site.by_id[result["id"]]
         print(f"{site.config.base_url}errors/{record.id}/  [{result['kind']}]  {record.exception}: {record.title}")
+    return 0
+
+
+def run_patterns(args: argparse.Namespace) -> int:
+    """Write the patterns.json of the site's active records where the package wants it."""
+    from . import patterns
+
+    site = load_site(args)
+    written = patterns.write(site, args.out)
+    count = sum(r.status == "active" for r in site.records)
+    print(f"{'wrote' if written else 'unchanged:'} {args.out} ({count} pattern{'s' if count != 1 else ''})")
     return 0
