@@ -267,10 +267,13 @@ class Linker:
     def from_file(cls, path: str | os.PathLike[str], root: Any = None) -> Linker:
         """Return a linker over a `patterns.json` file; one that links nothing if the file is unusable."""
         try:
-            data = json.loads(_read(path))
-        except Exception as error:  # noqa: BLE001 - missing, special, huge, truncated, not JSON, too deep
+            text, why = _read(path)
+            data = None if text is None else json.loads(text)
+        except Exception as error:  # noqa: BLE001 - missing, unreadable, truncated, not JSON, too deep
+            text, why = None, type(error).__name__
+        if text is None:
             linker = cls({"version": SUPPORTED_VERSION, "patterns": []}, root)
-            linker.problem = f"cannot read {str(path)[:300]!r}: {type(error).__name__}"
+            linker.problem = f"cannot read {str(path)[:300]!r}: {why}"
             return linker
         return cls(data, root)
 
@@ -432,19 +435,19 @@ def _add_note(error: BaseException, note: str) -> None:
     notes.append(note)
 
 
-def _read(path: str | os.PathLike[str]) -> bytes:
-    """Return the bytes of a regular file, at most MAX_FILE_BYTES of them (a FIFO never blocks)."""
+def _read(path: str | os.PathLike[str]) -> Tuple[Optional[bytes], str]:
+    """Return the bytes of a regular file of at most MAX_FILE_BYTES (a FIFO never blocks), or why not."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path!s} is not a regular file")
+            return None, "not a regular file"
         with os.fdopen(fd, "rb", closefd=False) as file:
             data = file.read(MAX_FILE_BYTES + 1)
     finally:
         os.close(fd)
     if len(data) > MAX_FILE_BYTES:
-        raise OSError(f"{path!s} is larger than {MAX_FILE_BYTES} bytes")
-    return data
+        return None, f"larger than {MAX_FILE_BYTES} bytes"
+    return data, ""
 
 
 _default: Optional[Linker] = None
