@@ -243,7 +243,7 @@ class Linker:
             return
         version = data.get("version")
         items = data.get("patterns")
-        if version != SUPPORTED_VERSION or not isinstance(items, list):
+        if type(version) is not int or version != SUPPORTED_VERSION or not isinstance(items, list):
             self.problem = (f"not an errorsite patterns.json of version {SUPPORTED_VERSION} (version "
                             f"{str(version)[:20]!r}, {'with' if isinstance(items, list) else 'without'} a patterns list)")
             return
