@@ -107,7 +107,7 @@ def make_parser() -> Parser:
     parser = Parser(prog="errorsite", description="Turn a library's errors into a static, searchable error reference.")
     parser.add_argument("--version", action="version", version=f"errorsite {__version__}")
     parser.add_argument("--debug", action="store_true",
-                        help="print the traceback of a crash (a bug in errorsite) instead of one line")
+                        help="also print the traceback of a crash (a bug in errorsite)")
     parser.set_defaults(run=lambda args: parser.print_help() or 2)
     sub = parser.add_subparsers(title="commands", parser_class=Parser)
 
