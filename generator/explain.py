@@ -46,7 +46,15 @@ def explain(data: dict[str, Any], url: str) -> str:
         out += _section("When it happens", "\n".join(
             _wrap(when[key], f"{label}: ") for key, label in (("trigger", "Trigger"), ("situations", "Common situations")) if when.get(key)))
     out += _section("Where it is raised", f"  {where} ({pin})")
-    return "\n".join(out) + "\n"
+    return _terminal_safe("\n".join(out) + "\n")
+
+
+TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters besides tab and line break: an escape sequence in a record must not drive the terminal."""
+
+
+def _terminal_safe(text: str) -> str:
+    return TERMINAL_CONTROL.sub(lambda found: repr(found.group())[1:-1], text)
 
 
 def _section(title: str, body: str) -> list[str]:

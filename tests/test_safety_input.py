@@ -396,3 +396,11 @@ def test_control_characters_in_a_pointer_are_printed_escaped(content: Path, caps
     edit_record(content, GOOD, _at("/\x1b[31mx", 1))
     status, err = run(capsys, "check", "--content", str(content))
     assert status == 1 and "\x1b" not in err and "\\x1b[31mx" in err
+
+
+def test_explain_prints_no_terminal_control_characters(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit_record(content, GOOD, lambda d: d.update(title="\x1b[2J\x1b]0;owned\x07 title", meaning="a\x08b\n\nc\td"))
+    assert cli.main(["explain", GOOD, "--content", str(content)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\x08" not in out
+    assert "\\x1b[2J\\x1b]0;owned\\x07 title" in out and "a\\x08b" in out
