@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import textwrap
 from pathlib import Path
@@ -86,19 +85,21 @@ def published_record(site: Path, query: str) -> tuple[dict[str, Any], str]:
     # Only a well-formed id names a file; anything else is a message to search for.
     is_id = re.fullmatch(ID_PATTERN, query) is not None and (api / f"{query}.json").is_file()
     record_id = query if is_id else _best_match(_site_index(site), query)
-    data = json.loads(_site_file(api / f"{record_id}.json", api))
+    data = _site_json(api / f"{record_id}.json", api)
     return data, data["url"]
 
 
 def _site_index(site: Path) -> dict[str, Any]:
-    text = _site_file(site / "search-index.js", site).strip()
-    return json.loads(text.removeprefix(INDEX_PREFIX).removesuffix(";"))
+    return _site_json(site / "search-index.js", site, INDEX_PREFIX, ";")  # type: ignore[no-any-return]
 
 
-def _site_file(path: Path, folder: Path) -> str:
-    """Return the text of a built site's file, proven to be a regular file inside `folder`."""
+def _site_json(path: Path, folder: Path, prefix: str = "", suffix: str = "") -> Any:
+    """Return the JSON of a built site's file (inside `prefix` and `suffix`), proven a regular file inside `folder`."""
     try:
-        return load.decode(load.read_bytes(path, MAX_SITE_FILE_BYTES, folder))
+        text = load.decode(load.read_bytes(path, MAX_SITE_FILE_BYTES, folder)).strip()
+        return load.parse_json(text.removeprefix(prefix).removesuffix(suffix).encode())
+    except load.FileProblems as found:
+        raise ProblemsFound(found.problems(str(path))) from None
     except Invalid as error:
         raise ProblemsFound([Problem.of(str(path), "", error)]) from None
 

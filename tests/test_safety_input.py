@@ -404,3 +404,11 @@ def test_explain_prints_no_terminal_control_characters(content: Path, capsys: py
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\x08" not in out
     assert "\\x1b[2J\\x1b]0;owned\\x07 title" in out and "a\\x08b" in out
+
+
+def test_explain_reports_a_site_file_too_deep_to_read(built: Path, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(built)
+    (built / "site" / "api" / "errors" / f"{GOOD}.json").write_text("[" * 10_000 + "]" * 10_000)
+    status, err = run(capsys, "explain", GOOD, "--site", "site")
+    assert status == 1 and f"{GOOD}.json: /0/0/0" in err and "too-deeply-nested" in err
