@@ -90,7 +90,7 @@ def published_record(site: Path, query: str) -> tuple[dict[str, Any], str]:
 
 
 def _site_index(site: Path) -> dict[str, Any]:
-    return _site_json(site / "search-index.js", site, INDEX_PREFIX, ";")  # type: ignore[no-any-return]
+    return _site_json(site / "search-index.js", site, INDEX_PREFIX, ";")
 
 
 def _site_json(path: Path, folder: Path, prefix: str = "", suffix: str = "") -> Any:
