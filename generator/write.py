@@ -270,6 +270,8 @@ AT_FDCWD = -100
 
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two folders in one step; return False when the system cannot."""
+    if sys.platform not in ("linux", "darwin"):
+        return False
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
