@@ -58,6 +58,7 @@ def build(content: Path, out: Path, base_url: str | None = None, *,
     started = time.perf_counter()
     write.check_output(out)
     write.clean_leftovers(out)
+    write.clean_leftovers(previous_tree(out))
     if not content.is_dir():
         load.load(content)  # raises the user error that explains it
     saved = cache.SavedState(cache.cache_folder(out))
@@ -281,11 +282,14 @@ class _Job:
         manifest = self.state.manifest if self.in_place else {}
         todo = [p for p in plan if old_pages.get(p) != keys[p] or p not in manifest]
         staging = write.staging_folder(self.out)
+        # A whole new output needs a new previous tree: the old one goes while the pages render.
+        removed = (lambda: None) if self.in_place else write.remove_in_background(previous_tree(self.out))
         try:
             gc.freeze()
             hashes = _render(plan, todo, staging, manifest, store, jobs, progress)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
+            removed()
             raise
         finally:
             gc.unfreeze()
@@ -297,6 +301,7 @@ class _Job:
         if not self.in_place:
             self.saved.forget()
             write.commit_all(staging, self.out)
+            removed()
             write.copy_tree(self.out, previous_tree(self.out))
             self.new.behind = ()
         elif changed or gone:

@@ -20,7 +20,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from .problems import UserError
@@ -171,12 +171,41 @@ def copy_tree(source: Path, copy: Path) -> None:
     _copy_folder(str(source), str(copy))
 
 
+def remove_in_background(folder: Path) -> Callable[[], None]:
+    """Start deleting a folder of errorsite's own in another process; return what waits until it is gone.
+
+    The folder is first renamed, so it is gone from its place at once.
+    """
+    folder = _resolved(folder)
+    if not folder.exists() and not folder.is_symlink():
+        return lambda: None
+    trash = folder.with_name(f".{folder.name}.gone-{os.getpid()}")
+    _remove(trash)
+    folder.rename(trash)
+    if not hasattr(os, "fork"):
+        return lambda: _remove(trash)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child only deletes
+        try:
+            shutil.rmtree(trash, ignore_errors=True)
+        finally:
+            os._exit(0)
+    return lambda: _wait(pid)
+
+
+def _wait(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass  # already waited for
+
+
 def clean_leftovers(out: Path) -> None:
     """Remove what builds of `out` that were stopped left beside it, once their process is gone."""
     out = _resolved(out)
     if not out.parent.is_dir():
         return
-    own = re.compile(rf"\.{re.escape(out.name)}\.(new|old)-([0-9]+)")
+    own = re.compile(rf"\.{re.escape(out.name)}\.(new|old|gone)-([0-9]+)")
     for entry in sorted(out.parent.iterdir()):
         found = own.fullmatch(entry.name)
         if not found or process_running(int(found.group(2))):
@@ -306,9 +335,12 @@ def process_running(pid: int) -> bool:
 def _remove(path: Path) -> None:
     """Delete a folder of errorsite's own (or a link in its place, without following it)."""
     if path.is_symlink() or path.is_file():
-        path.unlink()
+        path.unlink(missing_ok=True)
     elif path.exists():
-        shutil.rmtree(path)
+        # Another process may be deleting it too: what one removes the other need not.
+        shutil.rmtree(path, ignore_errors=True)
+        if path.exists():
+            shutil.rmtree(path)
 
 
 def _resolved(out: Path) -> Path:
