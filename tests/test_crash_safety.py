@@ -36,21 +36,23 @@ def leftovers(out: Path) -> list[str]:
     return sorted(p.name for p in out.parent.iterdir() if p.name not in (out.name, cache.CACHE_DIR, "content"))
 
 
-def two_versions(work: Path, n: int) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    """Write content folders A and B (B: a prose edit, a title edit and one more record) in `work`."""
+def versions(work: Path, n: int) -> list[dict[str, bytes]]:
+    """Return the record files of content A, B and C, in the order the kill test builds them: A, B, A, C.
+
+    B differs from A by a prose edit, a title edit and one more record (a whole-state build, which
+    also deletes files going back to A); C by a prose edit only (a build of the edited pages alone).
+    """
     a = work / "a"
     synthesize(n, a, seed=5)
-    b = work / "b"
-    shutil.copytree(a, b)
-    names = sorted((b / "errors").glob("*.json"))
+    names = sorted((a / "errors").glob("*.json"))
     first, second = (json.loads(p.read_text()) for p in names[:2])
-    first["meaning"] += " Edited."
-    second["title"] = "A title of its own"
-    names[0].write_text(json.dumps(first))
-    names[1].write_text(json.dumps(second))
-    added = dict(first, id="added-record", related=[])
-    (b / "errors" / "added-record.json").write_text(json.dumps(added))
-    return tree(a / "errors"), tree(b / "errors")
+    b = tree(a / "errors")
+    b[names[0].name] = json.dumps(dict(first, meaning=first["meaning"] + " Edited.")).encode()
+    b[names[1].name] = json.dumps(dict(second, title="A title of its own")).encode()
+    b["added-record.json"] = json.dumps(dict(first, id="added-record", related=[])).encode()
+    c = tree(a / "errors")
+    c[names[2].name] = c[names[2].name].replace(b'"meaning": "', b'"meaning": "Changed. ', 1)
+    return [tree(a / "errors"), b, tree(a / "errors"), c]
 
 
 def use(content: Path, version: dict[str, bytes]) -> None:
@@ -65,41 +67,39 @@ def use(content: Path, version: dict[str, bytes]) -> None:
 
 
 def test_kill_9_during_incremental_builds_leaves_the_old_or_the_new_site(tmp_path: Path) -> None:
-    a, b = two_versions(tmp_path / "versions", 2000)
-    work = tmp_path / "work"
-    content = work / "content"
+    contents = versions(tmp_path / "versions", 2000)
+    content = tmp_path / "work" / "content"
     shutil.copytree(tmp_path / "versions" / "a", content)
-    out = work / "site"
-    sites = []
-    for version in (b, a):
-        use(content, version)
-        build.build(content, out)
-        sites.append(tree(out))
-    site_b, site_a = sites
-    assert site_a != site_b
+    out = tmp_path / "work" / "site"
     command = [sys.executable, "-m", "generator", "build", "--quiet", "--content", str(content), "--out", str(out)]
-    started = time.perf_counter()
-    use(content, b)
-    subprocess.run(command, check=True, cwd=ROOT)
-    longest = time.perf_counter() - started
-    assert tree(out) == site_b
+    build.build(content, out)
+    sites, seconds = [], []
+    for step in range(len(contents)):
+        use(content, contents[(step + 1) % len(contents)])
+        started = time.perf_counter()
+        subprocess.run(command, check=True, cwd=ROOT)
+        seconds.append(time.perf_counter() - started)
+        sites.append(tree(out))
+    sites = sites[-1:] + sites[:-1]  # the site of each content
+    assert len({tuple(sorted(site.items())) for site in sites}) == 3
     rng = random.Random(11)
     for kill in range(KILLS):
-        target, site = (a, site_a) if tree(out) == site_b else (b, site_b)
-        use(content, target)
+        step = kill % len(contents)
+        assert tree(out) == sites[step]
+        use(content, contents[(step + 1) % len(contents)])
         process = subprocess.Popen(command, cwd=ROOT)
-        time.sleep(rng.uniform(0.1, longest))
+        time.sleep(rng.uniform(0.05, seconds[step]))
         process.send_signal(signal.SIGKILL)
         process.wait()
-        assert tree(out) in (site_a, site_b), f"kill {kill} left a mixed site"
+        assert tree(out) in (sites[step], sites[(step + 1) % len(contents)]), f"kill {kill} left a mixed site"
         build.build(content, out)
-        assert tree(out) == site
+        assert tree(out) == sites[(step + 1) % len(contents)]
         assert leftovers(out) == []
 
 
 def test_a_hundred_clean_builds_with_workers_never_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Small content, but every stage on worker processes and several workers opening the caches at once.
-    monkeypatch.setattr(build, "PARALLEL_MIN", 1)
+    # Small content, but rendered by several worker processes that open the new caches at once.
+    monkeypatch.setattr(build, "PARALLEL_MIN", 10)
     monkeypatch.setattr(build, "CHUNK", 2)
     content = tmp_path / "content"
     synthesize(4, content, seed=2)
@@ -108,7 +108,7 @@ def test_a_hundred_clean_builds_with_workers_never_crash(tmp_path: Path, monkeyp
     for _ in range(100):
         shutil.rmtree(tmp_path / cache.CACHE_DIR, ignore_errors=True)
         shutil.rmtree(out, ignore_errors=True)
-        build.build(content, out, jobs=4)
+        build.build(content, out, jobs=2)
         first = first or tree(out)
         assert tree(out) == first
 
