@@ -97,7 +97,8 @@ def users_error(error: OSError, args: argparse.Namespace) -> bool:
         where = Path(name.decode(errors="replace") if isinstance(name, bytes) else name).absolute()
         for place in (where, *where.parents):
             if place in roots or any(place.parent == path.absolute().parent and
-                                     place.name.startswith((f".{path.name}.new-", f".{path.name}.old-")) for path in named):
+                                     place.name.startswith((f".{path.name}.new-", f".{path.name}.old-"))
+                                     for path in named):
                 return True
     return False
 
