@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -551,12 +552,14 @@ def _map(function: Callable[[Any], Any], items: list[Any], jobs: int) -> list[An
         return [function(item) for item in items]
     import multiprocessing
 
-    with multiprocessing.get_context("fork").Pool(jobs, initializer=_start_task, initargs=(function,)) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=_start_task,
+                                                  initargs=(function, os.getpid())) as pool:
         return pool.map(_run_task, items, chunksize=CHUNK)
 
 
-def _start_task(function: Callable[[Any], Any]) -> None:
+def _start_task(function: Callable[[Any], Any], parent: int) -> None:
     global _TASK
+    _die_with(parent)
     _TASK = function
 
 
@@ -583,7 +586,7 @@ def _render(plan: dict[str, Callable[[], bytes]], todo: list[str], staging: Path
             store.prepare()  # the workers only read the file: no two processes set it up at once
 
             context = multiprocessing.get_context("fork")
-            with context.Pool(min(jobs, len(chunks)), initializer=_worker_start) as pool:
+            with context.Pool(min(jobs, len(chunks)), initializer=_worker_start, initargs=(os.getpid(),)) as pool:
                 for found, highlighted in pool.imap_unordered(_render_chunk, chunks):
                     hashes.update(found)
                     store.add(highlighted)
@@ -602,8 +605,24 @@ def _render(plan: dict[str, Callable[[], bytes]], todo: list[str], staging: Path
     return hashes
 
 
-def _worker_start() -> None:
+def _worker_start(parent: int) -> None:
+    _die_with(parent)
     _WORK[3].reopen()
+
+
+PR_SET_PDEATHSIG = 1
+"""Linux's prctl option: the signal a process gets when its parent ends."""
+
+
+def _die_with(parent: int) -> None:
+    """Make this worker end with the build, even one stopped by kill -9, so it never writes after it."""
+    if sys.platform == "linux":
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the build ended before this worker could ask
+        os._exit(1)
 
 
 def _render_chunk(paths: list[str]) -> tuple[dict[str, str], dict[str, str]]:

@@ -336,11 +336,19 @@ def _remove(path: Path) -> None:
     """Delete a folder of errorsite's own (or a link in its place, without following it)."""
     if path.is_symlink() or path.is_file():
         path.unlink(missing_ok=True)
-    elif path.exists():
-        # Another process may be deleting it too: what one removes the other need not.
-        shutil.rmtree(path, ignore_errors=True)
-        if path.exists():
+        return
+    for attempt in range(REMOVE_ATTEMPTS):
+        try:
             shutil.rmtree(path)
+            return
+        except FileNotFoundError:
+            # Another process deletes it too (that of a stopped build): go on with what is left.
+            if not path.exists() or attempt == REMOVE_ATTEMPTS - 1:
+                return
+
+
+REMOVE_ATTEMPTS = 100
+"""How often to go on deleting a folder that another process deletes at the same time."""
 
 
 def _resolved(out: Path) -> Path:
