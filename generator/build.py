@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -57,34 +58,47 @@ def build(content: Path, out: Path, base_url: str | None = None, *,
     """Build the site of `content` into `out`, rendering only what changed since the last build."""
     started = time.perf_counter()
     write.check_output(out)
+    write.clean_leftovers(out)
+    write.clean_leftovers(previous_tree(out))
     if not content.is_dir():
         load.load(content)  # raises the user error that explains it
     saved = cache.SavedState(cache.cache_folder(out))
     try:
-        head = saved.head()
-        env, env_stamp = _environment(content, base_url, head)
-        settings_path = content / "site.toml"
-        settings_bytes = _settings_bytes(settings_path)
-        scanned_ns = time.time_ns()
-        scan = _scan(content / "errors")
-        marker = _marker(out)
-        ours = marker != (0, 0, 0) and marker == head.marker
-        if ours and head.env == env and head.settings == cache.digest(settings_bytes) and scan.keys() == head.files.keys():
-            changed = [n for n, st in scan.items() if not _unchanged(head.files[n], n, st)]
-            if not changed:
-                records, pages = head.summary
-                return Result(records, pages, 0, 0, 0, False, time.perf_counter() - started)
-            if len(changed) <= QUICK_MAX:
-                result = _Update(content, out, base_url, saved, head, scan, scanned_ns).run(sorted(changed))
-                if result is not None:
-                    return replace(result, seconds=time.perf_counter() - started)
-        state = saved.load()
-        ours = ours and marker == state.marker
-        job = _Job(content, out, base_url, saved, state, env, env_stamp, settings_path, settings_bytes, scan,
-                   scanned_ns, ours)
-        return job.run(jobs or os.cpu_count() or 1, progress, started)
+        try:
+            return _build(content, out, base_url, saved, jobs, progress, started)
+        except cache.Damaged:
+            # A damaged state is no user error: start again without it.
+            saved.discard()
+            return _build(content, out, base_url, saved, jobs, progress, started)
     finally:
         saved.close()
+
+
+def _build(content: Path, out: Path, base_url: str | None, saved: cache.SavedState, jobs: int | None,
+           progress: Progress | None, started: float) -> Result:
+    """Build with the saved state, which may turn out to be damaged (cache.Damaged)."""
+    head = saved.head()
+    env, env_stamp = _environment(content, base_url, head)
+    settings_path = content / "site.toml"
+    settings_bytes = _settings_bytes(settings_path)
+    scanned_ns = time.time_ns()
+    scan = _scan(content / "errors")
+    marker = _marker(out)
+    ours = marker != (0, 0, 0) and marker == head.marker
+    if ours and head.env == env and head.settings == cache.digest(settings_bytes) and scan.keys() == head.files.keys():
+        changed = [n for n, st in scan.items() if not _unchanged(head.files[n], n, st)]
+        if not changed:
+            records, pages = head.summary
+            return Result(records, pages, 0, 0, 0, False, time.perf_counter() - started)
+        if len(changed) <= QUICK_MAX:
+            result = _Update(content, out, base_url, saved, head, scan, scanned_ns).run(sorted(changed))
+            if result is not None:
+                return replace(result, seconds=time.perf_counter() - started)
+    state = saved.load()
+    ours = ours and marker == state.marker
+    job = _Job(content, out, base_url, saved, state, env, env_stamp, settings_path, settings_bytes, scan,
+               scanned_ns, ours)
+    return job.run(jobs or os.cpu_count() or 1, progress, started)
 
 
 @dataclass(frozen=True)
@@ -131,17 +145,19 @@ class _Update:
                                                        [index_keys[i] for i in sorted(index_keys)])  # type: ignore[misc]
         hashes = {path: cache.digest(body) for path, body in bodies.items()}
         written = sorted(path for path, sha in hashes.items() if outputs.get(path, ("", ""))[1] != sha)
-        staging = write.staging_folder(self.out)
-        for path in written:
-            write.write_file(staging, path, bodies[path])
-        self.saved.forget()
-        write.commit_changes(staging, self.out, written, [])
+        behind = self.head.behind
+        if written:
+            staging = write.staging_folder(self.out)
+            for path in written:
+                write.write_file(staging, path, bodies[path])
+            self.saved.forget()
+            behind = tuple(write.commit_changes(staging, self.out, previous_tree(self.out), written, [], behind))
         for record_id, (saved, record) in edited.items():
             entry, terms, key = searched[record_id]
             files.append(replace(self.stat(saved), record=cache.record_to_tuple(record), search=(entry, terms),
                                  index_key=key))
         self.saved.update(files, [(path, keys[path], sha) for path, sha in hashes.items()],
-                          {"marker": _marker(self.out)})
+                          {"marker": _marker(self.out), "behind": behind})
         return Result(*self.head.summary, len(bodies), len(written), 0, False)
 
     def read(self, changed: list[str], config: Any) -> list[tuple[cache.SavedFile, Any]] | None:
@@ -267,11 +283,14 @@ class _Job:
         manifest = self.state.manifest if self.in_place else {}
         todo = [p for p in plan if old_pages.get(p) != keys[p] or p not in manifest]
         staging = write.staging_folder(self.out)
+        # A whole new output needs a new previous tree: the old one goes while the pages render.
+        removed = (lambda: None) if self.in_place else write.remove_in_background(previous_tree(self.out))
         try:
             gc.freeze()
             hashes = _render(plan, todo, staging, manifest, store, jobs, progress)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
+            removed()
             raise
         finally:
             gc.unfreeze()
@@ -279,11 +298,19 @@ class _Job:
         new_manifest = {p: hashes.get(p) or manifest[p] for p in plan}
         changed = sorted(p for p, sha in hashes.items() if manifest.get(p) != sha)
         gone = sorted(set(manifest) - set(plan)) if self.in_place else []
-        self.saved.forget()
-        if self.in_place:
-            write.commit_changes(staging, self.out, changed, gone)
-        else:
+        self.new.behind = self.state.behind
+        if not self.in_place:
+            self.saved.forget()
             write.commit_all(staging, self.out)
+            removed()
+            write.copy_tree(self.out, previous_tree(self.out))
+            self.new.behind = ()
+        elif changed or gone:
+            self.saved.forget()
+            self.new.behind = tuple(write.commit_changes(staging, self.out, previous_tree(self.out), changed, gone,
+                                                         self.state.behind))
+        else:
+            shutil.rmtree(staging, ignore_errors=True)
         pages = sum(1 for p in plan if p.endswith(".html"))
         self.new.pages = keys
         self.new.manifest = new_manifest
@@ -442,6 +469,11 @@ def record_keys(record_id: str, sha: str, related: tuple[tuple[str, bool], ...],
             _disk(urls.error(record_id)): cache.digest(own, *(f"{summary[other]}:{auto}" for other, auto in related))}
 
 
+def previous_tree(out: Path) -> Path:
+    """Return where the output as it was before the last build is kept (see `write.commit_changes`)."""
+    return cache.cache_folder(out) / "previous"
+
+
 def read_config(path: Path, base_url: str | None) -> tuple[Any, bool]:
     """Return the settings of site.toml with `base_url` applied, and whether they have a problem."""
     from . import config as settings
@@ -520,12 +552,14 @@ def _map(function: Callable[[Any], Any], items: list[Any], jobs: int) -> list[An
         return [function(item) for item in items]
     import multiprocessing
 
-    with multiprocessing.get_context("fork").Pool(jobs, initializer=_start_task, initargs=(function,)) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=_start_task,
+                                                  initargs=(function, os.getpid())) as pool:
         return pool.map(_run_task, items, chunksize=CHUNK)
 
 
-def _start_task(function: Callable[[Any], Any]) -> None:
+def _start_task(function: Callable[[Any], Any], parent: int) -> None:
     global _TASK
+    _die_with(parent)
     _TASK = function
 
 
@@ -549,8 +583,10 @@ def _render(plan: dict[str, Callable[[], bytes]], todo: list[str], staging: Path
         if jobs > 1 and len(todo) >= PARALLEL_MIN and hasattr(os, "fork"):
             import multiprocessing
 
+            store.prepare()  # the workers only read the file: no two processes set it up at once
+
             context = multiprocessing.get_context("fork")
-            with context.Pool(min(jobs, len(chunks)), initializer=_worker_start) as pool:
+            with context.Pool(min(jobs, len(chunks)), initializer=_worker_start, initargs=(os.getpid(),)) as pool:
                 for found, highlighted in pool.imap_unordered(_render_chunk, chunks):
                     hashes.update(found)
                     store.add(highlighted)
@@ -569,8 +605,24 @@ def _render(plan: dict[str, Callable[[], bytes]], todo: list[str], staging: Path
     return hashes
 
 
-def _worker_start() -> None:
+def _worker_start(parent: int) -> None:
+    _die_with(parent)
     _WORK[3].reopen()
+
+
+PR_SET_PDEATHSIG = 1
+"""Linux's prctl option: the signal a process gets when its parent ends."""
+
+
+def _die_with(parent: int) -> None:
+    """Make this worker end with the build, even one stopped by kill -9, so it never writes after it."""
+    if sys.platform == "linux":
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the build ended before this worker could ask
+        os._exit(1)
 
 
 def _render_chunk(paths: list[str]) -> tuple[dict[str, str], dict[str, str]]:

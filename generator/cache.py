@@ -12,6 +12,7 @@ import hashlib
 import marshal
 import sqlite3
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -103,9 +104,12 @@ class State:
     """Device, inode and time of the output's marker file, to tell our last output from any other."""
     summary: tuple[int, int] = (0, 0)
     """Records and pages of the last build."""
+    behind: tuple[str, ...] | None = None
+    """Output paths where the previous tree (the output before the last build) differs from the output;
+    None when that tree is unknown (see `write.commit_changes`)."""
 
 
-META = ("env", "env_stamp", "settings", "config_key", "salt", "lexers", "marker", "summary")
+META = ("env", "env_stamp", "settings", "config_key", "salt", "lexers", "marker", "summary", "behind")
 """The State fields kept whole, one row each; records and outputs have a row each."""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -145,6 +149,14 @@ class SavedFile:
                 None if self.search is None else marshal.dumps(self.search), marshal.dumps(self.record))
 
 
+class Damaged(Exception):
+    """The saved state cannot be read or written: it is discarded, and the build starts without it."""
+
+
+DAMAGE = (sqlite3.DatabaseError, ValueError, EOFError, TypeError, KeyError)
+"""What reading a damaged SQLite file or marshalled value raises."""
+
+
 class SavedState:
     """The state of the last build in one SQLite file, read and written a row at a time.
 
@@ -173,7 +185,7 @@ class SavedState:
             files = {name: FileEntry(size, mtime, sha, ())
                      for name, size, mtime, sha in db.execute("SELECT name, size, mtime, sha FROM files")}
             return State(**{name: meta[name] for name in META}, files=files)
-        except (sqlite3.Error, KeyError, ValueError, EOFError, TypeError):
+        except DAMAGE:
             return self._unreadable()
 
     def load(self) -> State:
@@ -194,20 +206,30 @@ class SavedState:
             for path, key, sha in db.execute("SELECT path, key, sha FROM outputs"):
                 state.pages[path], state.manifest[path] = key, sha
             return state
-        except (sqlite3.Error, KeyError, ValueError, EOFError, TypeError):
+        except DAMAGE:
             return self._unreadable()
 
     def _unreadable(self) -> State:
         """Start again from an empty state when the file is damaged or from another version."""
-        self.close()
-        self.path.unlink(missing_ok=True)
+        self.discard()
         return State()
+
+    def discard(self) -> None:
+        """Delete the saved state, whatever it holds."""
+        self.close()
+        _delete_database(self.path)
 
     def save(self, state: State) -> None:
         """Replace the whole saved state with `state`, atomically; delete the state files of other versions."""
         for old in self.path.parent.iterdir():
             if old.name.startswith(("state", "head.pickle")) and not old.name.startswith(self.path.name):
                 old.unlink(missing_ok=True)
+        try:
+            self._save(state)
+        except sqlite3.DatabaseError as error:
+            raise Damaged(self.path) from error
+
+    def _save(self, state: State) -> None:
         db = self._connect()
         with _transaction(db):
             db.execute("DELETE FROM files")
@@ -220,20 +242,34 @@ class SavedState:
 
     def update(self, files: list[SavedFile], outputs: list[tuple[str, str, str]], meta: dict[str, Any]) -> None:
         """Replace some rows of records, outputs and settings, atomically."""
-        db = self._connect()
-        with _transaction(db):
-            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [f.row() for f in files])
-            db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)", outputs)
-            self._put_meta(db, meta)
+        try:
+            db = self._connect()
+            with _transaction(db):
+                db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               [f.row() for f in files])
+                db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)", outputs)
+                self._put_meta(db, meta)
+        except sqlite3.DatabaseError as error:
+            raise Damaged(self.path) from error
 
     def forget(self) -> None:
-        """Mark the output as unknown, so that a build interrupted while writing is followed by a full one."""
-        db = self._connect()
-        with _transaction(db):
-            self._put_meta(db, {"marker": (0, 0, 0)})
+        """Mark the output and the previous tree as unknown, so that a build interrupted while writing is
+        followed by a full one, which does not trust the previous tree."""
+        try:
+            db = self._connect()
+            with _transaction(db):
+                self._put_meta(db, {"marker": (0, 0, 0), "behind": None})
+        except sqlite3.DatabaseError as error:
+            raise Damaged(self.path) from error
 
     def files(self, names: list[str]) -> dict[str, SavedFile]:
         """Return the rows of the record files `names` that have one."""
+        try:
+            return self._files(names)
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
+
+    def _files(self, names: list[str]) -> dict[str, SavedFile]:
         found = {}
         for name in names:
             row = self._connect().execute("SELECT * FROM files WHERE name = ?", (name,)).fetchone()
@@ -247,23 +283,32 @@ class SavedState:
     def records(self, ids: list[str]) -> dict[str, tuple[Any, ...]]:
         """Return the saved records of `ids`, as plain tuples."""
         found = {}
-        for record_id in ids:
-            row = self._connect().execute("SELECT record FROM files WHERE id = ?", (record_id,)).fetchone()
-            if row is not None:
-                found[record_id] = marshal.loads(row[0])
+        try:
+            for record_id in ids:
+                row = self._connect().execute("SELECT record FROM files WHERE id = ?", (record_id,)).fetchone()
+                if row is not None:
+                    found[record_id] = marshal.loads(row[0])
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
         return found
 
     def index_keys(self) -> dict[str, str | None]:
         """Return, by record id, the hash of what the search index takes of each record."""
-        return dict(self._connect().execute("SELECT id, index_key FROM files"))
+        try:
+            return dict(self._connect().execute("SELECT id, index_key FROM files"))
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
 
     def outputs(self, paths: list[str]) -> dict[str, tuple[str, str]]:
         """Return the dependency hash and the bytes' hash of the output files `paths` that have them."""
         found = {}
-        for path in paths:
-            row = self._connect().execute("SELECT key, sha FROM outputs WHERE path = ?", (path,)).fetchone()
-            if row is not None:
-                found[path] = row
+        try:
+            for path in paths:
+                row = self._connect().execute("SELECT key, sha FROM outputs WHERE path = ?", (path,)).fetchone()
+                if row is not None:
+                    found[path] = row
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
         return found
 
     def close(self) -> None:
@@ -280,8 +325,27 @@ class SavedState:
 
 def _fast_writes(db: sqlite3.Connection) -> None:
     """Commit without waiting for the disk: a crash of the machine may lose the last commits, never the file."""
-    db.execute("PRAGMA journal_mode=WAL")
+    for attempt in range(WAL_ATTEMPTS):
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as error:
+            # Changing the journal mode does not wait for another process's lock, as other statements do.
+            if "locked" not in str(error) or attempt == WAL_ATTEMPTS - 1:
+                raise
+            time.sleep(0.05)
     db.execute("PRAGMA synchronous=NORMAL")
+
+
+WAL_ATTEMPTS = 200
+"""How often to try to set the journal mode while another process holds the file (0.05 s apart)."""
+
+
+def _delete_database(path: Path) -> None:
+    """Delete an SQLite file and its journals."""
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
+        (path.parent / name).unlink(missing_ok=True)
 
 
 def _file_rows(state: State) -> Iterator[tuple[Any, ...]]:
@@ -337,46 +401,100 @@ def record_from_tuple(t: tuple[Any, ...]) -> Record:
 
 
 class HighlightStore:
-    """Highlighted code by content hash, kept across builds in one SQLite file."""
+    """Highlighted code by content hash, kept across builds in one SQLite file.
+
+    Only the process that made the store writes to the file; the worker processes forked from
+    it only read. A damaged file is a cache miss, then deleted and made again when written.
+    """
 
     def __init__(self, path: Path, salt: str) -> None:
         self.path = path
         self.salt = salt
         self.new: dict[str, str] = {}
         self._db: sqlite3.Connection | None = None
+        self._reader = False
+        """Whether this is a worker's copy, which reads a file that its parent set up."""
+        self._damaged = False
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
+            if self._reader:
+                self._db = sqlite3.connect(self.path, timeout=30)
+                return self._db
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30)
-            _fast_writes(self._db)
-            self._db.execute("CREATE TABLE IF NOT EXISTS lines (key TEXT PRIMARY KEY, html TEXT NOT NULL)")
+            try:
+                self._db = self._open()
+            except sqlite3.DatabaseError:
+                self._discard()
+                self._db = self._open()
         return self._db
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30)
+        try:
+            _fast_writes(db)
+            db.execute("CREATE TABLE IF NOT EXISTS lines (key TEXT PRIMARY KEY, html TEXT NOT NULL, sum TEXT NOT NULL)")
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _discard(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        _delete_database(self.path)
+        self._damaged = False
+
+    def prepare(self) -> None:
+        """Open the file (making it when missing) before worker processes are forked to read it."""
+        try:
+            self._connect()
+        except sqlite3.DatabaseError:
+            self._damaged = True
 
     def get(self, *parts: str) -> str | None:
         """Return the HTML made from `parts`, or None."""
         key = digest(self.salt, *parts)
         found = self.new.get(key)
-        if found is not None:
+        if found is not None or self._damaged:
             return found
-        row = self._connect().execute("SELECT html FROM lines WHERE key = ?", (key,)).fetchone()
-        return None if row is None else row[0]
+        try:
+            row = self._connect().execute("SELECT html, sum FROM lines WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError:
+            self._damaged = True
+            return None
+        if row is None or type(row[0]) is not str or row[1] != digest(row[0]):
+            return None  # a damaged row is a miss, and replaced when written
+        return row[0]
 
     def put(self, html: str, *parts: str) -> None:
         """Keep the HTML made from `parts`, to be written when the store closes."""
         self.new[digest(self.salt, *parts)] = html
 
     def reopen(self) -> None:
-        """Forget the connection, in a process forked from the one that opened it."""
+        """Forget the connection, in a process forked from the one that opened it; only read from then on."""
         self._db = None
+        self._reader = True
         self.new = {}
 
     def add(self, entries: dict[str, str]) -> None:
         """Store highlighted code that other processes produced."""
-        if entries:
-            db = self._connect()
-            with db:
-                db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?)", sorted(entries.items()))
+        if not entries:
+            return
+        try:
+            self._insert(entries)
+        except sqlite3.DatabaseError:
+            self._discard()
+            self._insert(entries)
+
+    def _insert(self, entries: dict[str, str]) -> None:
+        if self._damaged:
+            self._discard()
+        db = self._connect()
+        with db:
+            db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?, ?)",
+                           ((key, html, digest(html)) for key, html in sorted(entries.items())))
 
     def close(self) -> None:
         """Write what this process highlighted, and close."""

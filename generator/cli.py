@@ -79,7 +79,7 @@ def users_error(error: OSError, args: argparse.Namespace) -> bool:
     """Return whether `error` is the user's to fix: the machine refused, or it is about a path they chose.
 
     The paths they chose are those on the command line (and the default content folder), anything
-    inside them, and what errorsite keeps beside them (the cache, a build's staging folder).
+    inside them, and what errorsite keeps beside them (the cache, a build's staging and old folders).
     Any other file (errorsite's own, one it made and lost) failing is a bug.
     """
     if error.errno in ENVIRONMENT_ERRORS or isinstance(error, InterruptedError):
@@ -97,7 +97,8 @@ def users_error(error: OSError, args: argparse.Namespace) -> bool:
         where = Path(name.decode(errors="replace") if isinstance(name, bytes) else name).absolute()
         for place in (where, *where.parents):
             if place in roots or any(place.parent == path.absolute().parent and
-                                     place.name.startswith(f".{path.name}.new-") for path in named):
+                                     place.name.startswith((f".{path.name}.new-", f".{path.name}.old-"))
+                                     for path in named):
                 return True
     return False
 

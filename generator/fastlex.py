@@ -4,7 +4,8 @@ Pygments tries a state's rules one by one, so a token matched by the 30th rule c
 match attempts. An alternation of the same patterns, in the same order, matches the same
 text at the same position (Python's `|` takes the first alternative that matches), so one
 attempt per token gives the same tokens. States whose rules cannot be joined safely (named
-groups, backreferences, differing flags) keep Pygments' own loop.
+groups, backreferences, differing flags) keep Pygments' own loop, and so does any lexer whose
+rules are not where a plain RegexLexer keeps them.
 """
 
 from __future__ import annotations
@@ -27,18 +28,20 @@ State = tuple[Any, dict[int, tuple[Any, Any, Any]]] | None
 
 
 def accelerate(lexer: Lexer) -> Lexer:
-    """Return `lexer`, tokenizing with joined rules when it is a plain RegexLexer."""
+    """Return `lexer`, tokenizing with joined rules when it is a plain RegexLexer; else as it is."""
     if not isinstance(lexer, RegexLexer) or type(lexer).get_tokens_unprocessed is not RegexLexer.get_tokens_unprocessed:
         return lexer
-    if not hasattr(type(lexer), "_tokens"):
-        list(lexer.get_tokens(""))  # Pygments compiles the rules on first use
+    # Most lexers compile their rules once per class; some (csharp, nemerle: one set per Unicode
+    # level) per instance. Only rules compiled once per class are joined, and cached with it.
+    if "_tokens" in vars(lexer) or not isinstance(vars(type(lexer)).get("_tokens"), dict):
+        return lexer
     lexer.get_tokens_unprocessed = partial(_tokens, lexer, _states(type(lexer)))  # type: ignore[method-assign]
     return lexer
 
 
 @lru_cache(maxsize=None)
 def _states(cls: type) -> dict[str, State]:
-    return {name: _join(rules) for name, rules in cls._tokens.items()}
+    return {name: _join(rules) for name, rules in vars(cls)["_tokens"].items()}
 
 
 def _join(rules: list[tuple[Any, Any, Any]]) -> State:

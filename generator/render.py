@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import os
 import re
 from html import escape as html_escape
 from collections import defaultdict
@@ -13,6 +16,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from . import __version__, highlight, markdown, match, urls
@@ -20,6 +24,7 @@ from .assets import templates_dir
 from .model import Record, Site
 from .related import Related, related_map
 from .schema import SCHEMA
+from .write import process_running
 
 HOME_LIST_LIMIT = 1000
 """Above this many records the home page lists groups, not every error."""
@@ -37,6 +42,47 @@ def visible(value: Any) -> Any:
     return Markup(cleaned) if isinstance(value, Markup) else cleaned
 
 
+class SealedBytecodeCache(FileSystemBytecodeCache):
+    """Compiled templates on disk, each file sealed with a hash of its bytes.
+
+    A file that is damaged or cut short (a build stopped while writing it, a full disk) fails
+    its seal and is compiled again, instead of failing the build or running damaged code.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(str(folder), "%s.sealed")
+        for stale in folder.glob("*.tmp-*"):
+            pid = stale.name.rpartition("-")[2]
+            if not pid.isdigit() or not process_running(int(pid)):
+                stale.unlink(missing_ok=True)
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        """Fill `bucket` from its file when the file is whole and current."""
+        path = Path(self._get_cache_filename(bucket))
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return
+        seal, body = data[:SEAL_BYTES], data[SEAL_BYTES:]
+        if seal != hashlib.blake2b(body, digest_size=SEAL_BYTES).digest():
+            path.unlink(missing_ok=True)
+            return
+        bucket.load_bytecode(io.BytesIO(body))
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        """Write `bucket` to its file, whole or not at all."""
+        buffer = io.BytesIO()
+        bucket.write_bytecode(buffer)
+        body = buffer.getvalue()
+        path = Path(self._get_cache_filename(bucket))
+        temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+        temporary.write_bytes(hashlib.blake2b(body, digest_size=SEAL_BYTES).digest() + body)
+        os.replace(temporary, path)
+
+
+SEAL_BYTES = 16
+
+
 def environment(highlighter: highlight.Highlighter, compiled: Path | None = None) -> Environment:
     """Return the Jinja environment: autoescaped, and strict so a typo fails the build.
 
@@ -45,7 +91,7 @@ def environment(highlighter: highlight.Highlighter, compiled: Path | None = None
     if compiled is not None:
         compiled.mkdir(parents=True, exist_ok=True)
     env = Environment(
-        bytecode_cache=FileSystemBytecodeCache(str(compiled)) if compiled is not None else None,
+        bytecode_cache=SealedBytecodeCache(compiled) if compiled is not None else None,
         loader=FileSystemLoader(str(templates_dir())),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
