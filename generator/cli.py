@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import __version__, assets, files, load
 from .model import Site
-from .problems import UsageError, UserError
+from .problems import ProblemsFound, UsageError, UserError
 
 DEFAULT_CONTENT = "content"
 
@@ -98,6 +98,12 @@ def make_parser() -> Parser:
     _content_option(explain)
     explain.add_argument("--site", type=Path, help="read a built site's api/ files instead of a content folder")
     explain.set_defaults(run=run_explain)
+
+    verify = sub.add_parser("verify", help="run every example fix's check and record the outcome in its record")
+    verify.add_argument("ids", nargs="*", metavar="ID", help="check only these records (default: every record with a check)")
+    verify.add_argument("--content", type=Path, default=Path(DEFAULT_CONTENT), metavar="DIR",
+                        help="folder with site.toml and errors/*.json; its records are updated (default: content)")
+    verify.set_defaults(run=run_verify)
     return parser
 
 
@@ -180,10 +186,16 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     """Validate the content, and with --source compare it with the code."""
-    from . import extract, validate
+    from . import extract, validate, verify
 
     content = load.load(content_folder(args))
-    site = validate.build_site(content)
+    stale = verify.stale(content.records)
+    try:
+        site = validate.build_site(content)
+    except ProblemsFound as error:
+        raise ProblemsFound(error.problems + stale) from None
+    if stale:
+        raise ProblemsFound(stale)
     count = len(site.records)
     print(f"ok: {count} record{'s' if count != 1 else ''}, no problems")
     if args.source is None:
@@ -237,3 +249,14 @@ def run_lookup(args: argparse.Namespace) -> int:
         record = site.by_id[result["id"]]
         print(f"{site.config.base_url}errors/{record.id}/  [{result['kind']}]  {record.exception}: {record.title}")
     return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Run the example checks and record their outcomes."""
+    from . import verify
+
+    report = verify.verify(args.content, args.ids)
+    for line in report.failure_lines():
+        print(line, file=sys.stderr)
+    print(report.summary())
+    return 1 if report.failed else 0
