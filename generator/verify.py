@@ -145,15 +145,14 @@ def setup(command: str, folder: Path, timeout: int) -> None:
     """Run the `[verify] setup` command in `folder`; raise a UserError unless it succeeds."""
     run = run_command(command, folder, timeout)
     if run.status != 0:
+        how = f"did not finish within {timeout} s" if run.status is None else f"exited with status {run.status}"
+        shown = escape(command)
+        output = "\n".join(tail(run.output)) or "    (no output)"
         raise UserError(
-            f"the [verify] setup command {_ended(run, timeout)}: {escape(command)}\n" + "\n".join(tail(run.output)),
+            f"the [verify] setup command {how}: {shown}\n{output}",
             hint="run the command by hand in the content folder, fix it or the [verify] table in site.toml",
             page="verify-setup-failed",
         )
-
-
-def _ended(run: CommandRun, timeout: int) -> str:
-    return f"did not finish within {timeout} s" if run.status is None else f"exited with status {run.status}"
 
 
 def run_command(command: str, cwd: Path, timeout: int) -> CommandRun:
@@ -208,49 +207,48 @@ class _Tail:
 def _verify_one(record: Record, index: dict[str, Any], timeout: int, date: str) -> Outcome:
     check = record.example_fix.check if record.example_fix else None
     assert check is not None
-    run: CommandRun | None = None
+    failure = prove(record, check, index, timeout)
     problem = None
-    try:
-        run = prove(record, check, index, timeout)
-    except _NotProven as failure:
-        run = failure.run
-        problem = Problem.of(record.file, failure.pointer, failure.error)
+    if failure is not None:
+        try:
+            _holds(failure.why)
+        except Invalid as error:
+            problem = Problem.of(record.file, failure.pointer, error)
     written = record_outcome(Path(record.file), record, held=problem is None, date=date)
-    return Outcome(record, problem, run, written)
+    return Outcome(record, problem, failure.run if failure else None, written)
 
 
-class _NotProven(Exception):
-    """A check that does not hold: the reason, the field it is about, and the command run."""
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a check does not hold."""
 
-    def __init__(self, error: Invalid, pointer: str, run: CommandRun | None) -> None:
-        super().__init__(error.message)
-        self.error = error
-        self.pointer = pointer
-        self.run = run
+    pointer: str
+    """The field of the check at fault: its files, its `before` or its `after`."""
+    why: str
+    """One line for the user."""
+    run: CommandRun | None
+    """The command whose result shows it."""
 
 
-def prove(record: Record, check: Check, index: dict[str, Any], timeout: int) -> CommandRun:
-    """Run `check` in a fresh folder; return the `after` run, or raise _NotProven saying why it does not hold."""
+def prove(record: Record, check: Check, index: dict[str, Any], timeout: int) -> Failure | None:
+    """Run `check` in a fresh folder; return why it does not hold, or None when it holds."""
     with tempfile.TemporaryDirectory(prefix="errorsite-verify-", ignore_cleanup_errors=True) as name:
         folder = Path(name)
         try:
             make_files(folder, check.files)
         except OSError as error:
-            raise _NotProven(_not_held(f"cannot create its files: {error.strerror or error}"),
-                             "/example_fix/check/files", None) from None
+            return Failure("/example_fix/check/files", f"cannot create its files: {error.strerror or error}", None)
         before = run_command(check.before, folder, timeout)
         why = before_fails(record, before, index, timeout)
         if why:
-            raise _NotProven(_not_held(why), "/example_fix/check/before", before)
+            return Failure("/example_fix/check/before", why, before)
         after = run_command(check.after, folder, timeout)
         why = after_passes(record, after, index, timeout)
-        if why:
-            raise _NotProven(_not_held(why), "/example_fix/check/after", after)
-        return after
+        return Failure("/example_fix/check/after", why, after) if why else None
 
 
-def _not_held(why: str) -> Invalid:
-    return Invalid(
+def _holds(why: str) -> None:
+    raise Invalid(
         f"the example check does not hold: {why}",
         hint="run the command in a folder with the check's files; fix the check, or the example and its check together",
         page="example-check-failed",
@@ -405,8 +403,8 @@ def with_verified(text: str, verified: dict[str, str] | None) -> str:
         expected["example_fix"].pop("verified")
     else:
         expected["example_fix"]["verified"] = verified
-    if json.loads(new) != expected:
-        raise AssertionError(f"rewriting example_fix.verified changed more than that field; this is a bug: {new!r}")
+    # The splice must change that one field and nothing else; a mismatch is a bug, never written.
+    assert json.loads(new) == expected
     return new
 
 
