@@ -1,12 +1,13 @@
 """Run each record's example check and record the outcome in the record (`errorsite verify`).
 
 A check holds when, in a fresh folder holding its `files`, `before` fails and
-its output is this record's error for the lookup engine (the first result,
-a full match of the message; where the output has a traceback, its innermost
-frame is in the record's `source.path`), and `after` does not show the error
-(it exits 0, or its output does not match this record fully). Commands run
-through the shell with the folder of the Python that runs errorsite first on
-`PATH`, so `python` and `errorsite` in a check are the ones running it; the
+the lookup engine, given its output (standard output and error, the last
+64 KiB), finds this record first (and where the output has a traceback, its
+innermost frame is in the record's `source.path`), and `after` does not show
+the error: it exits 0, or lookup neither finds this record first in its output
+nor matches the record's whole message there. Commands run through the shell
+in the check's folder, with the folder of the Python that runs errorsite first
+on `PATH`, so `python` and `errorsite` in a check are the ones running it. The
 `[verify] setup` command runs once, in the content folder, before any check.
 
 The only change written is `example_fix.verified`, spliced into the file's
@@ -272,11 +273,8 @@ def before_fails(record: Record, run: CommandRun, index: dict[str, Any], timeout
     results = match.search(index, run.output, limit=1)
     if not results:
         return "the output of `before` matches no record: it failed with another error"
-    first = results[0]
-    if first["id"] != record.id:
-        return f"the output of `before` is the error of record {first['id']!r}, not of this one"
-    if first["kind"] != "full":
-        return f"the output of `before` matches this record's message only as a {first['kind']} match"
+    if results[0]["id"] != record.id:
+        return f"lookup finds record {results[0]['id']!r} first in the output of `before`, not this one"
     raised = raise_path(run.output)
     if raised is not None and not same_file(raised, record.source.path):
         return f"the traceback of `before` raises in {raised!r}, not in {record.source.path!r}"
@@ -289,7 +287,9 @@ def after_passes(record: Record, run: CommandRun, index: dict[str, Any], timeout
         return f"`after` did not finish within {timeout} s"
     if run.status == 0:
         return None
-    if any(r["id"] == record.id and r["kind"] == "full" for r in match.search(index, run.output)):
+    results = match.search(index, run.output)
+    # Shown: lookup puts the record first, or matches its whole message anywhere in the ranking.
+    if results and results[0]["id"] == record.id or any(r["id"] == record.id and r["kind"] == "full" for r in results):
         return f"`after` exited with status {run.status} and its output still shows this error"
     return None
 
