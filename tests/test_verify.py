@@ -352,3 +352,21 @@ def test_commands_find_this_python_and_errorsite_first_on_the_path(tmp_path: Pat
     folder = str(Path(sys.executable).parent)
     assert run_.status == 0
     assert run_.output.splitlines()[0] == os.path.join(folder, "python")
+
+
+CONFIG_PY = '''class Config:
+    def __init__(self, chunk_size, max_batch_tokens):
+        if chunk_size > max_batch_tokens:
+            raise ValueError(f"chunk_size ({chunk_size}) must not exceed max_batch_tokens ({max_batch_tokens})")
+'''
+
+
+def test_the_readme_example_a_one_line_program_with_a_real_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = record("chunk-too-big", "ValueError", "chunk_size ({chunk}) must not exceed max_batch_tokens ({budget})",
+                  "mylib/config.py",
+                  files={"mylib/__init__.py": "from .config import Config\n", "mylib/config.py": CONFIG_PY},
+                  before="python -c 'import mylib; mylib.Config(chunk_size=8192, max_batch_tokens=4096)'",
+                  after="python -c 'import mylib; mylib.Config(chunk_size=2048, max_batch_tokens=4096)'")
+    content = make_content(tmp_path / "content", data, disk_full())
+    assert run(content, capsys)[0] == 0
+    assert read(content, "chunk-too-big")["example_fix"]["verified"]["commit"] == PIN
