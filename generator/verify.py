@@ -76,10 +76,11 @@ class Outcome:
     """The result of one record's check."""
 
     record: Record
+    """The record whose check ran."""
     problem: Problem | None
     """Why the check does not prove the example; None when it held."""
     run: CommandRun | None
-    """The command whose result the problem is about."""
+    """The command whose result the problem is about; None when it held or its files could not be made."""
     written: bool
     """Whether the record's file was rewritten (its `verified` field added, changed or removed)."""
 
@@ -215,7 +216,7 @@ def _verify_one(record: Record, index: dict[str, Any], timeout: int, date: str) 
     problem = None
     if failure is not None:
         try:
-            _holds(failure.why)
+            _does_not_hold(failure.why)
         except Invalid as error:
             problem = Problem.of(record.file, failure.pointer, error)
     written = record_outcome(Path(record.file), record, held=problem is None, date=date)
@@ -251,7 +252,8 @@ def prove(record: Record, check: Check, index: dict[str, Any], timeout: int) -> 
         return Failure("/example_fix/check/after", why, after) if why else None
 
 
-def _holds(why: str) -> None:
+def _does_not_hold(why: str) -> None:
+    """Raise the error that says why a check does not prove its example."""
     raise Invalid(
         f"the example check does not hold: {why}",
         hint="run the command in a folder with the check's files; fix the check, or the example and its check together",
