@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import shutil
@@ -71,7 +72,7 @@ def test_a_check_that_holds_is_recorded_with_the_pin_and_the_date(tmp_path: Path
     assert out.startswith("1 of 1 checks held, 0 failed; 1 record file updated")
     verified = read(content, "disk-full")["example_fix"]["verified"]
     assert verified["commit"] == PIN and verified["by"] == "errorsite verify"
-    assert verified["date"] == verify.datetime.datetime.now(verify.datetime.timezone.utc).date().isoformat()
+    assert verified["date"] == datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     assert "verified" not in read(content, "chunk-too-big")["example_fix"]
 
 
