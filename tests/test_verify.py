@@ -371,3 +371,28 @@ def test_the_readme_example_a_one_line_program_with_a_real_traceback(tmp_path: P
     content = make_content(tmp_path / "content", data, disk_full())
     assert run(content, capsys)[0] == 0
     assert read(content, "chunk-too-big")["example_fix"]["verified"]["commit"] == PIN
+
+
+V = '{"commit": "0bd60711f7e0", "date": "2026-01-02", "by": "errorsite verify"}'
+
+
+@pytest.mark.parametrize("text, expected", [
+    # The field first, in the middle and last: removed with its separator, nothing else touched.
+    ('{"id": "a", "example_fix": {"verified": ' + V + ', "before": "x", "after": "y"}}',
+     '{"id": "a", "example_fix": {"before": "x", "after": "y"}}'),
+    ('{"id": "a", "example_fix": {"before": "x",\n  "verified": ' + V + ',\n  "after": "y"}}',
+     '{"id": "a", "example_fix": {"before": "x",\n  "after": "y"}}'),
+    ('{"example_fix": {"before": "x", "after": "y" , "verified" :' + V + ' } , "id": "a"}\n',
+     '{"example_fix": {"before": "x", "after": "y" } , "id": "a"}\n'),
+])
+def test_removing_verified_leaves_every_other_byte(text: str, expected: str) -> None:
+    assert verify.with_verified(text, None) == expected
+
+
+def test_replacing_verified_changes_only_its_value() -> None:
+    text = '{"example_fix": {"verified": ' + V + ', "before": "x", "after": "y"}, "id": "a"}'
+    new = {"commit": PIN, "date": TODAY, "by": "errorsite verify"}
+    replaced = verify.with_verified(text, new)
+    assert replaced.startswith('{"example_fix": {"verified": {\n  "commit": "4f2a9c1d0b7e",\n')
+    assert replaced.endswith('}, "before": "x", "after": "y"}, "id": "a"}')
+    assert json.loads(replaced)["example_fix"]["verified"] == new
