@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import __version__, assets, cache, files, load
 from .model import Site
-from .problems import BUG_REPORT_URL, UsageError, UserError
+from .problems import BUG_REPORT_URL, ProblemsFound, UsageError, UserError
 
 DEFAULT_CONTENT = "content"
 BUG_EXIT = 70
@@ -157,6 +157,12 @@ def make_parser() -> Parser:
     explain.add_argument("--site", type=Path, help="read a built site's api/ files instead of a content folder")
     explain.set_defaults(run=run_explain)
 
+    verify = sub.add_parser("verify", help="run every example fix's check and record the outcome in its record")
+    verify.add_argument("ids", nargs="*", metavar="ID", help="check only these records (default: every record with a check)")
+    verify.add_argument("--content", type=Path, default=Path(DEFAULT_CONTENT), metavar="DIR",
+                        help="folder with site.toml and errors/*.json; its records are updated (default: content)")
+    verify.set_defaults(run=run_verify)
+
     patterns = sub.add_parser("patterns", help="write the patterns.json a library ships beside its vendored link.py")
     _content_option(patterns)
     patterns.add_argument("--out", type=Path, required=True, metavar="FILE",
@@ -254,10 +260,16 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     """Validate the content, and with --source compare it with the code."""
-    from . import extract, validate
+    from . import extract, validate, verify
 
     content = load.load(content_folder(args))
-    site = validate.build_site(content)
+    stale = verify.stale(content.records)
+    try:
+        site = validate.build_site(content)
+    except ProblemsFound as error:
+        raise ProblemsFound(error.problems + stale) from None
+    if stale:
+        raise ProblemsFound(stale)
     count = len(site.records)
     print(f"ok: {count} record{'s' if count != 1 else ''}, no problems")
     if args.source is None:
@@ -311,6 +323,17 @@ def run_lookup(args: argparse.Namespace) -> int:
         record = site.by_id[result["id"]]
         print(f"{site.config.base_url}errors/{record.id}/  [{result['kind']}]  {record.exception}: {record.title}")
     return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Run the example checks and record their outcomes."""
+    from . import verify
+
+    report = verify.verify(args.content, args.ids)
+    for line in report.failure_lines():
+        print(line, file=sys.stderr)
+    print(report.summary())
+    return 1 if report.failed else 0
 
 
 def run_patterns(args: argparse.Namespace) -> int:

@@ -12,7 +12,9 @@ KEY_ORDER: dict[str, tuple[str, ...]] = {
     ),
     "source": ("repo", "commit", "path", "line", "function", "snippet"),
     "snippet": ("start", "code"),
-    "example_fix": ("before", "after", "language", "code", "code_language", "note"),
+    "example_fix": ("before", "after", "language", "code", "code_language", "note", "check", "verified"),
+    "check": ("files", "before", "after"),
+    "verified": ("commit", "date", "by"),
     "when": ("trigger", "situations"),
     "analysis": ("by", "date", "note"),
 }
