@@ -4,16 +4,36 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
+
+from .model import SourceSettings
 
 DEFAULT_INCLUDE: tuple[str, ...] = ("*.py",)
 """Files read when no --include is given."""
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
-    "**/tests/**", "**/test/**", "docs/**", "doc/**", "**/examples/**",
+    "**/tests/**", "**/test/**", "docs/**", "doc/**", "**/examples/**", "**/benchmarks/**",
     "test_*.py", "*_test.py", "conftest.py",
 )
-"""Files never read: tests, documentation and examples. --exclude adds to these."""
+"""Files never read: tests, documentation, examples and benchmarks. Other excludes add to these."""
+
+
+def with_flags(
+    settings: SourceSettings, include: Sequence[str], exclude: Sequence[str], asserts: bool | None,
+) -> SourceSettings:
+    """Return the `[source]` settings with the command line's flags put over them.
+
+    A flag given replaces the setting: `--include` replaces `include`,
+    `--exclude` replaces `exclude` (the default excludes still apply), and
+    `--asserts`/`--no-asserts` replace `asserts`.
+    """
+    return replace(
+        settings,
+        include=tuple(include) or settings.include,
+        exclude=tuple(exclude) or settings.exclude,
+        asserts=settings.asserts if asserts is None else asserts,
+    )
 
 
 class FileFilter:
@@ -33,6 +53,11 @@ class FileFilter:
     def of(cls, include: Sequence[str], exclude: Sequence[str]) -> FileFilter:
         """Return the filter for user globs: includes replace the default, excludes add to it."""
         return cls(tuple(include) or DEFAULT_INCLUDE, DEFAULT_EXCLUDE + tuple(exclude))
+
+    @classmethod
+    def of_settings(cls, settings: SourceSettings) -> FileFilter:
+        """Return the filter of a `[source]` table (flags already applied)."""
+        return cls.of(settings.include, settings.exclude)
 
     def __call__(self, path: str) -> bool:
         """Return whether `path` is read."""

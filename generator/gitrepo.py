@@ -151,3 +151,41 @@ def _raise_for(result: subprocess.CompletedProcess[bytes], repo_dir: Path, comma
 def _stderr(result: subprocess.CompletedProcess[bytes]) -> str:
     """Return git's error output as one line."""
     return " ".join(result.stderr.decode("utf-8", "replace").split())
+
+
+@dataclass(frozen=True)
+class History:
+    """Which pinned commits lie in the history of one commit."""
+
+    shallow: bool
+    """The clone is shallow: a commit it lacks may still exist upstream."""
+    reachable: frozenset[str]
+    """Pins (as the records write them) that are the commit itself or one of its ancestors."""
+    missing: frozenset[str]
+    """Pins that name no commit in this clone."""
+
+
+def history(repo_dir: Path, head: str, pins: Iterable[str]) -> History:
+    """Return which of `pins` are `head` or its ancestors, and which this clone lacks."""
+    pins = sorted(set(pins))
+    shallow = _git(repo_dir, ["rev-parse", "--is-shallow-repository"])
+    _raise_for(shallow, repo_dir, "rev-parse")
+    if not pins:
+        return History(shallow.stdout.strip() == b"true", frozenset(), frozenset())
+    # A pin may be abbreviated: batch-check gives each one's full id, or says it is missing.
+    request = "".join(f"{pin}^{{commit}}\n" for pin in pins).encode("ascii")
+    checked = _git(repo_dir, ["cat-file", "--batch-check"], stdin=request)
+    _raise_for(checked, repo_dir, "cat-file")
+    full = {}
+    for pin, answer in zip(pins, checked.stdout.decode("ascii", "replace").splitlines()):
+        oid, _, kind = answer.partition(" ")
+        if kind.startswith("commit"):
+            full[pin] = oid
+    ancestors = _git(repo_dir, ["rev-list", head])
+    _raise_for(ancestors, repo_dir, "rev-list")
+    known = set(ancestors.stdout.decode("ascii").split())
+    return History(
+        shallow.stdout.strip() == b"true",
+        frozenset(pin for pin, oid in full.items() if oid in known),
+        frozenset(pin for pin in pins if pin not in full),
+    )

@@ -11,7 +11,7 @@ import pytest
 from test_gitrepo import Repo
 
 from generator import extract, sync
-from generator.problems import UserError
+from generator.problems import ProblemsFound, UserError
 from generator.recordjson import dumps
 
 REPO = "owner/name"
@@ -161,7 +161,12 @@ def test_records_follow_the_code_and_keep_prose(history: tuple[Repo, str, str], 
 
     edited = after[before["n must be >= 0, got {n}"]]
     assert edited["message"] == "n must be zero or more, got {n}"
-    assert by_id[edited["id"]].note == "message edited"
+    assert by_id[edited["id"]].note == "message edited; review: message changed"
+    assert edited["variants"] == [{"message": "n must be >= 0, got {n}", "kind": "earlier", "until": second}]
+    assert edited["review"] == {"since": second, "why": "message changed"}
+    assert renamed["review"] == {"since": second, "why": "moved"}
+    assert moved["review"] == {"since": second, "why": "moved"}
+    assert "review" not in empty and "variants" not in empty
 
     for record_id in before.values():
         record = after[record_id]
@@ -322,10 +327,10 @@ def test_broken_record_file_stops_the_run(tmp_path: Path) -> None:
     content = tmp_path / "content"
     (content / "errors").mkdir(parents=True)
     (content / "errors" / "bad.json").write_text('{"id": "bad",\n  oops}', encoding="utf-8")
-    with pytest.raises(UserError) as caught:
+    with pytest.raises(ProblemsFound) as caught:
         run(repo, content)
-    assert caught.value.page == "unreadable-record"
-    assert "bad.json:2:3" in caught.value.message
+    [problem] = caught.value.problems
+    assert (problem.file, problem.page) == (str(content / "errors" / "bad.json") + ":2:3", "invalid-json")
     assert sorted(p.name for p in (content / "errors").iterdir()) == ["bad.json"]
 
 
@@ -394,3 +399,81 @@ def test_identical_raises_keep_their_records_when_code_shifts_and_round_trips(tm
 def file_bytes(content: Path) -> dict[str, bytes]:
     """Return the bytes of every record file."""
     return {name: data for name, (data, _) in snapshot_files(content).items()}
+
+
+def test_commits_that_touch_no_record_move_no_pin(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f():\n    raise ValueError("one")\n\n\ndef g():\n    raise KeyError("two")\n')
+    first = repo.commit()
+    content = tmp_path / "content"
+    run(repo, content)
+    age_files(content)
+    before = snapshot_files(content)
+    repo.write("other.py", "x = 1\n")
+    repo.commit()
+    repo.write("m.py", 'def f():\n    raise ValueError("one")\n\n\ndef g():\n    y = 2\n    raise KeyError("two")\n')
+    third = repo.commit()
+
+    report = run(repo, content)
+    assert [c.id for c in report.unchanged] == [ids_by_message(content)["one"]]
+    assert len(report.repinned) == 1
+    pins = {r["message"]: r["source"]["commit"] for r in records(content).values()}
+    assert pins == {"one": first, "two": third}
+    after = snapshot_files(content)
+    unchanged = f"{ids_by_message(content)['one']}.json"
+    assert after[unchanged] == before[unchanged]
+
+
+def test_a_pin_rebased_away_is_repinned_without_review(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f():\n    raise ValueError("one")\n')
+    repo.commit()
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("n.py", 'def g():\n    raise KeyError("two")\n')
+    feature = repo.commit()
+    content = tmp_path / "content"
+    run(repo, content)
+    record_id = ids_by_message(content)["two"]
+    add_prose(content, record_id)
+    repo.git("checkout", "-q", "-")
+    repo.write("n.py", 'def g():\n    raise KeyError("two")\n')
+    rebased = repo.commit("the same change, rebased")
+
+    report = run(repo, content)
+    assert len(report.repinned) == 2
+    assert all(c.note == f"pinned commit {feature[:12]} is not in the history" for c in report.repinned)
+    assert {r["source"]["commit"] for r in records(content).values()} == {rebased}
+    record = records(content)[record_id]
+    assert record["source"]["commit"] == rebased
+    assert "review" not in record and record["meaning"] == PROSE["meaning"]
+    age_files(content)
+    aged = snapshot_files(content)
+    assert run(repo, content).repinned == ()
+    assert snapshot_files(content) == aged
+
+
+def test_edited_message_keeps_its_old_wording_and_other_variants(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f(n):\n    raise ValueError(f"bad count {n}")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    run(repo, content)
+    [record_id] = ids_by_message(content).values()
+    plural = {"message": "bad counts {n}", "kind": "plural"}
+    path = content / "errors" / f"{record_id}.json"
+    path.write_text(dumps({**records(content)[record_id], "variants": [plural], "meaning": "Prose."}), encoding="utf-8")
+    repo.write("m.py", 'def f(n):\n    raise ValueError(f"bad count: {n}")\n')
+    second = repo.commit()
+    run(repo, content)
+    record = records(content)[record_id]
+    assert record["variants"] == [plural, {"message": "bad count {n}", "kind": "earlier", "until": second}]
+    assert record["review"] == {"since": second, "why": "message changed"}
+
+    repo.write("m.py", 'def f(n):\n    y = n\n    raise ValueError(f"bad count {n}")\n')
+    third = repo.commit()
+    run(repo, content)
+    record = records(content)[record_id]
+    assert record["message"] == "bad count {n}"
+    assert record["variants"] == [plural, {"message": "bad count: {n}", "kind": "earlier", "until": third}]
+    assert record["review"] == {"since": second, "why": "message changed"}
+    assert record["meaning"] == "Prose."
