@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from test_extract import commit_sources
 from test_gitrepo import Repo
 
-from generator import extract, sync, validate
+from generator import cli, extract, sync, validate
 from generator.extract import RaiseSite
 from generator.load import RawRecord
 from generator.model import Config, Site, SourceSettings
@@ -162,3 +165,40 @@ def test_coverage_counts_written_and_review_pages_and_min_written_fails_below(tm
     assert "pages written (with prose): 2 of 4 (50.0%); at least 50% wanted" in report.lines()
     assert "pages needing review: 1" in report.lines()
     assert check(records, repo.path, min_written=50.1).failed
+
+
+def test_source_settings_are_read_by_extract_and_check_and_flags_override_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    repo = Repo(tmp_path / "repo")
+    commit_sources(repo, {
+        "pkg/a.py": 'def f(x):\n    assert x, "x must be set"\n    raise ValueError("mine")\n',
+        "pkg/_vendor/b.py": 'def g():\n    raise KeyError("vendored")\n',
+    })
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "site.toml").write_text('repo = "o/n"\n[source]\nexclude = ["pkg/_vendor/**"]\nasserts = true\n')
+    assert cli.main(["extract", str(repo.path), "--content", str(content)]) == 0
+    assert sorted(r["message"] for r in records(content)) == ["mine", "x must be set"]
+    capsys.readouterr()
+
+    assert cli.main(["check", "--content", str(content), "--source", str(repo.path), "--strict"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("raise sites: 2 at ") and out[-1] == "ok: 2 records, no problems"
+
+    assert cli.main(["check", "--content", str(content), "--source", str(repo.path), "--strict", "--no-asserts",
+                     "--exclude", "nothing", "--min-written", "10"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "undocumented: pkg/_vendor/b.py:2: KeyError: vendored"
+    assert out[-1] == "failed: 2 records; 1 undocumented raise site, 0.0% of pages written, below 10%"
+    assert not any("no problems" in line for line in out)
+
+    assert cli.main(["extract", str(repo.path), "--content", str(content), "--include", "pkg/_vendor/*.py",
+                     "--exclude", "nothing"]) == 0
+    assert sorted((r["message"], r.get("status", "active")) for r in records(content)) == [
+        ("mine", "removed"), ("vendored", "active"), ("x must be set", "removed")]
+
+
+def records(content: Path) -> list[dict]:
+    """Return every record object in `content`."""
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted((content / "errors").glob("*.json"))]
