@@ -88,6 +88,12 @@ def make_parser() -> Parser:
     extract_.add_argument("--verbose", action="store_true", help="list each skipped raise and unchanged record")
     extract_.set_defaults(run=run_extract)
 
+    init_ = sub.add_parser("init", help="set errorsite up in a library's repository: settings, workflow, first extract")
+    init_.add_argument("repo_dir", nargs="?", type=Path, default=Path("."), metavar="REPO_DIR",
+                       help="the library's git repository (default: the current folder)")
+    init_.add_argument("--content", type=Path, metavar="DIR", help="content folder, inside REPO_DIR (default: REPO_DIR/content)")
+    init_.set_defaults(run=run_init)
+
     lookup = sub.add_parser("lookup", help="find the pages of a concrete error message")
     lookup.add_argument("message", help="the message as you saw it (a traceback works too); - reads standard input")
     _content_option(lookup)
@@ -213,6 +219,15 @@ def run_extract(args: argparse.Namespace) -> int:
     report = extract.run(args.repo_dir, args.commit, args.repo, args.content,
                          args.include, args.exclude, args.asserts)
     for line in report.lines(args.verbose):
+        print(line)
+    return 0
+
+
+def run_init(args: argparse.Namespace) -> int:
+    """Set errorsite up in a repository, changing no file that exists."""
+    from . import init
+
+    for line in init.init(args.repo_dir, args.content).lines():
         print(line)
     return 0
 

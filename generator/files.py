@@ -40,7 +40,8 @@ class FileFilter:
     """Which repository paths to read: matched by an include glob and by no exclude glob.
 
     A glob without "/" matches the file name at any depth; a glob with "/"
-    matches the whole path from the repository root. `*` and `?` never match
+    (a leading one too: `/setup.py`) matches the whole path from the
+    repository root. `*` and `?` never match
     "/", `[...]` is a character class, and a `**` segment matches zero or more
     folders (`**/tests/**` is any `tests` folder, `docs/**` the top-level one).
     """
@@ -82,7 +83,7 @@ def glob_regex(glob: str) -> tuple[bool, re.Pattern[str]]:
             out.append(".*" if last else "(?:[^/]+/)*")
         else:
             out.append(_segment_regex(part) + ("" if last else "/"))
-    return "/" in glob.strip("/"), re.compile("".join(out), re.DOTALL)
+    return "/" in glob.rstrip("/"), re.compile("".join(out), re.DOTALL)
 
 
 def _segment_regex(segment: str) -> str:

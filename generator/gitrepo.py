@@ -189,3 +189,24 @@ def history(repo_dir: Path, head: str, pins: Iterable[str]) -> History:
         frozenset(pin for pin, oid in full.items() if oid in known),
         frozenset(pin for pin in pins if pin not in full),
     )
+
+
+def work_tree_files(repo_dir: Path) -> list[str]:
+    """Return the work tree's files that git tracks or would track (ignored ones left out), sorted."""
+    _check_repo(repo_dir)
+    result = _git(repo_dir, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+    _raise_for(result, repo_dir, "ls-files")
+    return sorted({p.decode("utf-8", "surrogateescape") for p in result.stdout.split(b"\0") if p})
+
+
+def remote_urls(repo_dir: Path) -> dict[str, str]:
+    """Return the fetch URL of each remote, by name."""
+    result = _git(repo_dir, ["remote", "-v"])
+    _raise_for(result, repo_dir, "remote")
+    urls: dict[str, str] = {}
+    for line in result.stdout.decode("utf-8", "replace").splitlines():
+        name, _, rest = line.partition("\t")
+        url, _, kind = rest.rpartition(" ")
+        if kind == "(fetch)":
+            urls[name] = url
+    return urls
