@@ -137,6 +137,9 @@ def init(repo_dir: Path, content_dir: Path | None = None) -> InitReport:
         if missing:
             plan.notes.append("add to .gitignore: " + " ".join(missing))
     report = _first_extract(repo_dir, content_dir, plan.notes)
+    if written:
+        plan.notes.append(f"next: write the prose into {content}/errors/*.json, `errorsite build --content {content}`"
+                          " to see the site, commit, and on GitHub set Settings > Pages > Source to GitHub Actions")
     return InitReport(tuple(written), tuple(kept), tuple(plan.notes), report)
 
 
