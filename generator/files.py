@@ -96,8 +96,7 @@ def _segment_regex(segment: str) -> str:
             out.append("[^/]*")
         elif char == "?":
             out.append("[^/]")
-        elif char == "[" and _class_end(segment, i) is not None:
-            end = _class_end(segment, i)
+        elif char == "[" and (end := _class_end(segment, i)) is not None:
             body = segment[i:end].replace("\\", "\\\\").replace("[", "\\[")
             if body.startswith("!"):
                 body = "^" + body[1:]

@@ -222,7 +222,7 @@ def find_layout(files: Iterable[str], read: Callable[[str], bytes]) -> Layout:
         kind = "flat" if include else "unknown"
     chosen = FileFilter(include or ("*.py",), ())
     selected = [f for f in python if chosen(f)]
-    excluded = sorted({_not_code_folder(f) for f in selected} - {None})
+    excluded = sorted({folder for f in selected if (folder := _not_code_folder(f)) is not None})
     helpers = sorted(f for f in selected if _not_code_folder(f) is None and LINK_HELPER_MARK in read(f))
     return Layout(kind, tuple(include), tuple([f"{folder}/**" for folder in excluded] + [f"/{f}" for f in helpers]))
 

@@ -97,11 +97,12 @@ class Known:
         if not isinstance(data, dict) or not isinstance(data.get("source"), dict):
             return None
         source = data["source"]
-        texts = (data.get("id"), data.get("exception"), data.get("message"), source.get("path"))
+        record_id, exception, message, path = data.get("id"), data.get("exception"), data.get("message"), source.get("path")
         function, line = source.get("function", ""), source.get("line", 0)
-        if not all(isinstance(t, str) for t in texts) or not isinstance(function, str) or not isinstance(line, int):
+        if not (isinstance(record_id, str) and isinstance(exception, str) and isinstance(message, str)
+                and isinstance(path, str) and isinstance(function, str) and isinstance(line, int)):
             return None
-        return cls(*texts, function, line, data.get("status") != "removed")
+        return cls(record_id, exception, message, path, function, line, data.get("status") != "removed")
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,9 @@ def sync(
     _write(writes)
     return ExtractReport(
         commit, scan.files,
-        *(tuple(sorted(buckets[k])) for k in ("added", "repinned", "changed", "removed", "unchanged")),
+        added=tuple(sorted(buckets["added"])), repinned=tuple(sorted(buckets["repinned"])),
+        changed=tuple(sorted(buckets["changed"])), removed=tuple(sorted(buckets["removed"])),
+        unchanged=tuple(sorted(buckets["unchanged"])),
         skipped=scan.skipped, failures=scan.failures,
         unchecked=len(pins.missing) if pins.shallow else 0,
     )
