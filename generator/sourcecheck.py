@@ -132,7 +132,8 @@ def _history_problems(repo_dir: Path, head: str, records: list[Record], history:
         try:
             _unreachable(commit, head, len(group), group[0].file, commit in history.missing)
         except Invalid as error:
-            problems.append(Problem.of(str(repo_dir), "", error))
+            # One problem for many records: it is placed at their folder, and names the first file.
+            problems.append(Problem.of(str(Path(group[0].file).parent), "", error))
     return problems
 
 

@@ -289,6 +289,8 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
     if same_pin and in_history:
         return Update(record, "changed" if restored else "unchanged", "restored, was removed" if restored else "")
     record = {**record, "message": site.message, "source": _source(source, site, commit)}
+    if not in_history:
+        record = _moved_off(record, source.get("commit"), commit)
     if edited:
         record["variants"] = _earlier(data.get("variants"), old_message, site.message, commit)
     why = "message changed" if edited else "moved" if moved else "code changed" if code_changed else None
@@ -301,12 +303,30 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
         notes.append("message edited")
     if moved:
         notes.append(f"moved from {source.get('path')}:{source.get('function') or '<module>'}")
-    if "review" in record and record.get("review") != data.get("review"):
+    if why is not None and "review" in record and record["review"] != data.get("review"):
         notes.append(f"review: {record['review']['why']}")
     if not in_history and same_pin:
         notes.append(f"pinned commit {str(source.get('commit'))[:12]} is not in the history")
     kind = "changed" if restored or edited or moved else "repinned"
     return Update(record, kind, "; ".join(notes))
+
+
+def _moved_off(record: dict[str, Any], gone: Any, commit: str) -> dict[str, Any]:
+    """Return `record` with the commit that left the history, where extract wrote it, replaced by `commit`.
+
+    Extract writes the pin, `review.since` and an earlier variant's `until`
+    at the same commit; after a squash merge all three name a commit that
+    no longer exists, and the squashed commit takes its place.
+    """
+    review = record.get("review")
+    if isinstance(review, dict) and review.get("since") == gone:
+        record = {**record, "review": {**review, "since": commit}}
+    variants = record.get("variants")
+    if isinstance(variants, list):
+        record = {**record, "variants": [
+            {**v, "until": commit} if isinstance(v, dict) and v.get("kind") == "earlier" and v.get("until") == gone else v
+            for v in variants]}
+    return record
 
 
 def _earlier(variants: Any, old: str, new: str, commit: str) -> list[Any]:

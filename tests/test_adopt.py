@@ -176,7 +176,7 @@ def test_a_library_adopts_errorsite(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert status == 1
     problems = [line for line in err.splitlines() if not line.startswith("  see ")]
     first = min(r["id"] for r in records(content).values() if r["source"]["path"] == "src/mylib/net.py")
-    assert problems == [f"{repo.path}: 2 records are pinned to commit {feature[:12]}, which is not in the history of HEAD"
+    assert problems == [f"{content}/errors: 2 records are pinned to commit {feature[:12]}, which is not in the history of HEAD"
                         f" (this clone does not have it; rebased or squashed away?), first {content}/errors/{first}.json"
                         " (re-pin them with `errorsite extract REPO_DIR` and commit the records;"
                         " their source links would 404 once the branch is gone)"]

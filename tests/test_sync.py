@@ -424,7 +424,7 @@ def test_commits_that_touch_no_record_move_no_pin(tmp_path: Path) -> None:
     assert after[unchanged] == before[unchanged]
 
 
-def test_a_pin_rebased_away_is_repinned_without_review(tmp_path: Path) -> None:
+def test_a_pin_rebased_away_is_repinned_with_the_commits_extract_wrote(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "repo")
     repo.write("m.py", 'def f():\n    raise ValueError("one")\n')
     repo.commit()
@@ -435,17 +435,23 @@ def test_a_pin_rebased_away_is_repinned_without_review(tmp_path: Path) -> None:
     run(repo, content)
     record_id = ids_by_message(content)["two"]
     add_prose(content, record_id)
+    # As extract writes them when a message is edited on the branch: at the pin's commit.
+    path = content / "errors" / f"{record_id}.json"
+    earlier = {"message": "old two", "kind": "earlier", "until": feature}
+    path.write_text(dumps({**records(content)[record_id], "review": {"since": feature, "why": "message changed"},
+                           "variants": [earlier, {"message": "twos", "kind": "plural"}]}), encoding="utf-8")
     repo.git("checkout", "-q", "-")
     repo.write("n.py", 'def g():\n    raise KeyError("two")\n')
     rebased = repo.commit("the same change, rebased")
 
     report = run(repo, content)
     assert len(report.repinned) == 2
-    assert all(c.note == f"pinned commit {feature[:12]} is not in the history" for c in report.repinned)
+    assert [c.note for c in report.repinned] == [f"pinned commit {feature[:12]} is not in the history"] * 2
     assert {r["source"]["commit"] for r in records(content).values()} == {rebased}
     record = records(content)[record_id]
     assert record["source"]["commit"] == rebased
-    assert "review" not in record and record["meaning"] == PROSE["meaning"]
+    assert record["review"] == {"since": rebased, "why": "message changed"} and record["meaning"] == PROSE["meaning"]
+    assert record["variants"] == [{**earlier, "until": rebased}, {"message": "twos", "kind": "plural"}]
     age_files(content)
     aged = snapshot_files(content)
     assert run(repo, content).repinned == ()
