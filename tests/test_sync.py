@@ -467,7 +467,9 @@ def test_edited_message_keeps_its_old_wording_and_other_variants(tmp_path: Path)
     [record_id] = ids_by_message(content).values()
     plural = {"message": "bad counts {n}", "kind": "plural"}
     path = content / "errors" / f"{record_id}.json"
-    path.write_text(dumps({**records(content)[record_id], "variants": [plural], "meaning": "Prose."}), encoding="utf-8")
+    analysis = {"by": "human", "date": "2026-12-01", "commit": "abc1234"}
+    path.write_text(dumps({**records(content)[record_id], "variants": [plural], "meaning": "Prose.", "analysis": analysis}),
+                    encoding="utf-8")
     repo.write("m.py", 'def f(n):\n    raise ValueError(f"bad count: {n}")\n')
     second = repo.commit()
     run(repo, content)
@@ -483,3 +485,4 @@ def test_edited_message_keeps_its_old_wording_and_other_variants(tmp_path: Path)
     assert record["variants"] == [plural, {"message": "bad count: {n}", "kind": "earlier", "until": third}]
     assert record["review"] == {"since": second, "why": "message changed"}
     assert record["meaning"] == "Prose."
+    assert record["analysis"] == analysis
