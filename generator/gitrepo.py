@@ -19,6 +19,9 @@ from .problems import UserError
 FILE_MODES = frozenset({"100644", "100755"})
 """Tree entry modes of regular files; symlinks and submodules are not source files."""
 
+_COMMIT_ID = re.compile(r"[0-9a-f]{4,64}")
+"""A full or abbreviated commit id, the only pins worth asking git about."""
+
 _FOUND = re.compile(rb"[0-9a-f]{40,64} ([a-z]+) ([0-9]+)")
 """The header `cat-file --batch` writes before an object it found (else "<name> missing")."""
 
@@ -165,19 +168,23 @@ class History:
     """Pins that name no commit in this clone."""
 
 
-def history(repo_dir: Path, head: str, pins: Iterable[str]) -> History:
-    """Return which of `pins` are `head` or its ancestors, and which this clone lacks."""
-    pins = sorted(set(pins))
+def history(repo_dir: Path, head: str, pins: Iterable[object]) -> History:
+    """Return which of `pins` are `head` or its ancestors, and which this clone lacks.
+
+    A pin that is not a commit id (a record not yet valid) is missing.
+    """
+    given = {pin for pin in pins if isinstance(pin, str)}
+    asked = sorted(pin for pin in given if _COMMIT_ID.fullmatch(pin))
     shallow = _git(repo_dir, ["rev-parse", "--is-shallow-repository"])
     _raise_for(shallow, repo_dir, "rev-parse")
-    if not pins:
-        return History(shallow.stdout.strip() == b"true", frozenset(), frozenset())
+    if not asked:
+        return History(shallow.stdout.strip() == b"true", frozenset(), frozenset(given))
     # A pin may be abbreviated: batch-check gives each one's full id, or says it is missing.
-    request = "".join(f"{pin}^{{commit}}\n" for pin in pins).encode("ascii")
+    request = "".join(f"{pin}^{{commit}}\n" for pin in asked).encode("ascii")
     checked = _git(repo_dir, ["cat-file", "--batch-check"], stdin=request)
     _raise_for(checked, repo_dir, "cat-file")
     full = {}
-    for pin, answer in zip(pins, checked.stdout.decode("ascii", "replace").splitlines()):
+    for pin, answer in zip(asked, checked.stdout.decode("ascii", "replace").splitlines()):
         oid, _, kind = answer.partition(" ")
         if kind.startswith("commit"):
             full[pin] = oid
@@ -187,7 +194,7 @@ def history(repo_dir: Path, head: str, pins: Iterable[str]) -> History:
     return History(
         shallow.stdout.strip() == b"true",
         frozenset(pin for pin, oid in full.items() if oid in known),
-        frozenset(pin for pin in pins if pin not in full),
+        frozenset(pin for pin in given if pin not in full),
     )
 
 

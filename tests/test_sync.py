@@ -486,3 +486,18 @@ def test_edited_message_keeps_its_old_wording_and_other_variants(tmp_path: Path)
     assert record["review"] == {"since": second, "why": "message changed"}
     assert record["meaning"] == "Prose."
     assert record["analysis"] == analysis
+
+
+def test_a_record_whose_pin_is_not_a_commit_id_is_repinned(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f():\n    raise ValueError("one")\n\n\ndef g():\n    raise KeyError("two")\n')
+    head = repo.commit()
+    content = tmp_path / "content"
+    run(repo, content)
+    for record_id, pin in zip(sorted(records(content)), (12345, "not\na commit")):
+        path = content / "errors" / f"{record_id}.json"
+        data = records(content)[record_id]
+        path.write_text(dumps({**data, "source": {**data["source"], "commit": pin}}), encoding="utf-8")
+    report = run(repo, content)
+    assert len(report.repinned) == 2
+    assert {r["source"]["commit"] for r in records(content).values()} == {head}
