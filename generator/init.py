@@ -330,5 +330,7 @@ jobs:
         uses: {action}
         with:
           content: {content}
+          # The records' pins may name commits a squash merge removed: the site is built from fresh ones.
+          repin: true
           deploy: true
 """

@@ -83,7 +83,7 @@ def test_the_workflow_init_writes_passes_actionlint(content: str) -> None:
     steps = yaml.safe_load(text)["jobs"]
     assert steps["check"]["steps"][0]["with"]["fetch-depth"] == 0
     assert steps["check"]["steps"][1]["with"] == {"content": content, "strict": True}
-    assert steps["publish"]["steps"][1]["with"] == {"content": content, "deploy": True}
+    assert steps["publish"]["steps"][1]["with"] == {"content": content, "repin": True, "deploy": True}
     assert all(s["uses"] == f"errorsite/errorsite@v{cli.__version__}" for s in
                (steps["check"]["steps"][1], steps["publish"]["steps"][1]))
 
@@ -185,3 +185,19 @@ def test_the_actions_steps_check_build_and_fail_on_an_undocumented_raise(tmp_pat
     repo.commit("an undocumented raise")
     assert run_steps(repo.path, runner, {"strict": "true"}, skip=("Install errorsite",)) == [1]
     assert run_steps(repo.path, runner, {"strict": "false"}, skip=("Install errorsite",)) == [0]
+
+    # A squash merge leaves a pin outside the history: the check fails, a re-pinned build publishes.
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("src/mylib/__init__.py", '"""mylib."""\n\n\ndef f(x):\n    raise ValueError(f"bad value {x!r}")\n')
+    repo.commit("moved")
+    assert cli.main(["extract", str(repo.path), "--content", str(repo.path / "content")]) == 0
+    repo.commit("records re-pinned")
+    repo.git("checkout", "-q", "-")
+    repo.git("merge", "-q", "--squash", "feature")
+    squashed = repo.commit("squashed")
+    repo.git("branch", "-D", "feature")
+    repo.git("reflog", "expire", "--expire=now", "--all")
+    repo.git("gc", "-q", "--prune=now")
+    assert run_steps(repo.path, runner, {}, skip=("Install errorsite",)) == [1]
+    assert run_steps(repo.path, runner, {"repin": "true", "deploy": "true"}, skip=("Install errorsite",)) == [0, 0, 0]
+    assert f"/blob/{squashed}/src/mylib/__init__.py#L5" in next(site.glob("errors/*/index.html")).read_text()
