@@ -8,9 +8,10 @@ the repository it finds:
   at the top; tests, docs, examples, benchmarks and test-helper folders and a
   vendored link helper left out);
 - `.github/workflows/errors.yml`: on pull requests the records are checked
-  against the code (full history, `--strict`); on the default branch the site
-  is built with the base URL GitHub Pages reports and deployed, both through
-  errorsite's own GitHub Action;
+  against the code (full history, `--strict`); on the default branch the
+  records are re-pinned to it (a squash merge leaves pins to commits that are
+  gone), checked, and the site is built with the base URL GitHub Pages reports
+  and deployed, both through errorsite's own GitHub Action;
 - `.gitignore` with the build output and cache, when there is none;
 
 then a first `extract` when the content folder holds no records yet. A file

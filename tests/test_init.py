@@ -143,3 +143,10 @@ def test_content_outside_the_repository_is_a_user_error(tmp_path: Path) -> None:
         init.init(repo.path, tmp_path / "elsewhere")
     assert caught.value.page == "content-outside-repository"
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_folder_that_is_not_a_repository_is_a_user_error(tmp_path: Path) -> None:
+    with pytest.raises(UserError) as caught:
+        init.init(tmp_path)
+    assert caught.value.page == "not-a-git-repository"
+    assert list(tmp_path.iterdir()) == []
