@@ -165,20 +165,20 @@ class History:
     reachable: frozenset[str]
     """Pins (as the records write them) that are the commit itself or one of its ancestors."""
     missing: frozenset[str]
-    """Pins that name no commit in this clone."""
+    """Pins that are commit ids this clone does not have."""
 
 
 def history(repo_dir: Path, head: str, pins: Iterable[object]) -> History:
     """Return which of `pins` are `head` or its ancestors, and which this clone lacks.
 
-    A pin that is not a commit id (a record not yet valid) is missing.
+    A pin that is not a commit id (a record not yet valid) is neither: it is
+    in no history, and no clone would have it.
     """
-    given = {pin for pin in pins if isinstance(pin, str)}
-    asked = sorted(pin for pin in given if _COMMIT_ID.fullmatch(pin))
+    asked = sorted({pin for pin in pins if isinstance(pin, str) and _COMMIT_ID.fullmatch(pin)})
     shallow = _git(repo_dir, ["rev-parse", "--is-shallow-repository"])
     _raise_for(shallow, repo_dir, "rev-parse")
     if not asked:
-        return History(shallow.stdout.strip() == b"true", frozenset(), frozenset(given))
+        return History(shallow.stdout.strip() == b"true", frozenset(), frozenset())
     # A pin may be abbreviated: batch-check gives each one's full id, or says it is missing.
     request = "".join(f"{pin}^{{commit}}\n" for pin in asked).encode("ascii")
     checked = _git(repo_dir, ["cat-file", "--batch-check"], stdin=request)
@@ -194,7 +194,7 @@ def history(repo_dir: Path, head: str, pins: Iterable[object]) -> History:
     return History(
         shallow.stdout.strip() == b"true",
         frozenset(pin for pin, oid in full.items() if oid in known),
-        frozenset(pin for pin in given if pin not in full),
+        frozenset(pin for pin in asked if pin not in full),
     )
 
 

@@ -219,7 +219,7 @@ def read(content_dir: Path) -> Existing:
 
 def sync(
     content_dir: Path, existing: Existing, scan: Scan, commit: str, repo: str | None,
-    history: Callable[[Iterable[str]], History],
+    history: Callable[[Iterable[object]], History],
 ) -> ExtractReport:
     """Match the records in `content_dir` to `scan`'s sites, write what changed, and return what was done.
 
