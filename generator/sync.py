@@ -38,8 +38,9 @@ site.
 
 A record belongs to the repository in its `source.repo`, else to the `repo`
 of `site.toml`; records of another repository are left alone. New records
-carry `source.repo` only when a repo was given on the command line. Files
-are written only when their text changes, and never deleted.
+carry `source.repo` only when a repo was given on the command line. A file
+is written, in the canonical form, only when its record's data changes (a
+file formatted by hand keeps its form until then), and never deleted.
 """
 
 from __future__ import annotations
@@ -239,7 +240,9 @@ def sync(
     for record, site, rule in matching.pairs:
         path, data = mine[record.id]
         update = _update(data, site, commit, data["source"].get("commit") in in_history)
-        writes[path] = dumps(update.data)
+        if update.data != data:
+            # A record whose data did not change keeps its file as it is, even formatted by hand.
+            writes[path] = dumps(update.data)
         buckets[update.kind].append(Change(site.path, site.line, record.id, update.note))
     for record in matching.records:
         if record.active:

@@ -298,11 +298,17 @@ def test_other_repositories_and_unknown_fields_are_left_alone(tmp_path: Path) ->
     foreign_text = json.dumps(foreign, indent=3)
     (content / "errors" / "foreign.json").write_text(foreign_text, encoding="utf-8")
 
+    mine_text = path.read_text(encoding="utf-8")
     report = run(repo, content)
     assert report.total == 1
     assert (content / "errors" / "foreign.json").read_text(encoding="utf-8") == foreign_text
+    assert path.read_text(encoding="utf-8") == mine_text
+
+    repo.write("m.py", 'def f():\n    x = 1\n    raise ValueError("v")\n')
+    repo.commit()
+    run(repo, content)
     assert json.loads(path.read_text(encoding="utf-8"))["x-custom"] == {"keep": True}
-    assert path.read_text(encoding="utf-8") == dumps({**mine, "x-custom": {"keep": True}})
+    assert path.read_text(encoding="utf-8") == dumps({**records(content)[mine["id"]], "x-custom": {"keep": True}})
 
 
 def test_site_toml_repo_is_the_default_owner(tmp_path: Path) -> None:
