@@ -133,14 +133,15 @@ def substitute(text: str, inputs: dict[str, str], outputs: dict[str, str]) -> st
     return re.sub(r"\$\{\{(.*?)\}\}", lambda m: evaluate(m[1], inputs, outputs), text)
 
 
-def run_steps(repo: Path, runner: Path, given: dict[str, str], skip: tuple[str, ...] = ()) -> list[int]:
+def run_steps(repo: Path, runner: Path, given: dict[str, str], skip: tuple[str, ...] = (),
+              only: str | None = None, action_ref: str = "v0.1.0") -> list[int]:
     """Run the Action's shell steps in `repo` as a runner would, and return their exit statuses."""
     meta = action()
     inputs = {name: str(spec.get("default", "")) for name, spec in meta["inputs"].items()} | given
-    outputs = {"steps.pages.outputs.base_url": "https://acme.github.io/mylib"}
+    outputs = {"steps.pages.outputs.base_url": "https://acme.github.io/mylib", "github.action_ref": action_ref}
     github_path = runner / "path"
     github_path.touch()
-    # setup-python puts `python` on PATH; here it is the interpreter running the tests.
+    # setup-python puts `python` on PATH; here it is the interpreter running the tests, unless a stub is there.
     shims = runner / "shims"
     shims.mkdir(exist_ok=True)
     if not (shims / "python").exists():
@@ -148,7 +149,7 @@ def run_steps(repo: Path, runner: Path, given: dict[str, str], skip: tuple[str, 
     statuses = []
     for step in meta["runs"]["steps"]:
         condition = step.get("if")
-        if "run" not in step or step.get("name") in skip:
+        if "run" not in step or step.get("name") in skip or only not in (None, step.get("name")):
             continue
         if condition and evaluate(condition.split("==")[0], inputs, outputs) != condition.split("==")[1].strip(" '"):
             continue
@@ -201,3 +202,29 @@ def test_the_actions_steps_check_build_and_fail_on_an_undocumented_raise(tmp_pat
     assert run_steps(repo.path, runner, {}, skip=("Install errorsite",)) == [1]
     assert run_steps(repo.path, runner, {"repin": "true", "deploy": "true"}, skip=("Install errorsite",)) == [0, 0, 0]
     assert f"/blob/{squashed}/src/mylib/__init__.py#L5" in next(site.glob("errors/*/index.html")).read_text()
+
+
+STUB_PYTHON = """#!/bin/sh
+# `python -m venv DIR` makes DIR/bin/python, which writes what it is asked to run into DIR/asked.
+if [ "$1" = -m ] && [ "$2" = venv ]; then
+  mkdir -p "$3/bin"
+  printf '#!/bin/sh\\necho "$@" > "%s/asked"\\n' "$3" > "$3/bin/python"
+  chmod +x "$3/bin/python"
+fi
+"""
+
+
+@pytest.mark.parametrize(("spec", "ref", "installed"), [
+    ("", "v1.2.3", "errorsite==1.2.3"),
+    ("", "main", "errorsite"),
+    ("errorsite==0.0.9", "v1.2.3", "errorsite==0.0.9"),
+    ("action", "v1.2.3", str(ROOT)),
+])
+def test_the_action_installs_its_own_release_by_default(tmp_path: Path, spec: str, ref: str, installed: str) -> None:
+    runner = tmp_path / "runner"
+    (runner / "shims").mkdir(parents=True)
+    (runner / "shims" / "python").write_text(STUB_PYTHON)
+    (runner / "shims" / "python").chmod(0o755)
+    assert run_steps(tmp_path, runner, {"errorsite": spec}, only="Install errorsite", action_ref=ref) == [0]
+    assert (runner / "errorsite-venv" / "asked").read_text() == f"-m pip install --quiet {installed}\n"
+    assert (runner / "path").read_text() == f"{runner}/errorsite-venv/bin\n"
