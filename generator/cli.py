@@ -131,6 +131,8 @@ def make_parser() -> Parser:
                        help="also compare every snippet with its file at the pinned commit in this git "
                        "repository, and list raise sites at HEAD that no record documents")
     check.add_argument("--strict", action="store_true", help="with --source: exit 1 when a raise site has no record")
+    check.add_argument("--min-written", type=float, metavar="PERCENT",
+                       help="with --source: exit 1 when fewer than PERCENT %% of the active records have prose")
     _file_options(check)
     check.set_defaults(run=run_check)
 
@@ -143,6 +145,12 @@ def make_parser() -> Parser:
     _file_options(extract_)
     extract_.add_argument("--verbose", action="store_true", help="list each skipped raise and unchanged record")
     extract_.set_defaults(run=run_extract)
+
+    init_ = sub.add_parser("init", help="set errorsite up in a library's repository: settings, workflow, first extract")
+    init_.add_argument("repo_dir", nargs="?", type=Path, default=Path("."), metavar="REPO_DIR",
+                       help="the library's git repository (default: the current folder)")
+    init_.add_argument("--content", type=Path, metavar="DIR", help="content folder, inside REPO_DIR (default: REPO_DIR/content)")
+    init_.set_defaults(run=run_init)
 
     lookup = sub.add_parser("lookup", help="find the pages of a concrete error message")
     lookup.add_argument("message", help="the message as you saw it (a traceback works too); - reads standard input")
@@ -177,11 +185,13 @@ def make_parser() -> Parser:
 
 def _file_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include", action="append", default=[], metavar="GLOB",
-                        help="files to read (default: *.py); a glob without / matches the file name, "
-                        "with / the whole path, ** any folders")
+                        help="files to read, instead of [source] include in site.toml (default: *.py); "
+                        "a glob without / matches the file name, with / the whole path, ** any folders")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
-                        help="files to skip, added to the defaults: " + " ".join(files.DEFAULT_EXCLUDE))
-    parser.add_argument("--asserts", action="store_true", help='also record `assert cond, "message"` as AssertionError')
+                        help="files to skip, instead of [source] exclude in site.toml; always added to: "
+                        + " ".join(files.DEFAULT_EXCLUDE))
+    parser.add_argument("--asserts", action=argparse.BooleanOptionalAction, default=None,
+                        help='also record `assert cond, "message"` as AssertionError (default: [source] asserts)')
 
 
 def _content_option(parser: argparse.ArgumentParser) -> None:
@@ -260,7 +270,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     """Validate the content, and with --source compare it with the code."""
-    from . import extract, validate, verify
+    from . import sourcecheck, validate, verify
 
     content = load.load(content_folder(args))
     stale = verify.stale(content.records)
@@ -270,18 +280,22 @@ def run_check(args: argparse.Namespace) -> int:
         raise ProblemsFound(error.problems + stale) from None
     if stale:
         raise ProblemsFound(stale)
-    count = len(site.records)
-    print(f"ok: {count} record{'s' if count != 1 else ''}, no problems")
+    count = f"{len(site.records)} record{'s' if len(site.records) != 1 else ''}"
     if args.source is None:
+        print(f"ok: {count}, no problems")
         return 0
-    report = extract.check_source(
-        [(raw.file, raw.data) for raw in content.records], args.source, repo=site.config.repo,
-        include=args.include, exclude=args.exclude, asserts=args.asserts, strict=args.strict,
-    )
+    settings = files.with_flags(site.config.source, args.include, args.exclude, args.asserts)
+    report = sourcecheck.check_source(site, args.source, settings, strict=args.strict, min_written=args.min_written)
     for problem in sorted(report.problems):
         print(problem, file=sys.stderr)
     for line in report.lines():
         print(line)
+    failures = [f"{len(report.problems)} problem{'s' if len(report.problems) != 1 else ''}"] if report.problems else []
+    if report.strict and report.undocumented:
+        failures.append(f"{len(report.undocumented)} undocumented raise site{'s' if len(report.undocumented) != 1 else ''}")
+    if report.too_few_written:
+        failures.append(f"{report.written_share:.1%} of pages written, below {args.min_written:g}%")
+    print(f"failed: {count}; " + ", ".join(failures) if failures else f"ok: {count}, no problems")
     return 1 if report.failed else 0
 
 
@@ -292,6 +306,15 @@ def run_extract(args: argparse.Namespace) -> int:
     report = extract.run(args.repo_dir, args.commit, args.repo, args.content,
                          args.include, args.exclude, args.asserts)
     for line in report.lines(args.verbose):
+        print(line)
+    return 0
+
+
+def run_init(args: argparse.Namespace) -> int:
+    """Set errorsite up in a repository, changing no file that exists."""
+    from . import init
+
+    for line in init.init(args.repo_dir, args.content).lines():
         print(line)
     return 0
 

@@ -32,8 +32,7 @@ from functools import cached_property
 from pathlib import Path
 
 from . import gitrepo, sync
-from .files import FileFilter
-from .problems import Invalid, Problem
+from .files import FileFilter, with_flags
 from .sync import ExtractReport
 
 SNIPPET_MAX_LINES = 40
@@ -105,46 +104,6 @@ class Scan:
     """How many files were read."""
 
 
-@dataclass(frozen=True)
-class SourceReport:
-    """What `check --source` found: drifted records and undocumented raise sites."""
-
-    commit: str
-    """The commit (HEAD of the checkout) whose raise sites were counted."""
-    problems: tuple[Problem, ...]
-    """Records whose snippet or line no longer match the file at their pinned commit."""
-    undocumented: tuple[RaiseSite, ...]
-    """Raise sites at `commit` that no active record documents."""
-    sites: int
-    """All raise sites at `commit`."""
-    strict: bool
-    """Whether undocumented sites are an error."""
-
-    @property
-    def documented(self) -> int:
-        """Return how many raise sites some record documents."""
-        return self.sites - len(self.undocumented)
-
-    @property
-    def coverage(self) -> float:
-        """Return documented sites / all sites (1.0 when there are none)."""
-        return self.documented / self.sites if self.sites else 1.0
-
-    @property
-    def failed(self) -> bool:
-        """Return whether the check fails (exit status 1)."""
-        return bool(self.problems) or (self.strict and bool(self.undocumented))
-
-    def lines(self) -> list[str]:
-        """Return the lines that describe undocumented sites and coverage."""
-        out = [f"undocumented: {s.path}:{s.line}: {s.exception}: {s.message}" for s in self.undocumented]
-        out.append(
-            f"documentation coverage {self.documented}/{self.sites} raise sites"
-            f" ({self.coverage:.1%}) at {self.commit[:12]}"
-        )
-        return out
-
-
 def run(
     repo_dir: Path,
     rev: str = "HEAD",
@@ -152,145 +111,20 @@ def run(
     content_dir: Path = Path("content"),
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
-    asserts: bool = False,
+    asserts: bool | None = None,
 ) -> ExtractReport:
-    """Extract the raise sites of `repo_dir` at `rev` and bring the records in `content_dir` up to date."""
+    """Extract the raise sites of `repo_dir` at `rev` and bring the records in `content_dir` up to date.
+
+    Which files are read comes from `[source]` in the content folder's
+    `site.toml`; `include`, `exclude` and `asserts`, when given, override it.
+    """
     if repo is not None:
         sync.check_repo_name(repo)
-    snap = gitrepo.snapshot(repo_dir, rev, FileFilter.of(include, exclude))
-    return sync.sync(content_dir, scan_files(snap.files, asserts), snap.commit, repo)
-
-
-def check_source(
-    records: Sequence[tuple[str, dict]],
-    repo_dir: Path,
-    *,
-    repo: str | None = None,
-    include: Sequence[str] = (),
-    exclude: Sequence[str] = (),
-    asserts: bool = False,
-    strict: bool = False,
-) -> SourceReport:
-    """Return the drift of each active record from its pinned file, and the raise sites at HEAD no record documents.
-
-    `records` are (file name as the user sees it, record object) pairs. When
-    `repo` is given, records whose `source.repo` names another repository are
-    not checked.
-    """
-    # The snapshot first: it names a missing folder or a non-repository plainly.
-    snap = gitrepo.snapshot(repo_dir, "HEAD", FileFilter.of(include, exclude))
-    mine = [(name, data) for name, data in records if _checkable(data, repo)]
-    names = [f"{data['source']['commit']}:{data['source']['path']}" for _, data in mine]
-    contents = gitrepo.read_objects(repo_dir, sorted(set(names))) if names else {}
-    files = {obj: _PinnedFile.of(content) for obj, content in contents.items()}
-    problems = [p for (name, data), obj in zip(mine, names) for p in _drift(name, data, files[obj])]
-    scan = scan_files(snap.files, asserts)
-    known = [k for k in (sync.Known.of(data) for _, data in mine) if k is not None]
-    undocumented = sync.match(known, scan.sites, rules=2).sites
-    return SourceReport(snap.commit, tuple(problems), tuple(undocumented), len(scan.sites), strict)
-
-
-def _checkable(data: object, repo: str | None) -> bool:
-    """Return whether `data` is an active record with a pin that can be checked."""
-    if not isinstance(data, dict) or data.get("status") == "removed":
-        return False
-    source = data.get("source")
-    if not isinstance(source, dict) or not all(isinstance(source.get(k), str) for k in ("commit", "path")):
-        return False
-    return repo is None or source.get("repo") in (None, repo)
-
-
-@dataclass(frozen=True)
-class _PinnedFile:
-    """One file at one commit, read once however many records point into it."""
-
-    lines: tuple[str, ...]
-    """The file's lines with their line breaks."""
-    raise_lines: frozenset[int]
-    """Every line that a raise or assert statement starts on or spans."""
-    error: str | None
-    """Why the file could not be found, decoded or parsed, if it could not."""
-
-    @classmethod
-    def of(cls, content: bytes | None) -> _PinnedFile:
-        """Return the lines and raise lines of a file's content (None: no such file)."""
-        if content is None:
-            return cls((), frozenset(), "the file is not in this clone at that commit (a shallow clone may lack the commit)")
-        try:
-            text = decode_source(content)
-        except (SyntaxError, ValueError) as error:
-            return cls((), frozenset(), f"cannot decode the file: {error}")
-        lines = tuple(file_lines(text))
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError) as error:
-            return cls(lines, frozenset(), f"the file does not parse: {error}")
-        spans = (range(n.lineno, (n.end_lineno or n.lineno) + 1)
-                 for n in ast.walk(tree) if isinstance(n, (ast.Raise, ast.Assert)))
-        return cls(lines, frozenset(line for span in spans for line in span), None)
-
-
-def _drift(name: str, data: dict, file: _PinnedFile) -> list[Problem]:
-    """Return the problems of one record's pin against the file at its commit."""
-    source = data["source"]
-    where = f"{source['path']} at {source['commit']}"
-    try:
-        _found(file, where)
-    except Invalid as error:
-        return [Problem.of(name, "/source/path", error)]
-    problems = []
-    for pointer, check in (("/source/snippet/code", _same_snippet), ("/source/line", _on_a_raise)):
-        try:
-            check(source, file, where)
-        except Invalid as error:
-            problems.append(Problem.of(name, pointer, error))
-    return problems
-
-
-def _found(file: _PinnedFile, where: str) -> None:
-    """Raise unless the pinned file could be read."""
-    if not file.lines and file.error:
-        raise Invalid(
-            f"{where}: {file.error}",
-            hint="fetch the commit if the clone is shallow, or re-pin the record with `errorsite extract`",
-            page="source-not-found",
-        )
-
-
-def _same_snippet(source: dict, file: _PinnedFile, where: str) -> None:
-    """Raise unless the snippet is exactly the file's lines from its start."""
-    snippet = source.get("snippet")
-    if not isinstance(snippet, dict) or not isinstance(snippet.get("code"), str) or not isinstance(snippet.get("start"), int):
-        return
-    start, code = snippet["start"], snippet["code"]
-    wanted = split_lines(code)
-    actual = list(file.lines[start - 1:start - 1 + len(wanted)]) if start >= 1 else []
-    if len(actual) == len(wanted):
-        actual[-1] = _strip_break(actual[-1])
-    if code == "".join(actual):
-        return
-    for offset, line in enumerate(wanted):
-        have = actual[offset] if offset < len(actual) else None
-        if have != line:
-            break
-    file_text = "(end of file)" if have is None else repr(have)
-    raise Invalid(
-        f"snippet drifted from {where}: line {start + offset} of the file is {file_text}, the snippet has {line!r}",
-        hint="re-pin the record with `errorsite extract`",
-        page="snippet-drift",
-    )
-
-
-def _on_a_raise(source: dict, file: _PinnedFile, where: str) -> None:
-    """Raise when `source.line` is not on a raise or assert statement."""
-    line = source.get("line")
-    if not isinstance(line, int) or line in file.raise_lines:
-        return
-    raise Invalid(
-        f"{where}: " + (file.error or f"line {line} is not a raise statement"),
-        hint="re-pin the record with `errorsite extract`",
-        page="line-not-a-raise",
-    )
+    existing = sync.read(content_dir)
+    settings = with_flags(existing.config.source, include, exclude, asserts)
+    snap = gitrepo.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
+    return sync.sync(content_dir, existing, scan_files(snap.files, settings.asserts), snap.commit, repo,
+                     lambda pins: gitrepo.history(repo_dir, snap.commit, pins))
 
 
 def scan_files(files: Mapping[str, bytes], asserts: bool = False) -> Scan:

@@ -4,23 +4,44 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
+
+from .model import SourceSettings
 
 DEFAULT_INCLUDE: tuple[str, ...] = ("*.py",)
 """Files read when no --include is given."""
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
-    "**/tests/**", "**/test/**", "docs/**", "doc/**", "**/examples/**",
+    "**/tests/**", "**/test/**", "docs/**", "doc/**", "**/examples/**", "**/benchmarks/**",
     "test_*.py", "*_test.py", "conftest.py",
 )
-"""Files never read: tests, documentation and examples. --exclude adds to these."""
+"""Files never read: tests, documentation, examples and benchmarks. Other excludes add to these."""
+
+
+def with_flags(
+    settings: SourceSettings, include: Sequence[str], exclude: Sequence[str], asserts: bool | None,
+) -> SourceSettings:
+    """Return the `[source]` settings with the command line's flags put over them.
+
+    A flag given replaces the setting: `--include` replaces `include`,
+    `--exclude` replaces `exclude` (the default excludes still apply), and
+    `--asserts`/`--no-asserts` replace `asserts`.
+    """
+    return replace(
+        settings,
+        include=tuple(include) or settings.include,
+        exclude=tuple(exclude) or settings.exclude,
+        asserts=settings.asserts if asserts is None else asserts,
+    )
 
 
 class FileFilter:
     """Which repository paths to read: matched by an include glob and by no exclude glob.
 
     A glob without "/" matches the file name at any depth; a glob with "/"
-    matches the whole path from the repository root. `*` and `?` never match
+    (a leading one too: `/setup.py`) matches the whole path from the
+    repository root. `*` and `?` never match
     "/", `[...]` is a character class, and a `**` segment matches zero or more
     folders (`**/tests/**` is any `tests` folder, `docs/**` the top-level one).
     """
@@ -33,6 +54,11 @@ class FileFilter:
     def of(cls, include: Sequence[str], exclude: Sequence[str]) -> FileFilter:
         """Return the filter for user globs: includes replace the default, excludes add to it."""
         return cls(tuple(include) or DEFAULT_INCLUDE, DEFAULT_EXCLUDE + tuple(exclude))
+
+    @classmethod
+    def of_settings(cls, settings: SourceSettings) -> FileFilter:
+        """Return the filter of a `[source]` table (flags already applied)."""
+        return cls.of(settings.include, settings.exclude)
 
     def __call__(self, path: str) -> bool:
         """Return whether `path` is read."""
@@ -57,7 +83,7 @@ def glob_regex(glob: str) -> tuple[bool, re.Pattern[str]]:
             out.append(".*" if last else "(?:[^/]+/)*")
         else:
             out.append(_segment_regex(part) + ("" if last else "/"))
-    return "/" in glob.strip("/"), re.compile("".join(out), re.DOTALL)
+    return "/" in glob.rstrip("/"), re.compile("".join(out), re.DOTALL)
 
 
 def _segment_regex(segment: str) -> str:
@@ -70,8 +96,7 @@ def _segment_regex(segment: str) -> str:
             out.append("[^/]*")
         elif char == "?":
             out.append("[^/]")
-        elif char == "[" and _class_end(segment, i) is not None:
-            end = _class_end(segment, i)
+        elif char == "[" and (end := _class_end(segment, i)) is not None:
             body = segment[i:end].replace("\\", "\\\\").replace("[", "\\[")
             if body.startswith("!"):
                 body = "^" + body[1:]

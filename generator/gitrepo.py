@@ -19,6 +19,9 @@ from .problems import UserError
 FILE_MODES = frozenset({"100644", "100755"})
 """Tree entry modes of regular files; symlinks and submodules are not source files."""
 
+_COMMIT_ID = re.compile(r"[0-9a-f]{4,64}")
+"""A full or abbreviated commit id, the only pins worth asking git about."""
+
 _FOUND = re.compile(rb"[0-9a-f]{40,64} ([a-z]+) ([0-9]+)")
 """The header `cat-file --batch` writes before an object it found (else "<name> missing")."""
 
@@ -151,3 +154,66 @@ def _raise_for(result: subprocess.CompletedProcess[bytes], repo_dir: Path, comma
 def _stderr(result: subprocess.CompletedProcess[bytes]) -> str:
     """Return git's error output as one line."""
     return " ".join(result.stderr.decode("utf-8", "replace").split())
+
+
+@dataclass(frozen=True)
+class History:
+    """Which pinned commits lie in the history of one commit."""
+
+    shallow: bool
+    """The clone is shallow: a commit it lacks may still exist upstream."""
+    reachable: frozenset[str]
+    """Pins (as the records write them) that are the commit itself or one of its ancestors."""
+    missing: frozenset[str]
+    """Pins that are commit ids this clone does not have."""
+
+
+def history(repo_dir: Path, head: str, pins: Iterable[object]) -> History:
+    """Return which of `pins` are `head` or its ancestors, and which this clone lacks.
+
+    A pin that is not a commit id (a record not yet valid) is neither: it is
+    in no history, and no clone would have it.
+    """
+    asked = sorted({pin for pin in pins if isinstance(pin, str) and _COMMIT_ID.fullmatch(pin)})
+    shallow = _git(repo_dir, ["rev-parse", "--is-shallow-repository"])
+    _raise_for(shallow, repo_dir, "rev-parse")
+    if not asked:
+        return History(shallow.stdout.strip() == b"true", frozenset(), frozenset())
+    # A pin may be abbreviated: batch-check gives each one's full id, or says it is missing.
+    request = "".join(f"{pin}^{{commit}}\n" for pin in asked).encode("ascii")
+    checked = _git(repo_dir, ["cat-file", "--batch-check"], stdin=request)
+    _raise_for(checked, repo_dir, "cat-file")
+    full = {}
+    for pin, answer in zip(asked, checked.stdout.decode("ascii", "replace").splitlines()):
+        oid, _, kind = answer.partition(" ")
+        if kind.startswith("commit"):
+            full[pin] = oid
+    ancestors = _git(repo_dir, ["rev-list", head])
+    _raise_for(ancestors, repo_dir, "rev-list")
+    known = set(ancestors.stdout.decode("ascii").split())
+    return History(
+        shallow.stdout.strip() == b"true",
+        frozenset(pin for pin, oid in full.items() if oid in known),
+        frozenset(pin for pin in asked if pin not in full),
+    )
+
+
+def work_tree_files(repo_dir: Path) -> list[str]:
+    """Return the work tree's files that git tracks or would track (ignored ones left out), sorted."""
+    _check_repo(repo_dir)
+    result = _git(repo_dir, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+    _raise_for(result, repo_dir, "ls-files")
+    return sorted({p.decode("utf-8", "surrogateescape") for p in result.stdout.split(b"\0") if p})
+
+
+def remote_urls(repo_dir: Path) -> dict[str, str]:
+    """Return the fetch URL of each remote, by name."""
+    result = _git(repo_dir, ["remote", "-v"])
+    _raise_for(result, repo_dir, "remote")
+    urls: dict[str, str] = {}
+    for line in result.stdout.decode("utf-8", "replace").splitlines():
+        name, _, rest = line.partition("\t")
+        url, _, kind = rest.rpartition(" ")
+        if kind == "(fetch)":
+            urls[name] = url
+    return urls

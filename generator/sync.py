@@ -8,10 +8,24 @@ Matching, in this order, one record to one site:
 3. same path, function and exception with an edited message, when the two
    templates are similar (difflib ratio >= 0.6), most similar pair first.
 
-A matched record keeps its id and every other field it has, and gets the new
-message, path, function, line, snippet and commit; a `removed` record becomes
-active again (its `status` field is dropped: active is the default). An active record that matches no site becomes `removed`. A
-site that matches no record gets a new skeleton record.
+A matched record keeps its id and every other field it has. Its pin (commit,
+line, snippet) moves only when the message, path, function, line or snippet at
+the new commit differ from what the record holds, or when its commit is not in
+the history of the new commit (rebased or squashed away): commits that did not
+touch a record's code leave its file alone, so committing the records does
+not make the next run re-pin them again. A `removed` record becomes active
+again (its `status` field is dropped: active is the default). An active record
+that matches no site becomes `removed`. A site that matches no record gets a
+new skeleton record.
+
+Review. When the message, the place (file or function) or the snippet's code
+of a record that has prose changes, the record gets `review` (`since`: the new
+commit; `why`: "message changed", "moved" or "code changed"): the prose may no
+longer be right. A line that only shifted is no reason. An existing `review`
+keeps its `since`, and the weightier `why` of the two. An edited message's old
+wording goes into `variants` as `earlier` (`until`: the new commit), so a user
+of an older release who pastes it still finds the page; variants of other
+kinds are kept as they are.
 
 Ids. A new record's id is the first 16 hex digits of SHA-256 over repo, path,
 function, exception and message joined by "\\n" (repo "" when there is none).
@@ -24,24 +38,27 @@ site.
 
 A record belongs to the repository in its `source.repo`, else to the `repo`
 of `site.toml`; records of another repository are left alone. New records
-carry `source.repo` only when a repo was given on the command line. Files
-are written only when their text changes, and never deleted.
+carry `source.repo` only when a repo was given on the command line. A file
+is written, in the canonical form, only when its record's data changes (a
+file formatted by hand keeps its form until then), and never deleted.
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import re
-import tomllib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .problems import UserError
+from . import load
+from .config import settings_to_config
+from .gitrepo import History
+from .model import Config
+from .problems import Invalid, Problem, ProblemsFound, UserError
 from .recordjson import dumps
 
 if TYPE_CHECKING:
@@ -49,6 +66,12 @@ if TYPE_CHECKING:
 
 SIMILARITY = 0.6
 """Least difflib ratio between an old and a new message for rule 3."""
+
+REVIEW_WEIGHT = {"message changed": 0, "moved": 1, "code changed": 2}
+"""Review reasons, weightiest first: a record keeps the weightiest it was given."""
+
+PROSE_FIELDS = ("meaning", "solutions", "example_fix", "when")
+"""A record with any of these has prose that a change of its code may outdate."""
 
 REPO_NAME = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 """An `owner/name` repository."""
@@ -75,11 +98,12 @@ class Known:
         if not isinstance(data, dict) or not isinstance(data.get("source"), dict):
             return None
         source = data["source"]
-        texts = (data.get("id"), data.get("exception"), data.get("message"), source.get("path"))
+        record_id, exception, message, path = data.get("id"), data.get("exception"), data.get("message"), source.get("path")
         function, line = source.get("function", ""), source.get("line", 0)
-        if not all(isinstance(t, str) for t in texts) or not isinstance(function, str) or not isinstance(line, int):
+        if not (isinstance(record_id, str) and isinstance(exception, str) and isinstance(message, str)
+                and isinstance(path, str) and isinstance(function, str) and isinstance(line, int)):
             return None
-        return cls(*texts, function, line, data.get("status") != "removed")
+        return cls(record_id, exception, message, path, function, line, data.get("status") != "removed")
 
 
 @dataclass(frozen=True)
@@ -124,6 +148,8 @@ class ExtractReport:
     """Raises whose message is computed elsewhere."""
     failures: tuple[ParseFailure, ...] = field(default=())
     """Files that could not be read as Python."""
+    unchecked: int = 0
+    """Pins kept though this shallow clone lacks their commit, so it cannot tell whether they are in the history."""
 
     @property
     def total(self) -> int:
@@ -150,6 +176,9 @@ class ExtractReport:
         out += [f"cannot parse {f.path}: {f.reason} (skipped)" for f in self.failures]
         if verbose:
             out += [f"skipped {s.path}:{s.line}: {s.reason}" for s in self.skipped]
+        if self.unchecked:
+            out.append(f"{self.unchecked} pins kept unchecked: this clone is shallow and lacks their commits"
+                       " (git fetch --unshallow gives the full history)")
         out.append(
             f"{len(self.skipped)} raises without a literal message skipped"
             + ("" if verbose else " (--verbose lists them)")
@@ -160,61 +189,162 @@ class ExtractReport:
 
 
 @dataclass(frozen=True)
-class _File:
-    """One record file as found on disk."""
+class Existing:
+    """What a content folder holds for extract: its settings and its record files."""
 
-    path: Path
-    text: str
-    data: Any
+    config: Config
+    """`site.toml`, checked."""
+    records: tuple[load.RawRecord, ...]
+    """Every record file, parsed."""
 
 
-def sync(content_dir: Path, scan: Scan, commit: str, repo: str | None) -> ExtractReport:
-    """Match the records in `content_dir` to `scan`'s sites, write what changed, and return what was done."""
+def read(content_dir: Path) -> Existing:
+    """Return the settings and records of `content_dir` (none yet is fine); unreadable files are a ProblemsFound."""
+    settings_file = content_dir / "site.toml"
+    if (content_dir / "errors").is_dir():
+        content = load.load(content_dir)
+        settings, records, problems = content.settings, content.records, list(content.problems)
+    else:
+        settings, records, problems = {}, (), []
+        if settings_file.is_file():
+            try:
+                settings = load.read_toml(settings_file)
+            except Invalid as error:
+                problems.append(Problem.of(str(settings_file), "", error))
+    config, setting_problems = settings_to_config(settings, str(settings_file))
+    # A broken file stops the run: extract cannot tell which raise site it documents.
+    if problems or setting_problems:
+        raise ProblemsFound(problems + setting_problems)
+    return Existing(config, tuple(records))
+
+
+def sync(
+    content_dir: Path, existing: Existing, scan: Scan, commit: str, repo: str | None,
+    history: Callable[[Iterable[object]], History],
+) -> ExtractReport:
+    """Match the records in `content_dir` to `scan`'s sites, write what changed, and return what was done.
+
+    `history(pins)` tells which pinned commits are in the history of `commit`.
+    """
     errors_dir = content_dir / "errors"
-    files = load(errors_dir)
-    site_repo = site_setting_repo(content_dir)
+    site_repo = existing.config.repo
     owner = repo or site_repo
-    mine = {f.path.stem: f for f in files if _owner(f.data, site_repo) == owner}
-    known = [k for stem, f in mine.items() if (k := Known.of(f.data)) is not None and k.id == stem]
+    files = {Path(raw.file): raw.data for raw in existing.records}
+    mine = {path.stem: (path, data) for path, data in files.items() if _owner(data, site_repo) == owner}
+    known = [k for stem, (_, data) in mine.items() if (k := Known.of(data)) is not None and k.id == stem]
     matching = match(known, scan.sites)
+    pins = history(mine[record.id][1]["source"].get("commit", "") for record, _, _ in matching.pairs)
+    in_history = pins.reachable | (pins.missing if pins.shallow else frozenset())
     writes: dict[Path, str] = {}
     buckets: dict[str, list[Change]] = defaultdict(list)
     for record, site, rule in matching.pairs:
-        old = mine[record.id]
-        text = dumps(_repinned(old.data, site, commit))
-        writes[old.path] = text
-        kind, note = _kind(old.text == text, record, site, rule)
-        buckets[kind].append(Change(site.path, site.line, record.id, note))
+        path, data = mine[record.id]
+        update = _update(data, site, commit, data["source"].get("commit") in in_history)
+        if update.data != data:
+            # A record whose data did not change keeps its file as it is, even formatted by hand.
+            writes[path] = dumps(update.data)
+        buckets[update.kind].append(Change(site.path, site.line, record.id, update.note))
     for record in matching.records:
         if record.active:
-            old = mine[record.id]
-            writes[old.path] = dumps({**old.data, "status": "removed"})
+            path, data = mine[record.id]
+            writes[path] = dumps({**data, "status": "removed"})
         buckets["removed" if record.active else "unchanged"].append(Change(record.path, record.line, record.id))
-    taken = {f.path.stem for f in files}
+    taken = {path.stem for path in files}
     for site in matching.sites:
         record_id = new_id(owner, site, taken)
         taken.add(record_id)
         writes[errors_dir / f"{record_id}.json"] = dumps(skeleton(record_id, site, commit, repo))
         buckets["added"].append(Change(site.path, site.line, record_id))
-    _write(writes, {f.path: f.text for f in files})
+    _write(writes)
     return ExtractReport(
         commit, scan.files,
-        *(tuple(sorted(buckets[k])) for k in ("added", "repinned", "changed", "removed", "unchanged")),
+        added=tuple(sorted(buckets["added"])), repinned=tuple(sorted(buckets["repinned"])),
+        changed=tuple(sorted(buckets["changed"])), removed=tuple(sorted(buckets["removed"])),
+        unchanged=tuple(sorted(buckets["unchanged"])),
         skipped=scan.skipped, failures=scan.failures,
+        unchecked=len(pins.missing) if pins.shallow else 0,
     )
 
 
-def _kind(same: bool, record: Known, site: RaiseSite, rule: int) -> tuple[str, str]:
-    """Return the report bucket of a matched record, and a note for changed ones."""
-    if same:
-        return "unchanged", ""
-    if not record.active:
-        return "changed", "restored, was removed"
-    if rule == 1:
-        return "repinned", ""
-    if record.message != site.message:
-        return "changed", "message edited"
-    return "changed", f"moved from {record.path}:{record.function or '<module>'}"
+@dataclass(frozen=True)
+class Update:
+    """One matched record after the run."""
+
+    data: dict[str, Any]
+    """The record object to write."""
+    kind: str
+    """The report bucket: `unchanged`, `repinned` or `changed`."""
+    note: str
+    """Why it changed, for the report."""
+
+
+def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool) -> Update:
+    """Return a matched record brought to `site`, its pin moved only when something it holds differs."""
+    source = data["source"]
+    old_message = data["message"]
+    moved = (source.get("path"), source.get("function", "")) != (site.path, site.function)
+    edited = old_message != site.message
+    code_changed = (source.get("snippet") or {}).get("code") != site.snippet_code
+    same_pin = not (moved or edited or code_changed) and source.get("line") == site.line and (
+        source.get("snippet") or {}).get("start") == site.snippet_start
+    restored = data.get("status") == "removed"
+    record = {k: v for k, v in data.items() if k != "status"} if restored else dict(data)
+    if same_pin and in_history:
+        return Update(record, "changed" if restored else "unchanged", "restored, was removed" if restored else "")
+    record = {**record, "message": site.message, "source": _source(source, site, commit)}
+    if not in_history:
+        record = _moved_off(record, source.get("commit"), commit)
+    if edited:
+        record["variants"] = _earlier(data.get("variants"), old_message, site.message, commit)
+    why = "message changed" if edited else "moved" if moved else "code changed" if code_changed else None
+    if why is not None and any(data.get(k) for k in PROSE_FIELDS):
+        record["review"] = _review(data.get("review"), why, commit)
+    notes = []
+    if restored:
+        notes.append("restored, was removed")
+    if edited:
+        notes.append("message edited")
+    if moved:
+        notes.append(f"moved from {source.get('path')}:{source.get('function') or '<module>'}")
+    if why is not None and "review" in record and record["review"] != data.get("review"):
+        notes.append(f"review: {record['review']['why']}")
+    if not in_history and same_pin:
+        notes.append(f"pinned commit {str(source.get('commit'))[:12]} is not in the history")
+    kind = "changed" if restored or edited or moved else "repinned"
+    return Update(record, kind, "; ".join(notes))
+
+
+def _moved_off(record: dict[str, Any], gone: Any, commit: str) -> dict[str, Any]:
+    """Return `record` with the commit that left the history, where extract wrote it, replaced by `commit`.
+
+    Extract writes the pin, `review.since` and an earlier variant's `until`
+    at the same commit; after a squash merge all three name a commit that
+    no longer exists, and the squashed commit takes its place.
+    """
+    review = record.get("review")
+    if isinstance(review, dict) and review.get("since") == gone:
+        record = {**record, "review": {**review, "since": commit}}
+    variants = record.get("variants")
+    if isinstance(variants, list):
+        record = {**record, "variants": [
+            {**v, "until": commit} if isinstance(v, dict) and v.get("kind") == "earlier" and v.get("until") == gone else v
+            for v in variants]}
+    return record
+
+
+def _earlier(variants: Any, old: str, new: str, commit: str) -> list[Any]:
+    """Return the variants with `old` as an `earlier` wording that `commit` stopped raising."""
+    kept = [v for v in (variants if isinstance(variants, list) else [])
+            if not (isinstance(v, dict) and v.get("kind") == "earlier" and v.get("message") in (old, new))]
+    return kept + [{"message": old, "kind": "earlier", "until": commit}]
+
+
+def _review(old: Any, why: str, commit: str) -> dict[str, str]:
+    """Return the review of a record whose prose `why` may have outdated at `commit`, merged with one it had."""
+    if not isinstance(old, dict) or old.get("why") not in REVIEW_WEIGHT or not isinstance(old.get("since"), str):
+        return {"since": commit, "why": why}
+    weightier = min(old["why"], why, key=REVIEW_WEIGHT.__getitem__)
+    return {"since": old["since"], "why": weightier}
 
 
 def match(records: Sequence[Known], sites: Sequence[RaiseSite], rules: int = 3) -> Matching:
@@ -346,15 +476,6 @@ def skeleton(record_id: str, site: RaiseSite, commit: str, repo: str | None) -> 
             "source": _source({"repo": repo} if repo else {}, site, commit)}
 
 
-def _repinned(data: dict[str, Any], site: RaiseSite, commit: str) -> dict[str, Any]:
-    """Return a record moved to `site` at `commit`, every other field kept."""
-    record = {**data, "message": site.message, "source": _source(data["source"], site, commit)}
-    if record.get("status") == "removed":
-        # Active is the default; dropping the field makes a round trip byte-identical.
-        del record["status"]
-    return record
-
-
 def _source(old: dict[str, Any], site: RaiseSite, commit: str) -> dict[str, Any]:
     """Return `old` source fields with the pin of `site` at `commit`."""
     source = {k: v for k, v in old.items() if k != "function"}
@@ -363,43 +484,6 @@ def _source(old: dict[str, Any], site: RaiseSite, commit: str) -> dict[str, Any]
     if site.function:
         source["function"] = site.function
     return source
-
-
-def load(errors_dir: Path) -> list[_File]:
-    """Return every record file in `errors_dir`, parsed; a file that is not JSON is a UserError."""
-    files = []
-    for path in sorted(errors_dir.glob("*.json")):
-        text = path.read_bytes().decode("utf-8", "surrogateescape")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise UserError(
-                f"{path}:{error.lineno}:{error.colno}: not valid JSON: {error.msg}",
-                hint="fix the record first: extract cannot tell which raise site a broken record documents",
-                page="unreadable-record",
-            ) from None
-        files.append(_File(path, text, data))
-    return files
-
-
-def load_records(content_dir: Path) -> list[tuple[str, Any]]:
-    """Return (file name, record object) for every record file in `content_dir`."""
-    return [(str(f.path), f.data) for f in load(content_dir / "errors")]
-
-
-def site_setting_repo(content_dir: Path) -> str | None:
-    """Return the `repo` setting of `content_dir/site.toml`, if any."""
-    path = content_dir / "site.toml"
-    if not path.is_file():
-        return None
-    try:
-        repo = tomllib.loads(path.read_text(encoding="utf-8")).get("repo")
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise UserError(f"{path}: not valid TOML: {error}", hint="fix the file's syntax", page="invalid-site-toml") from None
-    if not isinstance(repo, str):
-        return None
-    check_repo_name(repo)
-    return repo
 
 
 def check_repo_name(repo: str) -> None:
@@ -415,12 +499,11 @@ def _owner(data: Any, site_repo: str | None) -> str | None:
     return repo if isinstance(repo, str) else site_repo
 
 
-def _write(writes: dict[Path, str], before: dict[Path, str]) -> None:
-    """Write each file whose text differs from what it held; untouched files keep their mtime."""
+def _write(writes: dict[Path, str]) -> None:
+    """Write each file whose bytes differ from what it holds; untouched files keep their mtime."""
     for path in sorted(writes):
-        text = writes[path]
-        if before.get(path) == text:
+        data = writes[path].encode("utf-8", "surrogateescape")
+        if path.is_file() and path.read_bytes() == data:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8", "surrogateescape"))
-
+        path.write_bytes(data)

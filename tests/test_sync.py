@@ -11,7 +11,7 @@ import pytest
 from test_gitrepo import Repo
 
 from generator import extract, sync
-from generator.problems import UserError
+from generator.problems import ProblemsFound, UserError
 from generator.recordjson import dumps
 
 REPO = "owner/name"
@@ -161,7 +161,12 @@ def test_records_follow_the_code_and_keep_prose(history: tuple[Repo, str, str], 
 
     edited = after[before["n must be >= 0, got {n}"]]
     assert edited["message"] == "n must be zero or more, got {n}"
-    assert by_id[edited["id"]].note == "message edited"
+    assert by_id[edited["id"]].note == "message edited; review: message changed"
+    assert edited["variants"] == [{"message": "n must be >= 0, got {n}", "kind": "earlier", "until": second}]
+    assert edited["review"] == {"since": second, "why": "message changed"}
+    assert renamed["review"] == {"since": second, "why": "moved"}
+    assert moved["review"] == {"since": second, "why": "moved"}
+    assert "review" not in empty and "variants" not in empty
 
     for record_id in before.values():
         record = after[record_id]
@@ -293,11 +298,17 @@ def test_other_repositories_and_unknown_fields_are_left_alone(tmp_path: Path) ->
     foreign_text = json.dumps(foreign, indent=3)
     (content / "errors" / "foreign.json").write_text(foreign_text, encoding="utf-8")
 
+    mine_text = path.read_text(encoding="utf-8")
     report = run(repo, content)
     assert report.total == 1
     assert (content / "errors" / "foreign.json").read_text(encoding="utf-8") == foreign_text
+    assert path.read_text(encoding="utf-8") == mine_text
+
+    repo.write("m.py", 'def f():\n    x = 1\n    raise ValueError("v")\n')
+    repo.commit()
+    run(repo, content)
     assert json.loads(path.read_text(encoding="utf-8"))["x-custom"] == {"keep": True}
-    assert path.read_text(encoding="utf-8") == dumps({**mine, "x-custom": {"keep": True}})
+    assert path.read_text(encoding="utf-8") == dumps({**records(content)[mine["id"]], "x-custom": {"keep": True}})
 
 
 def test_site_toml_repo_is_the_default_owner(tmp_path: Path) -> None:
@@ -322,10 +333,10 @@ def test_broken_record_file_stops_the_run(tmp_path: Path) -> None:
     content = tmp_path / "content"
     (content / "errors").mkdir(parents=True)
     (content / "errors" / "bad.json").write_text('{"id": "bad",\n  oops}', encoding="utf-8")
-    with pytest.raises(UserError) as caught:
+    with pytest.raises(ProblemsFound) as caught:
         run(repo, content)
-    assert caught.value.page == "unreadable-record"
-    assert "bad.json:2:3" in caught.value.message
+    [problem] = caught.value.problems
+    assert (problem.file, problem.page) == (str(content / "errors" / "bad.json") + ":2:3", "invalid-json")
     assert sorted(p.name for p in (content / "errors").iterdir()) == ["bad.json"]
 
 
@@ -394,3 +405,105 @@ def test_identical_raises_keep_their_records_when_code_shifts_and_round_trips(tm
 def file_bytes(content: Path) -> dict[str, bytes]:
     """Return the bytes of every record file."""
     return {name: data for name, (data, _) in snapshot_files(content).items()}
+
+
+def test_commits_that_touch_no_record_move_no_pin(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f():\n    raise ValueError("one")\n\n\ndef g():\n    raise KeyError("two")\n')
+    first = repo.commit()
+    content = tmp_path / "content"
+    run(repo, content)
+    age_files(content)
+    before = snapshot_files(content)
+    repo.write("other.py", "x = 1\n")
+    repo.commit()
+    repo.write("m.py", 'def f():\n    raise ValueError("one")\n\n\ndef g():\n    y = 2\n    raise KeyError("two")\n')
+    third = repo.commit()
+
+    report = run(repo, content)
+    assert [c.id for c in report.unchanged] == [ids_by_message(content)["one"]]
+    assert len(report.repinned) == 1
+    pins = {r["message"]: r["source"]["commit"] for r in records(content).values()}
+    assert pins == {"one": first, "two": third}
+    after = snapshot_files(content)
+    unchanged = f"{ids_by_message(content)['one']}.json"
+    assert after[unchanged] == before[unchanged]
+
+
+def test_a_pin_rebased_away_is_repinned_with_the_commits_extract_wrote(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f():\n    raise ValueError("one")\n')
+    repo.commit()
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("n.py", 'def g():\n    raise KeyError("two")\n')
+    feature = repo.commit()
+    content = tmp_path / "content"
+    run(repo, content)
+    record_id = ids_by_message(content)["two"]
+    add_prose(content, record_id)
+    # As extract writes them when a message is edited on the branch: at the pin's commit.
+    path = content / "errors" / f"{record_id}.json"
+    earlier = {"message": "old two", "kind": "earlier", "until": feature}
+    path.write_text(dumps({**records(content)[record_id], "review": {"since": feature, "why": "message changed"},
+                           "variants": [earlier, {"message": "twos", "kind": "plural"}]}), encoding="utf-8")
+    repo.git("checkout", "-q", "-")
+    repo.write("n.py", 'def g():\n    raise KeyError("two")\n')
+    rebased = repo.commit("the same change, rebased")
+
+    report = run(repo, content)
+    assert len(report.repinned) == 2
+    assert [c.note for c in report.repinned] == [f"pinned commit {feature[:12]} is not in the history"] * 2
+    assert {r["source"]["commit"] for r in records(content).values()} == {rebased}
+    record = records(content)[record_id]
+    assert record["source"]["commit"] == rebased
+    assert record["review"] == {"since": rebased, "why": "message changed"} and record["meaning"] == PROSE["meaning"]
+    assert record["variants"] == [{**earlier, "until": rebased}, {"message": "twos", "kind": "plural"}]
+    age_files(content)
+    aged = snapshot_files(content)
+    assert run(repo, content).repinned == ()
+    assert snapshot_files(content) == aged
+
+
+def test_edited_message_keeps_its_old_wording_and_other_variants(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f(n):\n    raise ValueError(f"bad count {n}")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    run(repo, content)
+    [record_id] = ids_by_message(content).values()
+    plural = {"message": "bad counts {n}", "kind": "plural"}
+    path = content / "errors" / f"{record_id}.json"
+    analysis = {"by": "human", "date": "2026-12-01", "commit": "abc1234"}
+    path.write_text(dumps({**records(content)[record_id], "variants": [plural], "meaning": "Prose.", "analysis": analysis}),
+                    encoding="utf-8")
+    repo.write("m.py", 'def f(n):\n    raise ValueError(f"bad count: {n}")\n')
+    second = repo.commit()
+    run(repo, content)
+    record = records(content)[record_id]
+    assert record["variants"] == [plural, {"message": "bad count {n}", "kind": "earlier", "until": second}]
+    assert record["review"] == {"since": second, "why": "message changed"}
+
+    repo.write("m.py", 'def f(n):\n    y = n\n    raise ValueError(f"bad count {n}")\n')
+    third = repo.commit()
+    run(repo, content)
+    record = records(content)[record_id]
+    assert record["message"] == "bad count {n}"
+    assert record["variants"] == [plural, {"message": "bad count: {n}", "kind": "earlier", "until": third}]
+    assert record["review"] == {"since": second, "why": "message changed"}
+    assert record["meaning"] == "Prose."
+    assert record["analysis"] == analysis
+
+
+def test_a_record_whose_pin_is_not_a_commit_id_is_repinned(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f():\n    raise ValueError("one")\n\n\ndef g():\n    raise KeyError("two")\n')
+    head = repo.commit()
+    content = tmp_path / "content"
+    run(repo, content)
+    for record_id, pin in zip(sorted(records(content)), (12345, "not\na commit")):
+        path = content / "errors" / f"{record_id}.json"
+        data = records(content)[record_id]
+        path.write_text(dumps({**data, "source": {**data["source"], "commit": pin}}), encoding="utf-8")
+    report = run(repo, content)
+    assert len(report.repinned) == 2
+    assert {r["source"]["commit"] for r in records(content).values()} == {head}

@@ -1,0 +1,248 @@
+"""`check --source`: records against the code, and how much of the code the site explains.
+
+Three questions, one report:
+
+1. Is each active record's pin still good? Its commit must be in the history
+   of HEAD (a pin rebased or squashed away gives one problem per commit, with
+   the number of records pinned to it; in a shallow clone, commits it lacks
+   give one problem that names the fix), its snippet must be the file's lines
+   at that commit, and its line must be on a raise.
+2. Which raise sites at HEAD does no record document?
+3. How many pages are written, and how many need another look (`review`)?
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import gitrepo, sync
+from .extract import RaiseSite, decode_source, file_lines, scan_files, split_lines
+from .files import FileFilter
+from .model import Record, Site, SourceSettings
+from .problems import Invalid, Problem
+
+
+@dataclass(frozen=True)
+class SourceReport:
+    """What `check --source` found: bad pins, undocumented raise sites, and what is written."""
+
+    commit: str
+    """The commit (HEAD of the checkout) whose raise sites were counted."""
+    problems: tuple[Problem, ...]
+    """Unreachable pins, a shallow clone, and records whose snippet or line do not match their file."""
+    undocumented: tuple[RaiseSite, ...]
+    """Raise sites at `commit` that no active record documents."""
+    sites: int
+    """All raise sites at `commit`."""
+    records: int
+    """Active records of this repository."""
+    written: int
+    """Active records with prose."""
+    review: int
+    """Active records whose prose needs another look since their code changed."""
+    strict: bool
+    """Whether undocumented sites are an error."""
+    min_written: float | None = None
+    """The least share of written pages, in percent, below which the check fails."""
+
+    @property
+    def documented(self) -> int:
+        """Return how many raise sites some record documents."""
+        return self.sites - len(self.undocumented)
+
+    @property
+    def coverage(self) -> float:
+        """Return documented sites / all sites (1.0 when there are none)."""
+        return self.documented / self.sites if self.sites else 1.0
+
+    @property
+    def written_share(self) -> float:
+        """Return written records / active records (1.0 when there are none)."""
+        return self.written / self.records if self.records else 1.0
+
+    @property
+    def too_few_written(self) -> bool:
+        """Return whether fewer pages are written than `min_written` asks."""
+        return self.min_written is not None and self.written_share * 100 < self.min_written
+
+    @property
+    def failed(self) -> bool:
+        """Return whether the check fails (exit status 1)."""
+        return bool(self.problems) or (self.strict and bool(self.undocumented)) or self.too_few_written
+
+    def lines(self) -> list[str]:
+        """Return the lines that list undocumented sites and give the counts."""
+        out = [f"undocumented: {s.path}:{s.line}: {s.exception}: {s.message}" for s in self.undocumented]
+        out.append(f"raise sites: {self.sites} at {self.commit[:12]}, {self.documented} documented"
+                   f" (documentation coverage {self.coverage:.1%})")
+        out.append(f"records: {self.records} active")
+        out.append(f"pages written (with prose): {self.written} of {self.records} ({self.written_share:.1%})"
+                   + (f"; at least {self.min_written:g}% wanted" if self.min_written is not None else ""))
+        out.append(f"pages needing review: {self.review}")
+        return out
+
+
+def check_source(
+    site: Site, repo_dir: Path, settings: SourceSettings, *, strict: bool = False, min_written: float | None = None,
+) -> SourceReport:
+    """Return the pin problems of the site's active records and the raise sites at HEAD no record documents.
+
+    Records whose `source.repo` names another repository than the site's
+    `repo` are not checked.
+    """
+    # The snapshot first: it names a missing folder or a non-repository plainly.
+    snap = gitrepo.snapshot(repo_dir, "HEAD", FileFilter.of_settings(settings))
+    mine = [r for r in site.records if r.status != "removed"
+            and (site.config.repo is None or r.source.repo in (None, site.config.repo))]
+    history = gitrepo.history(repo_dir, snap.commit, (r.source.commit for r in mine))
+    problems = _history_problems(repo_dir, snap.commit, mine, history)
+    pinned = [r for r in mine if r.source.commit in history.reachable]
+    names = [f"{r.source.commit}:{r.source.path}" for r in pinned]
+    contents = gitrepo.read_objects(repo_dir, sorted(set(names)))
+    files = {name: _PinnedFile.of(content) for name, content in contents.items()}
+    problems += [p for record, name in zip(pinned, names) for p in _drift(record, files[name])]
+    scan = scan_files(snap.files, settings.asserts)
+    known = [sync.Known(r.id, r.exception, r.message, r.source.path, r.source.function or "", r.source.line, True)
+             for r in mine]
+    undocumented = sync.match(known, scan.sites, rules=2).sites
+    return SourceReport(
+        snap.commit, tuple(problems), tuple(undocumented), len(scan.sites), len(mine),
+        sum(r.written for r in mine), sum(r.review is not None for r in mine), strict, min_written,
+    )
+
+
+def _history_problems(repo_dir: Path, head: str, records: list[Record], history: gitrepo.History) -> list[Problem]:
+    """Return one problem per pinned commit outside HEAD's history, or one for a shallow clone lacking commits."""
+    outside: dict[str, list[Record]] = defaultdict(list)
+    for record in records:
+        if record.source.commit not in history.reachable:
+            outside[record.source.commit].append(record)
+    if not outside:
+        return []
+    try:
+        if history.shallow:
+            _shallow(len(outside), sum(len(group) for group in outside.values()))
+    except Invalid as error:
+        return [Problem.of(str(repo_dir), "", error)]
+    problems = []
+    for commit, group in sorted(outside.items()):
+        try:
+            _unreachable(commit, head, len(group), group[0].file, commit in history.missing)
+        except Invalid as error:
+            # One problem for many records: it is placed at their folder, and names the first file.
+            problems.append(Problem.of(str(Path(group[0].file).parent), "", error))
+    return problems
+
+
+def _shallow(commits: int, records: int) -> None:
+    """Raise: a shallow clone lacks the commits records are pinned to."""
+    raise Invalid(
+        f"this clone is shallow: {records} record{'s are' if records != 1 else ' is'} pinned to"
+        f" {commits} commit{'s' if commits != 1 else ''} outside its history, so their pins cannot be checked",
+        hint="check with the full history: `git fetch --unshallow`, or in GitHub Actions"
+        " give actions/checkout `fetch-depth: 0`",
+        page="shallow-clone",
+    )
+
+
+def _unreachable(commit: str, head: str, count: int, first: str, missing: bool) -> None:
+    """Raise: `count` records are pinned to a commit that is not in the history of HEAD."""
+    why = "this clone does not have it" if missing else f"it is not an ancestor of HEAD ({head[:12]})"
+    raise Invalid(
+        f"{count} record{'s are' if count != 1 else ' is'} pinned to commit {commit[:12]}, which is not in"
+        f" the history of HEAD ({why}; rebased or squashed away?), first {first}",
+        hint="re-pin them with `errorsite extract REPO_DIR` and commit the records;"
+        " their source links would 404 once the branch is gone",
+        page="unreachable-pin",
+    )
+
+
+@dataclass(frozen=True)
+class _PinnedFile:
+    """One file at one commit, read once however many records point into it."""
+
+    lines: tuple[str, ...]
+    """The file's lines with their line breaks."""
+    raise_lines: frozenset[int]
+    """Every line that a raise or assert statement starts on or spans."""
+    error: str | None
+    """Why the file could not be found, decoded or parsed, if it could not."""
+
+    @classmethod
+    def of(cls, content: bytes | None) -> _PinnedFile:
+        """Return the lines and raise lines of a file's content (None: no such file)."""
+        if content is None:
+            return cls((), frozenset(), "there is no such file at that commit")
+        try:
+            text = decode_source(content)
+        except (SyntaxError, ValueError) as error:
+            return cls((), frozenset(), f"cannot decode the file: {error}")
+        lines = tuple(file_lines(text))
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError) as error:
+            return cls(lines, frozenset(), f"the file does not parse: {error}")
+        spans = (range(n.lineno, (n.end_lineno or n.lineno) + 1)
+                 for n in ast.walk(tree) if isinstance(n, (ast.Raise, ast.Assert)))
+        return cls(lines, frozenset(line for span in spans for line in span), None)
+
+
+def _drift(record: Record, file: _PinnedFile) -> list[Problem]:
+    """Return the problems of one record's pin against the file at its commit."""
+    where = f"{record.source.path} at {record.source.commit}"
+    try:
+        _found(file, where)
+    except Invalid as error:
+        return [Problem.of(record.file, "/source/path", error)]
+    problems = []
+    for pointer, check in (("/source/snippet/code", _same_snippet), ("/source/line", _on_a_raise)):
+        try:
+            check(record, file, where)
+        except Invalid as error:
+            problems.append(Problem.of(record.file, pointer, error))
+    return problems
+
+
+def _found(file: _PinnedFile, where: str) -> None:
+    """Raise unless the pinned file could be read."""
+    if not file.lines and file.error:
+        raise Invalid(
+            f"{where}: {file.error}",
+            hint="check the record's source.path, or re-pin the record with `errorsite extract`",
+            page="source-not-found",
+        )
+
+
+def _same_snippet(record: Record, file: _PinnedFile, where: str) -> None:
+    """Raise unless the snippet is exactly the file's lines from its start."""
+    start, code = record.source.snippet.start, record.source.snippet.code
+    wanted = split_lines(code)
+    actual = list(file.lines[start - 1:start - 1 + len(wanted)])
+    if len(actual) == len(wanted):
+        actual[-1] = actual[-1].removesuffix("\n").removesuffix("\r")
+    if code == "".join(actual):
+        return
+    for offset, line in enumerate(wanted):
+        have = actual[offset] if offset < len(actual) else None
+        if have != line:
+            break
+    file_text = "(end of file)" if have is None else repr(have)
+    raise Invalid(
+        f"snippet drifted from {where}: line {start + offset} of the file is {file_text}, the snippet has {line!r}",
+        hint="re-pin the record with `errorsite extract`",
+        page="snippet-drift",
+    )
+
+
+def _on_a_raise(record: Record, file: _PinnedFile, where: str) -> None:
+    """Raise when `source.line` is not on a raise or assert statement."""
+    if record.source.line in file.raise_lines:
+        return
+    raise Invalid(
+        f"{where}: " + (file.error or f"line {record.source.line} is not a raise statement"),
+        hint="re-pin the record with `errorsite extract`",
+        page="line-not-a-raise",
+    )
