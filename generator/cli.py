@@ -108,6 +108,7 @@ def _file_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="files to skip, added to the defaults: " + " ".join(files.DEFAULT_EXCLUDE))
     parser.add_argument("--asserts", action="store_true", help='also record `assert cond, "message"` as AssertionError')
+    parser.add_argument("--warnings", action="store_true", help='also record `warnings.warn("message", Category)` calls')
 
 
 def _content_option(parser: argparse.ArgumentParser) -> None:
@@ -190,7 +191,7 @@ def run_check(args: argparse.Namespace) -> int:
         return 0
     report = extract.check_source(
         [(raw.file, raw.data) for raw in content.records], args.source, repo=site.config.repo,
-        include=args.include, exclude=args.exclude, asserts=args.asserts, strict=args.strict,
+        include=args.include, exclude=args.exclude, asserts=args.asserts, warns=args.warnings, strict=args.strict,
     )
     for problem in sorted(report.problems):
         print(problem, file=sys.stderr)
@@ -204,7 +205,7 @@ def run_extract(args: argparse.Namespace) -> int:
     from . import extract
 
     report = extract.run(args.repo_dir, args.commit, args.repo, args.content,
-                         args.include, args.exclude, args.asserts)
+                         args.include, args.exclude, args.asserts, args.warnings)
     for line in report.lines(args.verbose):
         print(line)
     return 0

@@ -40,7 +40,7 @@ from .messages import (
 )
 from .model import Variant
 from .problems import Invalid, Problem
-from .raisers import OWN_MESSAGE_METHODS, ClassInfo, Function, ParsedFile, Raiser, Repository, body_nodes, module_name
+from .raisers import OWN_MESSAGE_METHODS, ClassInfo, Function, ParsedFile, Raiser, Repository, body_nodes, module_name, with_hole
 from .sync import ExtractReport
 
 SNIPPET_MAX_LINES = 40
@@ -489,7 +489,7 @@ class _Finder:
             target = self.repo.callee(call, where, self.file)
             raiser = self.repo.raiser(target)
             if raiser is not None and not raiser.returns:
-                found = self._helper_call(call, target, raiser, qualname, scope, names)
+                found = self._helper_call(call, target, raiser, qualname, scope, where, names)
                 if found is not None:
                     yield found
 
@@ -542,7 +542,7 @@ class _Finder:
         return self._site(stmt, qualname, scope, "AssertionError", found, "assert")
 
     def _helper_call(self, call: ast.Call, target: Function | None, raiser: Raiser, qualname: str,
-                     scope: tuple[int, int] | None, names: Names) -> RaiseSite | Skipped | None:
+                     scope: tuple[int, int] | None, where: Function | None, names: Names) -> RaiseSite | Skipped | None:
         """Return the site of a raising helper's call, or None when its message is not spelled out there.
 
         A call with a computed message is not listed as skipped: unlike a
@@ -551,8 +551,10 @@ class _Finder:
         is not a place of its own.
         """
         argument = self.repo.argument(call, target, raiser)
-        found = None if argument is None else message(argument, self.file.source, names)
-        if argument is None or found is None:
+        if argument is None or (where is not None and with_hole(argument, where) is not None):
+            return None
+        found = message(argument, self.file.source, names)
+        if found is None:
             return None
         if isinstance(argument, ast.Constant) and not _reads_as_message(found.text):
             return None  # a key or a name handed to a method that happens to raise with it

@@ -383,13 +383,13 @@ class Repository:
         argument = self._message_argument(call, info)
         if argument is None:
             return None
-        found = _with_hole(argument, function)
+        found = with_hole(argument, function)
         return None if found is None else Raiser(exception, found[0], found[1], returns)
 
     def _passed_on(self, call: ast.Call, inner: Raiser, function: Function, returns: bool) -> Raiser | None:
         """Return the Raiser of `function` when it passes one of its parameters on as `inner`'s message."""
         argument = self.argument(call, self.callee(call, function, function.file), inner)
-        found = None if argument is None else _with_hole(argument, function)
+        found = None if argument is None else with_hole(argument, function)
         if found is None:
             return None
         return Raiser(inner.exception, inner.wrap.replace(HOLE, found[0]), found[1], returns)
@@ -452,14 +452,21 @@ class _Shape:
         return cls(tuple(raised), tuple(returned), tuple(calls))
 
 
-def _with_hole(argument: ast.expr, function: Function) -> tuple[str, str] | None:
-    """Return (template with HOLE, parameter) when an argument is built from exactly one of the parameters."""
+def with_hole(argument: ast.expr, function: Function) -> tuple[str, str] | None:
+    """Return (template with HOLE, parameter) when an argument carries one of the function's parameters as its message.
+
+    The parameter is the message when it is the whole argument, starts it
+    (`f"{msg} (at {where})"`), or has a message's name (`"failed: " + text`);
+    `f"cannot read {path}"` only mentions a value.
+    """
     for param in function.holes:
         try:
             text = template(argument, function.file.source, frozenset({param}))
         except RecursionError:
             return None
-        if text is not None and text.count(HOLE) == 1:
+        if text is None or text.count(HOLE) != 1:
+            continue
+        if text.startswith(HOLE) or MESSAGE_PARAMETER.search(param):
             return text, param
     return None
 

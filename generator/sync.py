@@ -342,17 +342,34 @@ def _hash(text: str) -> str:
 
 def skeleton(record_id: str, site: RaiseSite, commit: str, repo: str | None) -> dict[str, Any]:
     """Return a new record for `site` with no prose."""
-    return {"id": record_id, "exception": site.exception, "message": site.message,
-            "source": _source({"repo": repo} if repo else {}, site, commit)}
+    return with_variants({"id": record_id, "exception": site.exception, "message": site.message,
+                          "source": _source({"repo": repo} if repo else {}, site, commit)}, site)
 
 
 def _repinned(data: dict[str, Any], site: RaiseSite, commit: str) -> dict[str, Any]:
     """Return a record moved to `site` at `commit`, every other field kept."""
-    record = {**data, "message": site.message, "source": _source(data["source"], site, commit)}
+    record = with_variants({**data, "message": site.message, "source": _source(data["source"], site, commit)}, site)
     if record.get("status") == "removed":
         # Active is the default; dropping the field makes a round trip byte-identical.
         del record["status"]
     return record
+
+
+SITE_VARIANT_KINDS = ("plural", "alternative")
+"""Variant kinds the code gives (extract keeps them current); others (`earlier`) are kept as they are."""
+
+
+def with_variants(record: dict[str, Any], site: RaiseSite) -> dict[str, Any]:
+    """Return `record` with the site's plural and alternative wordings as its variants, other variants kept after them."""
+    old = record.get("variants", [])
+    if not isinstance(old, list):
+        return record  # not a list: check reports it; extract does not guess what was meant
+    kept = [v for v in old if not (isinstance(v, dict) and v.get("kind") in SITE_VARIANT_KINDS)]
+    variants = [{"message": v.message, "kind": v.kind} for v in site.variants] + kept
+    updated = {k: v for k, v in record.items() if k != "variants"}
+    if variants:
+        updated["variants"] = variants
+    return updated
 
 
 def _source(old: dict[str, Any], site: RaiseSite, commit: str) -> dict[str, Any]:
