@@ -35,7 +35,7 @@ from pathlib import Path
 from . import gitrepo, sync
 from .files import FileFilter
 from .messages import (
-    HOLE, Message, Names, Source, assignments, decode_source, dotted, file_lines, first_message, inline, message, plain,
+    HOLE, MAX_VARIANTS, Message, Names, Source, assignments, decode_source, dotted, file_lines, first_message, inline, message, plain,
     says_something, split_lines, strip_break,
 )
 from .model import Variant
@@ -57,6 +57,9 @@ MAX_FILE_BYTES = 5_000_000
 
 SITE_KINDS = ("raise", "variable", "helper", "class", "assert", "warning")
 """How a site was found, for counting (`Scan.by_kind`); docs/extract.md describes each."""
+
+_MESSAGE_FIELD = re.compile(r"(?<!\{)\{(?:self\.)?(?:message|msg)\}(?!\})")
+"""The field an exception class's own message puts the message it was given in."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -336,7 +339,8 @@ def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = 
             else:
                 (skipped if isinstance(found, Skipped) else failures).append(found)
     repo = Repository(parsed)
-    sites, own = _own_messages(repo)
+    own = _own_messages(repo)
+    sites = [site for found in own.values() for site in found]
     mapped: list[Mapped] = []
     for file in parsed:
         finder = _Finder(repo, file, own, asserts, warns)
@@ -381,14 +385,13 @@ def _parse(path: str, data: bytes) -> ParsedFile | Skipped | ParseFailure:
     return ParsedFile(path, module_name(path), tree, Source(text), Names({}, assignments(tree.body)))
 
 
-def _own_messages(repo: Repository) -> tuple[list[RaiseSite], dict[int, RaiseSite]]:
-    """Return the sites of the templates exception classes build themselves, and each class's first, by `id()` of the class.
+def _own_messages(repo: Repository) -> dict[int, list[RaiseSite]]:
+    """Return the sites of the templates each exception class builds itself, by `id()` of the class.
 
     The places are an `__init__` passing a template to the base class, and
     each `return` of a template in `format_message` or `__str__`.
     """
-    sites: list[RaiseSite] = []
-    first: dict[int, RaiseSite] = {}
+    found: dict[int, list[RaiseSite]] = {}
     for info in repo.classes:
         if not repo.is_exception(info):
             continue
@@ -407,9 +410,8 @@ def _own_messages(repo: Repository) -> tuple[list[RaiseSite], dict[int, RaiseSit
             except RecursionError:
                 continue
             if site is not None:
-                sites.append(site)
-                first.setdefault(id(info), site)
-    return sites, first
+                found.setdefault(id(info), []).append(site)
+    return found
 
 
 def _base_init_calls(init: Function) -> Iterator[tuple[ast.Call, ast.expr]]:
@@ -446,7 +448,7 @@ def _own_site(method: Function, node: ast.AST, argument: ast.expr, info: ClassIn
 class _Finder:
     """Finds the sites of one file: raises, helper calls, raises through helpers and factories, warnings."""
 
-    def __init__(self, repo: Repository, file: ParsedFile, own: Mapping[int, RaiseSite],
+    def __init__(self, repo: Repository, file: ParsedFile, own: Mapping[int, list[RaiseSite]],
                  asserts: bool, warns: bool) -> None:
         self.repo, self.file, self.own, self.asserts, self.warns = repo, file, own, asserts, warns
         self._names: dict[int, Names] = {}
@@ -504,7 +506,7 @@ class _Finder:
             if raiser is not None and argument is not None:
                 found = message(argument, self.file.source, names)
                 if found is not None:
-                    return self._site(stmt, qualname, scope, raiser.exception, _wrapped(found, raiser), "helper")
+                    return self._site(stmt, qualname, scope, raiser.exception, _wrapped(found, raiser), "helper", raiser.cls)
         if exc is None:
             return Skipped(self.file.path, stmt.lineno, "bare raise (re-raises the current exception)")
         if not isinstance(exc, ast.Call):
@@ -520,7 +522,7 @@ class _Finder:
         if found is None:
             reason = "no message" if not exc.args and not exc.keywords else "message computed elsewhere"
             return self._mapped(stmt, exc.func) or Skipped(self.file.path, stmt.lineno, reason)
-        return self._site(stmt, qualname, scope, exception, found, kind)
+        return self._site(stmt, qualname, scope, exception, found, kind, self.repo.resolve_class(exc.func, self.file))
 
     def _mapped(self, stmt: ast.Raise, node: ast.expr) -> Mapped | None:
         """Return the mapping of a raise without a message to its class's own-message site, if it has one."""
@@ -529,7 +531,7 @@ class _Finder:
             return None
         for current in self.repo.lineage(info):
             if id(current) in self.own:
-                site = self.own[id(current)]
+                site = self.own[id(current)][0]
                 return Mapped(self.file.path, stmt.lineno, dotted(node) or info.qualname, f"{site.path}:{site.line}")
         return None
 
@@ -558,7 +560,7 @@ class _Finder:
             return None
         if isinstance(argument, ast.Constant) and not _reads_as_message(found.text):
             return None  # a key or a name handed to a method that happens to raise with it
-        return self._site(call, qualname, scope, raiser.exception, _wrapped(found, raiser), "helper")
+        return self._site(call, qualname, scope, raiser.exception, _wrapped(found, raiser), "helper", raiser.cls)
 
     def _is_warn(self, call: ast.Call) -> bool:
         """Return whether a call is `warnings.warn(...)` (or `warn` imported from warnings)."""
@@ -580,13 +582,32 @@ class _Finder:
         return self._site(call, qualname, scope, exception, found, "warning")
 
     def _site(self, node: ast.AST, qualname: str, scope: tuple[int, int] | None, exception: str,
-              found: Message, kind: str) -> RaiseSite | Skipped:
+              found: Message, kind: str, cls: ClassInfo | None = None) -> RaiseSite | Skipped:
         """Return the site at `node`, or why its message cannot be a record's."""
         if not found.text:
             return Skipped(self.file.path, node.lineno, "empty message")
         if len(found.text) > MESSAGE_MAX:
             return Skipped(self.file.path, node.lineno, f"message longer than {MESSAGE_MAX:,} characters")
+        if cls is not None:
+            found = self._as_printed(found, cls)
         return _make_site(self.file, node, qualname, scope, exception, found, kind)
+
+    def _as_printed(self, found: Message, cls: ClassInfo) -> Message:
+        """Return a message with the wordings its class prints it in as alternatives.
+
+        A class whose own message puts the given one in a field of its own
+        (`"Invalid value for {param_hint}: {message}"`, `f"{msg} (at {where})"`)
+        prints the site's message inside that text: what a user pastes.
+        """
+        for current in self.repo.lineage(cls):
+            own = self.own.get(id(current))
+            if own is None:
+                continue
+            printed = [Variant(_MESSAGE_FIELD.sub(lambda _: found.text, text), "alternative")
+                       for site in own for text in [site.message, *(v.message for v in site.variants)]
+                       if _MESSAGE_FIELD.search(text)]
+            return Message(found.text, _unique_variants(found.text, [*found.variants, *printed]))
+        return found
 
 
 def _make_site(file: ParsedFile, node: ast.AST, qualname: str, scope: tuple[int, int] | None,
@@ -594,6 +615,16 @@ def _make_site(file: ParsedFile, node: ast.AST, qualname: str, scope: tuple[int,
     """Return the site of a message at a node, with its snippet."""
     start, code = _snippet(file.source, node, scope)
     return RaiseSite(file.path, node.lineno, qualname, exception, found.text, start, code, found.variants, kind)
+
+
+def _unique_variants(text: str, variants: Iterable[Variant]) -> tuple[Variant, ...]:
+    """Return variants without repeats or copies of the message, at most MAX_VARIANTS."""
+    seen, kept = {text}, []
+    for variant in variants:
+        if variant.message not in seen:
+            seen.add(variant.message)
+            kept.append(variant)
+    return tuple(kept[:MAX_VARIANTS])
 
 
 def _wrapped(found: Message, raiser: Raiser) -> Message:

@@ -100,6 +100,8 @@ class Raiser:
     """The parameter that carries the message."""
     returns: bool
     """A factory: the function returns the exception, the caller raises it."""
+    cls: ClassInfo | None = None
+    """The exception's class, when it is one of the repository's."""
 
 
 def body_nodes(body: Iterable[ast.stmt]) -> Iterator[ast.AST]:
@@ -384,7 +386,7 @@ class Repository:
         if argument is None:
             return None
         found = with_hole(argument, function)
-        return None if found is None else Raiser(exception, found[0], found[1], returns)
+        return None if found is None else Raiser(exception, found[0], found[1], returns, info)
 
     def _passed_on(self, call: ast.Call, inner: Raiser, function: Function, returns: bool) -> Raiser | None:
         """Return the Raiser of `function` when it passes one of its parameters on as `inner`'s message."""
@@ -392,7 +394,7 @@ class Repository:
         found = None if argument is None else with_hole(argument, function)
         if found is None:
             return None
-        return Raiser(inner.exception, inner.wrap.replace(HOLE, found[0]), found[1], returns)
+        return Raiser(inner.exception, inner.wrap.replace(HOLE, found[0]), found[1], returns, inner.cls)
 
     def argument(self, call: ast.Call, target: Function | None, raiser: Raiser) -> ast.expr | None:
         """Return the argument of a call that the callee's message parameter receives."""
