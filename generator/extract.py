@@ -26,6 +26,7 @@ function shows the same window clipped to the file.
 from __future__ import annotations
 
 import ast
+import gc
 import re
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -35,7 +36,7 @@ from pathlib import Path
 from . import gitrepo, sync
 from .files import FileFilter
 from .messages import (
-    HOLE, MAX_VARIANTS, Message, Names, Source, assignments, decode_source, dotted, file_lines, first_message, inline, message, plain,
+    HOLE, MAX_VARIANTS, Message, Names, Source, decode_source, dotted, file_lines, first_message, inline, message, plain,
     says_something, split_lines, strip_break,
 )
 from .model import Variant
@@ -326,6 +327,18 @@ def _on_a_raise(source: dict, file: _PinnedFile, where: str) -> None:
 
 def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = False) -> Scan:
     """Return the raise sites, skipped raises and parse failures of `files`, in path order."""
+    collecting = gc.isenabled()
+    # Every tree stays alive until the end; the collector would walk them all again and again for nothing.
+    gc.disable()
+    try:
+        return _scan(files, asserts, warns)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool) -> Scan:
+    """Return what `scan_files` returns."""
     parsed: list[ParsedFile] = []
     skipped: list[Skipped] = []
     failures: list[ParseFailure] = []
@@ -336,8 +349,10 @@ def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = 
             found = _parse(path, files[path])
             if isinstance(found, ParsedFile):
                 parsed.append(found)
+            elif isinstance(found, Skipped):
+                skipped.append(found)
             else:
-                (skipped if isinstance(found, Skipped) else failures).append(found)
+                failures.append(found)
     repo = Repository(parsed)
     own = _own_messages(repo)
     sites = [site for found in own.values() for site in found]
@@ -382,7 +397,7 @@ def _parse(path: str, data: bytes) -> ParsedFile | Skipped | ParseFailure:
         return ParseFailure(path, "expressions nested too deeply to parse")
     except (ValueError, MemoryError) as error:
         return ParseFailure(path, str(error) or type(error).__name__)
-    return ParsedFile(path, module_name(path), tree, Source(text), Names({}, assignments(tree.body)))
+    return ParsedFile(path, module_name(path), tree, Source(text), Names(tree.body))
 
 
 def _own_messages(repo: Repository) -> dict[int, list[RaiseSite]]:
@@ -395,7 +410,7 @@ def _own_messages(repo: Repository) -> dict[int, list[RaiseSite]]:
     for info in repo.classes:
         if not repo.is_exception(info):
             continue
-        places: list[tuple[Function, ast.AST, ast.expr]] = []
+        places: list[tuple[Function, ast.stmt | ast.expr, ast.expr]] = []
         init = info.methods.get("__init__")
         if init is not None:
             places += [(init, call, arg) for call, arg in _base_init_calls(init)]
@@ -432,7 +447,7 @@ def _base_init_calls(init: Function) -> Iterator[tuple[ast.Call, ast.expr]]:
             yield node, args[0]
 
 
-def _own_site(method: Function, node: ast.AST, argument: ast.expr, info: ClassInfo) -> RaiseSite | None:
+def _own_site(method: Function, node: ast.stmt | ast.expr, argument: ast.expr, info: ClassInfo) -> RaiseSite | None:
     """Return the site of a template an exception class builds itself, else None."""
     source = method.file.source
     names = method.names()
@@ -463,37 +478,54 @@ class _Finder:
         return self._names[id(where)]
 
     def sites(self) -> Iterator[RaiseSite | Skipped | Mapped]:
-        """Yield every site, skipped raise and mapped raise of the file."""
+        """Yield every site, skipped raise and mapped raise of the file.
+
+        Raises and asserts come from the statements; calls from each
+        function's shape (walked once for finding helpers) and, outside
+        functions, from the statements themselves.
+        """
         for stmt, qualname, scope, function in _statements(self.file.tree.body, (), None, None):
             where = self.repo.by_node.get(id(function)) if function is not None else None
+            if where is not None and not isinstance(stmt, (ast.Raise, ast.Assert)):
+                continue
             try:
                 yield from self._statement(stmt, qualname, scope, where)
             except RecursionError:
                 yield Skipped(self.file.path, stmt.lineno, "expression nested too deeply to read")
+        for function in self.repo.functions_in(self.file):
+            shape = self.repo.shapes[id(function)]
+            for call in (*shape.calls, *shape.returned):
+                try:
+                    yield from self._call(call, function.qualname, _scope(function), function)
+                except RecursionError:
+                    yield Skipped(self.file.path, call.lineno, "expression nested too deeply to read")
 
     def _statement(self, stmt: ast.stmt, qualname: str, scope: tuple[int, int] | None,
                    where: Function | None) -> Iterator[RaiseSite | Skipped | Mapped]:
         """Yield the sites of one simple statement."""
-        names = self.names(where)
         if isinstance(stmt, ast.Raise):
-            yield self._raise(stmt, qualname, scope, where, names)
+            yield self._raise(stmt, qualname, scope, where, self.names(where))
             return
         if isinstance(stmt, ast.Assert):
             if self.asserts and stmt.msg is not None:
                 yield self._assert(stmt, qualname, scope)
             return
         for call in body_nodes([stmt]):
-            if not isinstance(call, ast.Call):
-                continue
-            if self.warns and self._is_warn(call):
-                yield self._warning(call, qualname, scope, names)
-                continue
-            target = self.repo.callee(call, where, self.file)
-            raiser = self.repo.raiser(target)
-            if raiser is not None and not raiser.returns:
-                found = self._helper_call(call, target, raiser, qualname, scope, where, names)
-                if found is not None:
-                    yield found
+            if isinstance(call, ast.Call):
+                yield from self._call(call, qualname, scope, where)
+
+    def _call(self, call: ast.Call, qualname: str, scope: tuple[int, int] | None,
+              where: Function | None) -> Iterator[RaiseSite | Skipped]:
+        """Yield the site of a call: a warning, or a raising helper's call with its message spelled out."""
+        if self.warns and self._is_warn(call):
+            yield self._warning(call, qualname, scope, self.names(where))
+            return
+        target = self.repo.callee(call, where, self.file)
+        raiser = self.repo.raiser(target)
+        if raiser is not None and not raiser.returns:
+            found = self._helper_call(call, target, raiser, qualname, scope, where, self.names(where))
+            if found is not None:
+                yield found
 
     def _raise(self, stmt: ast.Raise, qualname: str, scope: tuple[int, int] | None,
                where: Function | None, names: Names) -> RaiseSite | Skipped | Mapped:
@@ -581,7 +613,7 @@ class _Finder:
             return Skipped(self.file.path, call.lineno, "warning message or category computed elsewhere")
         return self._site(call, qualname, scope, exception, found, "warning")
 
-    def _site(self, node: ast.AST, qualname: str, scope: tuple[int, int] | None, exception: str,
+    def _site(self, node: ast.stmt | ast.expr, qualname: str, scope: tuple[int, int] | None, exception: str,
               found: Message, kind: str, cls: ClassInfo | None = None) -> RaiseSite | Skipped:
         """Return the site at `node`, or why its message cannot be a record's."""
         if not found.text:
@@ -610,7 +642,7 @@ class _Finder:
         return found
 
 
-def _make_site(file: ParsedFile, node: ast.AST, qualname: str, scope: tuple[int, int] | None,
+def _make_site(file: ParsedFile, node: ast.stmt | ast.expr, qualname: str, scope: tuple[int, int] | None,
                exception: str, found: Message, kind: str) -> RaiseSite:
     """Return the site of a message at a node, with its snippet."""
     start, code = _snippet(file.source, node, scope)
@@ -674,7 +706,7 @@ def _child_bodies(stmt: ast.AST) -> Iterable[list[ast.stmt]]:
             yield child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child]
 
 
-def _snippet(source: Source, stmt: ast.AST, scope: tuple[int, int] | None) -> tuple[int, str]:
+def _snippet(source: Source, stmt: ast.stmt | ast.expr, scope: tuple[int, int] | None) -> tuple[int, str]:
     """Return (start line, code) of the snippet shown for a raise statement (or call)."""
     if scope is not None and scope[1] - scope[0] + 1 <= SNIPPET_MAX_LINES:
         first, last = scope

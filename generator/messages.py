@@ -67,14 +67,23 @@ class Assigned:
     """The statement list the assignment is in: a later one in the same list replaces it."""
 
 
-@dataclass(frozen=True, slots=True)
 class Names:
-    """Template assignments visible where a message is built, for following variables."""
+    """Template assignments visible where a message is built, for following variables.
 
-    local: Mapping[str, tuple[Assigned, ...]] = field(default_factory=dict)
-    """Each local name with every value plain assignments give it, in order; () for a name bound another way."""
-    module: Mapping[str, tuple[Assigned, ...]] = field(default_factory=dict)
-    """The same for the module's top-level names (constants)."""
+    A function's assignments are read only when a message first needs them:
+    most raises spell their message out.
+    """
+
+    def __init__(self, body: Sequence[ast.stmt] = (), params: Iterable[str] = (), module: Names | None = None) -> None:
+        self._body = body
+        self._params = tuple(params)
+        self.module = module
+        """The module's names (constants), for a function's."""
+
+    @cached_property
+    def local(self) -> Mapping[str, tuple[Assigned, ...]]:
+        """Return each name the body binds, with every value plain assignments give it; () for a name bound another way or a parameter."""
+        return {**{param: () for param in self._params}, **assignments(self._body)}
 
     def values(self, name: str, line: int | None = None) -> tuple[ast.expr, ...]:
         """Return the values `name` may hold at `line` (local first), or () when it cannot be followed.
@@ -82,10 +91,11 @@ class Names:
         Only local assignments before the line count; when one is in a
         statement list that holds the line, the last such one alone does
         (straight-line code replaces what came before), else all of them
-        (branches that each assign it).
+        (branches that each assign it). A module's names are read whole: a
+        function runs after the module has run.
         """
         if name not in self.local:
-            return tuple(a.value for a in self.module.get(name, ()))
+            return self.module.values(name) if self.module is not None else ()
         # A local name hides the module's, even when it cannot be followed itself.
         found = [a for a in self.local[name] if line is None or a.value.lineno < line]
         if line is not None:
@@ -298,7 +308,7 @@ def _plurals(node: ast.expr, source: Source, text: str) -> tuple[Variant, ...]:
 
 def _message_calls(node: ast.expr) -> Iterable[ast.Call]:
     """Yield the calls whose text a template uses: outside f-string fields, whose text is copied verbatim."""
-    stack = [node]
+    stack: list[ast.AST] = [node]
     while stack:
         current = stack.pop()
         if isinstance(current, ast.FormattedValue):
@@ -319,8 +329,8 @@ def template(node: ast.expr, source: Source, holes: frozenset[str] = frozenset()
     if isinstance(node, ast.Constant):
         return _escape(node.value) if isinstance(node.value, str) else None
     if isinstance(node, ast.JoinedStr):
-        return "".join(_escape(v.value) if isinstance(v, ast.Constant) else _placeholder(v, source, holes)
-                       for v in node.values)
+        return "".join(_escape(str(v.value)) if isinstance(v, ast.Constant) else _placeholder(v, source, holes)
+                       for v in node.values if isinstance(v, (ast.Constant, ast.FormattedValue)))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
         return template(node.left, source, holes)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
@@ -358,10 +368,10 @@ def _placeholder(value: ast.FormattedValue, source: Source, holes: frozenset[str
     text = "{" + source.segment(value.value)
     if value.conversion != -1:
         text += "!" + chr(value.conversion)
-    if value.format_spec is not None:
+    if isinstance(value.format_spec, ast.JoinedStr):
         text += ":" + "".join(
-            v.value if isinstance(v, ast.Constant) else _placeholder(v, source)
-            for v in value.format_spec.values
+            str(v.value) if isinstance(v, ast.Constant) else _placeholder(v, source)
+            for v in value.format_spec.values if isinstance(v, (ast.Constant, ast.FormattedValue))
         )
     return text + "}"
 
@@ -387,10 +397,15 @@ def inline(found: Message, source: Source, names: Names) -> Message:
             continue
         field_re = re.compile(r"(?<!\{)\{" + name + r"\}(?!\})")
         first, *others = [w.text for w in wordings if w is not None]
-        variants = [Variant(field_re.sub(lambda _: first, v.message), v.kind) for v in variants]
-        variants += [Variant(field_re.sub(lambda _, o=o: o, text), "alternative") for o in others]
-        text = field_re.sub(lambda _: first, text)
+        variants = [Variant(_put(field_re, v.message, first), v.kind) for v in variants]
+        variants += [Variant(_put(field_re, text, other), "alternative") for other in others]
+        text = _put(field_re, text, first)
     return Message(text, _unique(text, variants))
+
+
+def _put(field_re: re.Pattern[str], text: str, value: str) -> str:
+    """Return `text` with every match of `field_re` replaced by `value` taken literally."""
+    return field_re.sub(lambda _match: value, text)
 
 
 def says_something(text: str) -> bool:
@@ -420,12 +435,12 @@ def _bindings(block: Sequence[ast.stmt], values: dict[str, list[Assigned]], othe
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             other.add(stmt.name)
             continue
-        target = None
+        target: ast.Name | None = None
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             target = stmt.targets[0]
+            values.setdefault(target.id, []).append(Assigned(stmt.value, tuple(block)))
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
             target = stmt.target
-        if target is not None and stmt.value is not None:
             values.setdefault(target.id, []).append(Assigned(stmt.value, tuple(block)))
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             other.update((a.asname or a.name).split(".")[0] for a in stmt.names)

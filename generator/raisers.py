@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .messages import HOLE, Names, Source, assignments, dotted, template
+from .messages import HOLE, Names, Source, dotted, template
 
 EXCEPTION_NAME = re.compile(r"(?:Error|Exception|Warning|Exit|Abort|Interrupt|Failure)$")
 """Names of classes outside the repository taken to be exceptions."""
@@ -74,8 +74,7 @@ class Function:
 
     def names(self) -> Names:
         """Return the template assignments visible in the body, for following variables."""
-        local = {param: () for param in self.params + self.keyword_only}
-        return Names({**local, **assignments(self.node.body)}, self.file.constants.module)
+        return Names(self.node.body, self.params + self.keyword_only, self.file.constants)
 
 
 @dataclass(eq=False, slots=True)
@@ -106,7 +105,8 @@ class Raiser:
 
 def body_nodes(body: Iterable[ast.stmt]) -> Iterator[ast.AST]:
     """Yield every node of a statement list, not entering nested functions, classes or lambdas."""
-    stack = list(body)[::-1]
+    stack: list[ast.AST] = []
+    stack.extend(reversed(list(body)))
     while stack:
         node = stack.pop()
         yield node
@@ -139,10 +139,22 @@ class Repository:
         self.class_by_node: dict[int, ClassInfo] = {}
         self.methods_by_name: dict[str, list[Function]] = defaultdict(list)
         self.classes_by_name: dict[str, list[ClassInfo]] = defaultdict(list)
+        self._by_suffix: dict[str, list[ParsedFile]] = defaultdict(list)
+        """Modules by each proper dotted suffix of their name."""
+        self._raising_methods: dict[str, list[Function]] = defaultdict(list)
+        """The raising methods found so far, by name."""
         for file in self.files:
             self.modules.setdefault(file.module, file)
+            parts = file.module.split(".")
+            for start in range(1, len(parts)):
+                self._by_suffix[".".join(parts[start:])].append(file)
             self.imports[file.module] = _imports(file)
             self._collect(file, file.tree.body, (), None, None, top=True)
+        self._in_file: dict[str, list[Function]] = defaultdict(list)
+        for function in self.functions:
+            self._in_file[function.file.path].append(function)
+        self.shapes: dict[int, Shape] = {id(f): Shape.of(f) for f in self.functions}
+        """By `id()` of the Function: the raises, returns and calls of its body."""
         self.raisers: dict[int, Raiser] = {}
         """By `id()` of the Function: how it raises."""
         self._find_raisers()
@@ -183,10 +195,10 @@ class Repository:
     # -- resolving names
 
     def find_module(self, name: str) -> ParsedFile | None:
-        """Return the repository's module of a dotted name (exactly, else by unique suffix)."""
+        """Return the repository's module of a dotted name (exactly, else by unique suffix: `src/pkg/x.py` is `pkg.x`)."""
         if name in self.modules:
             return self.modules[name]
-        found = [f for m, f in self.modules.items() if m.endswith("." + name)]
+        found = self._by_suffix.get(name, ())
         return found[0] if len(found) == 1 else None
 
     def _global(self, file: ParsedFile, name: str) -> Function | ClassInfo | ParsedFile | None:
@@ -325,13 +337,17 @@ class Repository:
 
     def _by_method_name(self, name: str) -> Function | None:
         """Return the one raising method of that name (or the first, when all raise alike)."""
-        raising = [f for f in self.methods_by_name.get(name, ()) if id(f) in self.raisers]
+        raising = self._raising_methods.get(name, ())
         if not raising:
             return None
         first = self.raisers[id(raising[0])]
         if all(self.raisers[id(f)] == first for f in raising):
             return raising[0]
         return None
+
+    def functions_in(self, file: ParsedFile) -> list[Function]:
+        """Return the functions and methods defined in a file, in the order they were found."""
+        return self._in_file[file.path]
 
     def raiser(self, function: Function | None) -> Raiser | None:
         """Return how a function raises, if it is a helper or factory."""
@@ -341,7 +357,7 @@ class Repository:
 
     def _find_raisers(self) -> None:
         """Find every helper and factory, repeating until no new one is found."""
-        shapes = {id(f): _Shape.of(f) for f in self.functions}
+        shapes = self.shapes
         changed = True
         while changed:
             changed = False
@@ -351,9 +367,11 @@ class Repository:
                 found = self._raiser_of(function, shapes[id(function)])
                 if found is not None:
                     self.raisers[id(function)] = found
+                    if function.owner is not None:
+                        self._raising_methods[function.node.name].append(function)
                     changed = True
 
-    def _raiser_of(self, function: Function, shape: _Shape) -> Raiser | None:
+    def _raiser_of(self, function: Function, shape: Shape) -> Raiser | None:
         """Return how a function raises from a parameter, judged by what is known so far."""
         for node in shape.raised:
             found = self.built(node, function, returns=False)
@@ -427,8 +445,8 @@ class Repository:
 
 
 @dataclass(frozen=True, slots=True)
-class _Shape:
-    """The raises, returns and calls of a function body, gathered once for the fixed point."""
+class Shape:
+    """The raises, returns and calls of a function body, gathered in one walk."""
 
     raised: tuple[ast.Call, ...]
     """Exceptions built in `raise` statements."""
@@ -438,7 +456,7 @@ class _Shape:
     """Every other call, in source order."""
 
     @classmethod
-    def of(cls, function: Function) -> _Shape:
+    def of(cls, function: Function) -> Shape:
         """Return the shape of a function's own body (nested functions are their own)."""
         raised, returned, calls = [], [], []
         inside: set[int] = set()
@@ -503,10 +521,10 @@ def _definitions(body: Iterable[ast.stmt]) -> Iterator[ast.FunctionDef | ast.Asy
 
 
 def _imports(file: ParsedFile) -> dict[str, str]:
-    """Return each name a module imports (at any depth) and the dotted name it stands for."""
+    """Return each name a module imports (in any block or function) and the dotted name it stands for."""
     package = file.module if file.path.endswith("__init__.py") else file.module.rpartition(".")[0]
     names: dict[str, str] = {}
-    for node in ast.walk(file.tree):
+    for node in _simple_statements(file.tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -523,3 +541,14 @@ def _imports(file: ParsedFile) -> dict[str, str]:
                 if alias.name != "*":
                     names[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
     return names
+
+
+def _simple_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
+    """Yield every statement of a list and of the blocks, functions and classes in it; expressions are not entered."""
+    stack = list(body)[::-1]
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in reversed(getattr(stmt, name, ())):
+                stack.extend(reversed(child.body) if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child])
