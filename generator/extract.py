@@ -62,6 +62,12 @@ SITE_KINDS = ("raise", "variable", "helper", "class", "assert", "warning")
 _MESSAGE_FIELD = re.compile(r"(?<!\{)\{(?:self\.)?(?:message|msg)\}(?!\})")
 """The field an exception class's own message puts the message it was given in."""
 
+_GIVEN_MESSAGE = frozenset({"message", "msg", "args"})
+"""Attributes (`self.message`) that hold the message an exception was given."""
+
+_DECORATION = re.compile(r"\{(?:self\.)?(?:message|msg|text|args\[0\])\}|\{super\(\)\.__str__\(\)\}")
+"""A template starting with the message the exception was given only decorates it (`{text}\n  see {url}`)."""
+
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 @dataclass(frozen=True, order=True)
@@ -412,7 +418,7 @@ def _own_messages(repo: Repository) -> dict[int, list[RaiseSite]]:
             continue
         places: list[tuple[Function, ast.stmt | ast.expr, ast.expr]] = []
         init = info.methods.get("__init__")
-        if init is not None:
+        if init is not None and not _prints_otherwise(info):
             places += [(init, call, arg) for call, arg in _base_init_calls(init)]
         for name in OWN_MESSAGE_METHODS:
             method = info.methods.get(name)
@@ -427,6 +433,16 @@ def _own_messages(repo: Repository) -> dict[int, list[RaiseSite]]:
             if site is not None:
                 found.setdefault(id(info), []).append(site)
     return found
+
+
+def _prints_otherwise(info: ClassInfo) -> bool:
+    """Return whether a class's own `__str__`/`format_message` prints without the message its `__init__` passes on."""
+    methods = [info.methods[name] for name in OWN_MESSAGE_METHODS if name in info.methods]
+    return bool(methods) and not any(
+        isinstance(node, ast.Attribute) and node.attr in _GIVEN_MESSAGE and isinstance(node.value, ast.Name)
+        or isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+        for method in methods for node in body_nodes(method.node.body)
+    )
 
 
 def _base_init_calls(init: Function) -> Iterator[tuple[ast.Call, ast.expr]]:
@@ -455,7 +471,7 @@ def _own_site(method: Function, node: ast.stmt | ast.expr, argument: ast.expr, i
     if found is None:
         return None
     found = inline(found, source, names)
-    if not says_something(found.text):
+    if not says_something(found.text) or _DECORATION.match(found.text):
         return None
     return _make_site(method.file, node, method.qualname, _scope(method), info.qualname, found, "class")
 
@@ -492,11 +508,11 @@ class _Finder:
                 yield from self._statement(stmt, qualname, scope, where)
             except RecursionError:
                 yield Skipped(self.file.path, stmt.lineno, "expression nested too deeply to read")
-        for function in self.repo.functions_in(self.file):
-            shape = self.repo.shapes[id(function)]
+        for defined in self.repo.functions_in(self.file):
+            shape = self.repo.shapes[id(defined)]
             for call in (*shape.calls, *shape.returned):
                 try:
-                    yield from self._call(call, function.qualname, _scope(function), function)
+                    yield from self._call(call, defined.qualname, _scope(defined), defined)
                 except RecursionError:
                     yield Skipped(self.file.path, call.lineno, "expression nested too deeply to read")
 
@@ -522,7 +538,7 @@ class _Finder:
             return
         target = self.repo.callee(call, where, self.file)
         raiser = self.repo.raiser(target)
-        if raiser is not None and not raiser.returns:
+        if raiser is not None and not raiser.returns and not raiser.documented:
             found = self._helper_call(call, target, raiser, qualname, scope, where, self.names(where))
             if found is not None:
                 yield found
@@ -534,7 +550,7 @@ class _Finder:
         if isinstance(exc, ast.Call):
             target = self.repo.callee(exc, where, self.file)
             raiser = self.repo.raiser(target)
-            argument = self.repo.argument(exc, target, raiser) if raiser is not None else None
+            argument = self.repo.argument(exc, target, raiser) if raiser is not None and not raiser.documented else None
             if raiser is not None and argument is not None:
                 found = message(argument, self.file.source, names)
                 if found is not None:

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .messages import HOLE, Names, Source, dotted, template
+from .messages import HOLE, Names, Source, dotted, says_something, template
 
 EXCEPTION_NAME = re.compile(r"(?:Error|Exception|Warning|Exit|Abort|Interrupt|Failure)$")
 """Names of classes outside the repository taken to be exceptions."""
@@ -101,6 +101,8 @@ class Raiser:
     """A factory: the function returns the exception, the caller raises it."""
     cls: ClassInfo | None = None
     """The exception's class, when it is one of the repository's."""
+    documented: bool = False
+    """The innermost raise spells a message out itself (`f"failed: {text}"`): it is the site, its callers are not."""
 
 
 def body_nodes(body: Iterable[ast.stmt]) -> Iterator[ast.AST]:
@@ -404,7 +406,10 @@ class Repository:
         if argument is None:
             return None
         found = with_hole(argument, function)
-        return None if found is None else Raiser(exception, found[0], found[1], returns, info)
+        if found is None:
+            return None
+        own = None if returns else template(argument, function.file.source)
+        return Raiser(exception, found[0], found[1], returns, info, own is not None and says_something(own))
 
     def _passed_on(self, call: ast.Call, inner: Raiser, function: Function, returns: bool) -> Raiser | None:
         """Return the Raiser of `function` when it passes one of its parameters on as `inner`'s message."""
@@ -412,7 +417,7 @@ class Repository:
         found = None if argument is None else with_hole(argument, function)
         if found is None:
             return None
-        return Raiser(inner.exception, inner.wrap.replace(HOLE, found[0]), found[1], returns, inner.cls)
+        return Raiser(inner.exception, inner.wrap.replace(HOLE, found[0]), found[1], returns, inner.cls, inner.documented)
 
     def argument(self, call: ast.Call, target: Function | None, raiser: Raiser) -> ast.expr | None:
         """Return the argument of a call that the callee's message parameter receives."""

@@ -117,9 +117,9 @@ def test_nested_helpers_to_a_fixed_point_keep_the_text_each_adds(tmp_path: Path)
     _, _, records = extract_repo(tmp_path, {
         "m.py": (
             "def inner(text):\n"
-            '    raise RuntimeError(f"failed: {text}")\n\n\n'
+            "    raise RuntimeError(text)\n\n\n"
             "def middle(what, code):\n"
-            '    inner(what + " (code " + str(code) + ")")\n\n\n'
+            '    inner("failed: " + what + " (code " + str(code) + ")")\n\n\n'
             "def outer(msg):\n"
             "    def local(m):\n"
             "        middle(m, 2)\n"
@@ -130,11 +130,23 @@ def test_nested_helpers_to_a_fixed_point_keep_the_text_each_adds(tmp_path: Path)
         ),
     })
     assert brief(records, "m.py") == {
-        # The innermost raise spells out an f-string: a site, as a plain raise always was.
-        2: ("RuntimeError", "failed: {text}"),
         16: ("RuntimeError", "failed: disk full (code {str(code)})"),
         17: ("RuntimeError", "failed: no {thing} (code {str(code)})"),
     }
+
+
+def test_a_helper_whose_raise_spells_its_message_out_is_the_one_site(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            "def check(where, ok):\n"
+            "    if not ok:\n"
+            '        raise OSError(f"{where}: cannot be read")\n\n\n'
+            "def use(path):\n"
+            '    check(f"{path} at HEAD", False)\n'
+        ),
+    })
+    # The raise is a site as it always was; a call documenting the same error again would be a second page.
+    assert brief(records, "m.py") == {3: ("OSError", "{where}: cannot be read")}
 
 
 def test_factories_give_the_class_they_build_and_the_text_they_add(tmp_path: Path) -> None:
