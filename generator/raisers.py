@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .messages import HOLE, Names, Source, dotted, says_something, template
+from .messages import HOLE, Names, Source, dotted, template
 
 EXCEPTION_NAME = re.compile(r"(?:Error|Exception|Warning|Exit|Abort|Interrupt|Failure)$")
 """Names of classes outside the repository taken to be exceptions."""
@@ -409,7 +409,7 @@ class Repository:
         if found is None:
             return None
         own = None if returns else template(argument, function.file.source)
-        return Raiser(exception, found[0], found[1], returns, info, own is not None and says_something(own))
+        return Raiser(exception, found[0], found[1], returns, info, bool(own))
 
     def _passed_on(self, call: ast.Call, inner: Raiser, function: Function, returns: bool) -> Raiser | None:
         """Return the Raiser of `function` when it passes one of its parameters on as `inner`'s message."""
