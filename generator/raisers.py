@@ -396,10 +396,11 @@ class Repository:
         inner = self.raiser(self.callee(call, function, function.file))
         if inner is not None:
             return self._passed_on(call, inner, function, returns and inner.returns)
-        exception = dotted(call.func)
+        built = _parameter_default(call.func, function) or call.func
+        exception = dotted(built)
         if exception is None or exception.rpartition(".")[2] in KEY_EXCEPTIONS:
             return None
-        info = self.resolve_class(call.func, function.file)
+        info = self.resolve_class(built, function.file)
         if returns and not (self.is_exception(info) if info is not None else EXCEPTION_NAME.search(exception)):
             return None
         argument = self._message_argument(call, info)
@@ -493,6 +494,20 @@ def with_hole(argument: ast.expr, function: Function) -> tuple[str, str] | None:
             continue
         if text.startswith(HOLE) or MESSAGE_PARAMETER.search(param):
             return text, param
+    return None
+
+
+def _parameter_default(node: ast.expr, function: Function) -> ast.expr | None:
+    """Return the default of the parameter a name is (`exc=TemplateSyntaxError` for `raise exc(msg)`), if it is one."""
+    if not isinstance(node, ast.Name):
+        return None
+    args = function.node.args
+    positional = args.posonlyargs + args.args
+    defaults: list[tuple[ast.arg, ast.expr | None]] = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    defaults += list(zip(args.kwonlyargs, args.kw_defaults))
+    for arg, default in defaults:
+        if arg.arg == node.id and default is not None and dotted(default) is not None:
+            return default
     return None
 
 

@@ -97,6 +97,20 @@ def test_methods_through_base_classes_and_annotations(tmp_path: Path) -> None:
     }
 
 
+def test_a_helper_raising_the_class_its_parameter_defaults_to(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            "class TemplateSyntaxError(Exception):\n    pass\n\n\n"
+            "class Parser:\n"
+            "    def fail(self, msg, lineno=None, exc=TemplateSyntaxError):\n"
+            "        raise exc(msg, lineno)\n\n"
+            "    def parse(self):\n"
+            '        self.fail("tag name expected", 3)\n'
+        ),
+    })
+    assert brief(records, "m.py") == {10: ("TemplateSyntaxError", "tag name expected")}
+
+
 def test_one_raising_method_of_a_name_resolves_by_name(tmp_path: Path) -> None:
     _, _, records = extract_repo(tmp_path, {
         "m.py": (
