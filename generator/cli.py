@@ -125,6 +125,12 @@ def content_folder(args: argparse.Namespace) -> Path:
         return args.content
     if Path(DEFAULT_CONTENT).is_dir():
         return Path(DEFAULT_CONTENT)
+    # Said every time, so that nobody publishes errorsite's own reference by mistake.
+    print(
+        f"errorsite: no --content given and no {DEFAULT_CONTENT}/ folder here: "
+        "using errorsite's own error reference",
+        file=sys.stderr,
+    )
     return assets.embedded_content()
 
 

@@ -92,11 +92,25 @@ def test_usage_errors_exit_2_with_a_link(capsys: pytest.CaptureFixture[str]) -> 
     assert run() == 2
 
 
-def test_build_with_no_arguments_builds_the_embedded_reference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_build_with_no_arguments_builds_the_embedded_reference_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     assert run("build", "--quiet") == 0
     pages = list((tmp_path / "site" / "errors").glob("*/index.html"))
     assert len(pages) >= 15
+    said = [line for line in capsys.readouterr().err.splitlines() if "errorsite's own error reference" in line]
+    assert len(said) == 1
+
+
+@pytest.mark.parametrize("command", [("check",), ("build", "--quiet"), ("lookup", "anything")])
+def test_a_content_folder_here_is_used_without_a_word(
+        command: tuple[str, ...], content: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(content.parent)
+    if content.name != "content":
+        content.rename(content.parent / "content")
+    run(*command)
+    assert "own error reference" not in capsys.readouterr().err
 
 
 def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
