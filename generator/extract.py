@@ -536,6 +536,9 @@ class _Finder:
         if self.warns and self._is_warn(call):
             yield self._warning(call, qualname, scope, self.names(where))
             return
+        func = call.func
+        if (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) not in self.repo.raiser_names:
+            return
         target = self.repo.callee(call, where, self.file)
         raiser = self.repo.raiser(target)
         if raiser is not None and not raiser.returns and not raiser.documented:

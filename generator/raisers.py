@@ -112,9 +112,23 @@ def body_nodes(body: Iterable[ast.stmt]) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        if isinstance(node, _SCOPES):
             continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        # ast.iter_child_nodes, inlined: this loop visits every node of the repository once.
+        children: list[ast.AST] = []
+        for name in node._fields:
+            if name == "ctx":
+                continue  # Load/Store/Del marks: never a call, raise or return
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                children.append(value)
+            elif isinstance(value, list):
+                children.extend(item for item in value if isinstance(item, ast.AST))
+        stack.extend(reversed(children))
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+"""Nodes whose bodies are scopes of their own."""
 
 
 def module_name(path: str) -> str:
@@ -159,6 +173,8 @@ class Repository:
         """By `id()` of the Function: the raises, returns and calls of its body."""
         self.raisers: dict[int, Raiser] = {}
         """By `id()` of the Function: how it raises."""
+        self.raiser_names: set[str] = set()
+        """The names of every helper and factory: a call of any other name calls none."""
         self._find_raisers()
 
     # -- collecting definitions
@@ -358,20 +374,24 @@ class Repository:
     # -- finding helpers and factories
 
     def _find_raisers(self) -> None:
-        """Find every helper and factory, repeating until no new one is found."""
-        shapes = self.shapes
-        changed = True
-        while changed:
-            changed = False
-            for function in self.functions:
-                if id(function) in self.raisers:
-                    continue
-                found = self._raiser_of(function, shapes[id(function)])
+        """Find every helper and factory, repeating until no new one is found.
+
+        After the first round only functions that call a name a new helper or
+        factory has are looked at again: nothing else can have changed.
+        """
+        called = {id(f): _called_names(self.shapes[id(f)]) for f in self.functions}
+        candidates = [f for f in self.functions if f.holes]
+        while candidates:
+            new_names: set[str] = set()
+            for function in candidates:
+                found = self._raiser_of(function, self.shapes[id(function)])
                 if found is not None:
                     self.raisers[id(function)] = found
+                    self.raiser_names.add(function.node.name)
+                    new_names.add(function.node.name)
                     if function.owner is not None:
                         self._raising_methods[function.node.name].append(function)
-                    changed = True
+            candidates = [f for f in candidates if id(f) not in self.raisers and called[id(f)] & new_names]
 
     def _raiser_of(self, function: Function, shape: Shape) -> Raiser | None:
         """Return how a function raises from a parameter, judged by what is known so far."""
@@ -380,6 +400,8 @@ class Repository:
             if found is not None:
                 return found
         for call in shape.calls:
+            if _last_name(call) not in self.raiser_names:
+                continue
             inner = self.raiser(self.callee(call, function, function.file))
             if inner is not None and not inner.returns:
                 found = self._passed_on(call, inner, function, returns=False)
@@ -393,7 +415,7 @@ class Repository:
 
     def built(self, call: ast.Call, function: Function, returns: bool) -> Raiser | None:
         """Return the Raiser of an exception built (raised or returned) from one of `function`'s parameters."""
-        inner = self.raiser(self.callee(call, function, function.file))
+        inner = self.raiser(self.callee(call, function, function.file)) if _last_name(call) in self.raiser_names else None
         if inner is not None:
             return self._passed_on(call, inner, function, returns and inner.returns)
         built = _parameter_default(call.func, function) or call.func
@@ -495,6 +517,17 @@ def with_hole(argument: ast.expr, function: Function) -> tuple[str, str] | None:
         if text.startswith(HOLE) or MESSAGE_PARAMETER.search(param):
             return text, param
     return None
+
+
+def _last_name(call: ast.Call) -> str | None:
+    """Return the name a call calls by (`fail` in `self.ctx.fail(...)`)."""
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _called_names(shape: Shape) -> set[str]:
+    """Return the names a function body calls by."""
+    return {name for call in (*shape.raised, *shape.calls, *shape.returned) if (name := _last_name(call)) is not None}
 
 
 def _parameter_default(node: ast.expr, function: Function) -> ast.expr | None:
