@@ -153,7 +153,6 @@ class Repository:
         self.modules: dict[str, ParsedFile] = {}
         self.by_node: dict[int, Function] = {}
         self.class_by_node: dict[int, ClassInfo] = {}
-        self.methods_by_name: dict[str, list[Function]] = defaultdict(list)
         self.classes_by_name: dict[str, list[ClassInfo]] = defaultdict(list)
         self._by_suffix: dict[str, list[ParsedFile]] = defaultdict(list)
         """Modules by each proper dotted suffix of their name."""
@@ -203,7 +202,6 @@ class Repository:
             self.by_node[id(stmt)] = function
             if owner is not None:
                 owner.methods.setdefault(stmt.name, function)
-                self.methods_by_name[stmt.name].append(function)
             elif parent is not None:
                 parent.nested.setdefault(stmt.name, function)
             elif top:
