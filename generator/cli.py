@@ -197,7 +197,8 @@ def run_check(args: argparse.Namespace) -> int:
         return 0
     report = extract.check_source(
         [(raw.file, raw.data) for raw in content.records], args.source, repo=site.config.repo,
-        include=args.include, exclude=args.exclude, asserts=args.asserts, warns=args.warnings, strict=args.strict,
+        include=args.include, exclude=args.exclude, asserts=args.asserts,
+        warns=args.warnings or site.config.source.warnings, strict=args.strict,
     )
     for problem in sorted(report.problems):
         print(problem, file=sys.stderr)
@@ -211,10 +212,21 @@ def run_extract(args: argparse.Namespace) -> int:
     from . import extract
 
     report = extract.run(args.repo_dir, args.commit, args.repo, args.content,
-                         args.include, args.exclude, args.asserts, args.warnings)
+                         args.include, args.exclude, args.asserts, args.warnings or _source_warnings(args.content))
     for line in report.lines(args.verbose):
         print(line)
     return 0
+
+
+def _source_warnings(content: Path) -> bool:
+    """Return `[source] warnings` of the content folder's site.toml (False when unset or unreadable: extract reports that)."""
+    import tomllib
+
+    try:
+        source = tomllib.loads((content / "site.toml").read_text(encoding="utf-8")).get("source")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(source, dict) and source.get("warnings") is True
 
 
 def run_explain(args: argparse.Namespace) -> int:

@@ -336,6 +336,21 @@ def test_warnings_flag_on_the_command_line(tmp_path: Path, capsys: pytest.Captur
     assert [r["message"] for r in records_by_place(content).values()] == ["old API"]
 
 
+def test_warnings_setting_in_site_toml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'import warnings\nwarnings.warn("old API")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "site.toml").write_text('title = "t"\n\n[source]\nwarnings = true\n', encoding="utf-8")
+    assert cli.main(["extract", str(repo.path), "--content", str(content)]) == 0
+    [record] = records_by_place(content).values()
+    assert (record["exception"], record["message"]) == ("UserWarning", "old API")
+    capsys.readouterr()
+    assert cli.main(["check", "--content", str(content), "--source", str(repo.path), "--strict"]) == 0
+    assert "documentation coverage 1/1 raise sites" in capsys.readouterr().out
+
+
 def test_hostile_files_are_skipped_with_a_reason_and_the_run_goes_on(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "repo")
     repo.write("good.py", 'raise ValueError("still found")\n')
