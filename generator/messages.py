@@ -203,10 +203,16 @@ def first_message(call: ast.Call, source: Source, names: Names, extended: bool) 
 
     Not `extended`, each argument is read by `template` alone, as a plain raise
     always was, so that a message found that way never changes; `extended`,
-    variables and conditionals are followed too.
+    variables and conditionals are followed too, in the first positional
+    argument and the message keywords only (a constant in another argument
+    is an error code or a name, not the message).
     """
     keywords = sorted((k for k in call.keywords if k.arg is not None), key=lambda k: k.arg not in MESSAGE_KEYWORDS)
-    for node in [a for a in call.args if not isinstance(a, ast.Starred)] + [k.value for k in keywords]:
+    nodes = [a for a in call.args if not isinstance(a, ast.Starred)] + [k.value for k in keywords]
+    if extended:
+        first = call.args[:1] if call.args and not isinstance(call.args[0], ast.Starred) else []
+        nodes = first + [k.value for k in keywords if k.arg in MESSAGE_KEYWORDS]
+    for node in nodes:
         found = message(node, source, names) if extended else plain(node, source)
         if found is not None:
             return found

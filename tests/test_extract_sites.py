@@ -252,7 +252,10 @@ def test_message_variables_and_module_constants(tmp_path: Path) -> None:
             "    computed = str(n)\n"
             "    raise TypeError(computed)\n\n\n"
             "def shadow(UNKNOWN):\n"
-            "    raise ValueError(UNKNOWN)\n"
+            "    raise ValueError(UNKNOWN)\n\n\n"
+            'CODE = "E102"\n\n\n'
+            "def coded(message):\n"
+            "    raise ValueError(message, CODE)\n"
         ),
     })
     assert brief(records, "m.py") == {
