@@ -30,6 +30,9 @@ KEY_EXCEPTIONS = frozenset({"KeyError", "IndexError", "LookupError", "StopIterat
 MESSAGE_PARAMETER = re.compile(r"msg|message|text|reason|detail|descr|err|what|why|format|fmt|template", re.IGNORECASE)
 """Parameter names of an exception class's `__init__` that take the message."""
 
+REEXPORT_HOPS = 4
+"""How many modules that only re-export a name (`from .x import f` in `__init__.py`) are followed."""
+
 OWN_MESSAGE_METHODS = ("format_message", "__str__")
 """Methods whose returned template is the message an exception class prints."""
 
@@ -217,8 +220,8 @@ class Repository:
         found = self._by_suffix.get(name, ())
         return found[0] if len(found) == 1 else None
 
-    def _global(self, file: ParsedFile, name: str) -> Function | ClassInfo | ParsedFile | None:
-        """Return what a module-level name of `file` stands for: its own definition or an import."""
+    def _global(self, file: ParsedFile, name: str, hops: int = 0) -> Function | ClassInfo | ParsedFile | None:
+        """Return what a module-level name of `file` stands for: its own definition or an import (followed a few re-exports deep)."""
         own = self.top.get((file.module, name))
         if own is not None:
             return own
@@ -236,7 +239,9 @@ class Repository:
         if found is None and module.module != file.module:
             # `from .x import f` where x itself imported f.
             inner = self.imports[module.module].get(last)
-            return self._global(module, last) if inner is not None and inner != target else None
+            # Modules that import a name from each other would otherwise send this round in circles.
+            follow = inner is not None and inner != target and hops < REEXPORT_HOPS
+            return self._global(module, last, hops + 1) if follow else None
         return found
 
     def resolve_class(self, node: ast.expr, file: ParsedFile) -> ClassInfo | None:
