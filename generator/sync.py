@@ -360,9 +360,13 @@ SITE_VARIANT_KINDS = ("plural", "alternative")
 
 
 def with_variants(record: dict[str, Any], site: RaiseSite) -> dict[str, Any]:
-    """Return `record` with the site's plural and alternative wordings as its variants, other variants kept after them."""
+    """Return `record` with the site's plural and alternative wordings as its variants, other variants kept after them.
+
+    A site whose code gives no other wording leaves the variants as they are:
+    people write plural and alternative wordings by hand too.
+    """
     old = record.get("variants", [])
-    if not isinstance(old, list):
+    if not site.variants or not isinstance(old, list):
         return record  # not a list: check reports it; extract does not guess what was meant
     kept = [v for v in old if not (isinstance(v, dict) and v.get("kind") in SITE_VARIANT_KINDS)]
     variants = [{"message": v.message, "kind": v.kind} for v in site.variants] + kept

@@ -312,12 +312,18 @@ def test_variants_are_kept_current_and_earlier_wordings_kept(tmp_path: Path) -> 
         {"message": "many files", "kind": "plural"},
         {"message": "one file", "kind": "earlier", "until": "abc1234"},
     ]
-    repo.write("m.py", 'def f(n):\n    raise ValueError("a file")\n')
+    repo.write("m.py", 'from gettext import ngettext\n\n\ndef f(n):\n    raise ValueError("a file" if n else "no file")\n')
     repo.commit()
     extract.run(repo.path, "HEAD", "owner/name", content)
     assert json.loads(path.read_text(encoding="utf-8"))["variants"] == [
+        {"message": "no file", "kind": "alternative"},
         {"message": "one file", "kind": "earlier", "until": "abc1234"},
     ]
+    # Code that gives no other wording leaves the variants alone: they may have been written by hand.
+    repo.write("m.py", 'def f(n):\n    raise ValueError("a file")\n')
+    repo.commit()
+    extract.run(repo.path, "HEAD", "owner/name", content)
+    assert len(json.loads(path.read_text(encoding="utf-8"))["variants"]) == 2
 
 
 def test_warnings_only_when_asked(tmp_path: Path) -> None:
