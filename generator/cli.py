@@ -192,6 +192,8 @@ def _file_options(parser: argparse.ArgumentParser) -> None:
                         + " ".join(files.DEFAULT_EXCLUDE))
     parser.add_argument("--asserts", action=argparse.BooleanOptionalAction, default=None,
                         help='also record `assert cond, "message"` as AssertionError (default: [source] asserts)')
+    parser.add_argument("--warnings", action=argparse.BooleanOptionalAction, default=None,
+                        help='also record `warnings.warn("message", Category)` calls (default: [source] warnings)')
 
 
 def _content_option(parser: argparse.ArgumentParser) -> None:
@@ -284,7 +286,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.source is None:
         print(f"ok: {count}, no problems")
         return 0
-    settings = files.with_flags(site.config.source, args.include, args.exclude, args.asserts)
+    settings = files.with_flags(site.config.source, args.include, args.exclude, args.asserts, args.warnings)
     report = sourcecheck.check_source(site, args.source, settings, strict=args.strict, min_written=args.min_written)
     for problem in sorted(report.problems):
         print(problem, file=sys.stderr)
@@ -304,7 +306,7 @@ def run_extract(args: argparse.Namespace) -> int:
     from . import extract
 
     report = extract.run(args.repo_dir, args.commit, args.repo, args.content,
-                         args.include, args.exclude, args.asserts)
+                         args.include, args.exclude, args.asserts, args.warnings)
     for line in report.lines(args.verbose):
         print(line)
     return 0

@@ -1,11 +1,15 @@
 """Find the raise sites of a repository's Python files at a commit.
 
-A raise site is a `raise X(...)` whose message argument is a string the source
-spells out (with `--asserts`, also `assert cond, "message"`, recorded as
-`AssertionError`; an assert without a message is not counted). Each becomes
-a `RaiseSite`; raises whose message is computed elsewhere are listed as
-`Skipped`, files that do not parse as `ParseFailure`. docs/extract.md gives
-the message template rules.
+A raise site is a place that raises an exception with a message the source
+spells out: a `raise X(...)`, a call of one of the repository's raising
+helpers (`self.fail(_("..."))`), a `raise` of what an exception factory
+builds, and the message an exception class of the repository builds itself
+(with `--asserts`, also `assert cond, "message"`, recorded as
+`AssertionError`; with `--warnings`, `warnings.warn("message", Category)`).
+Each becomes a `RaiseSite`; raises whose message is computed elsewhere are
+listed as `Skipped`, raises of a class that builds its own message as
+`Mapped`, files that do not parse as `ParseFailure`. docs/extract.md gives
+the rules.
 
 Lines. A file's lines end at `\\n`, `\\r\\n` or a lone `\\r`, as Python itself
 counts them (a form feed is not a line break). A snippet's code is its lines
@@ -22,17 +26,22 @@ function shows the same window clipped to the file.
 from __future__ import annotations
 
 import ast
-import io
+import gc
 import re
-import tokenize
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import gitrepo, sync
 from .files import FileFilter, with_flags
+from .messages import (
+    HOLE, MAX_VARIANTS, Message, Names, Source, decode_source, dotted, file_lines, first_message, inline, message, plain,
+    says_something, split_lines, strip_break,
+)
+from .model import Variant
+from .problems import Invalid, Problem
+from .raisers import OWN_MESSAGE_METHODS, ClassInfo, Function, ParsedFile, Raiser, Repository, body_nodes, module_name, with_hole
 from .sync import ExtractReport
 
 SNIPPET_MAX_LINES = 40
@@ -44,17 +53,22 @@ WINDOW = 12
 MESSAGE_MAX = 4000
 """The longest message a record may carry."""
 
-GETTEXT = frozenset({
-    "_", "gettext", "ngettext", "gettext_lazy", "ngettext_lazy",
-    "ugettext", "ugettext_lazy", "lazy_gettext",
-})
-"""Names of translation calls whose first string argument is the message."""
+MAX_FILE_BYTES = 5_000_000
+"""Larger files are skipped unread: generated code that would take gigabytes to parse."""
 
-MESSAGE_KEYWORDS = ("msg", "message", "detail")
-"""Keyword arguments that carry the message, tried before any other keyword."""
+SITE_KINDS = ("raise", "variable", "helper", "class", "assert", "warning")
+"""How a site was found, for counting (`Scan.by_kind`); docs/extract.md describes each."""
 
-_BREAK_AFTER = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+_MESSAGE_FIELD = re.compile(r"(?<!\{)\{(?:self\.)?(?:message|msg)\}(?!\})")
+"""The field an exception class's own message puts the message it was given in."""
 
+_GIVEN_MESSAGE = frozenset({"message", "msg", "args"})
+"""Attributes (`self.message`) that hold the message an exception was given."""
+
+_DECORATION = re.compile(r"\{(?:self\.)?(?:message|msg|text|args\[0\])\}|\{super\(\)\.__str__\(\)\}")
+"""A template starting with the message the exception was given only decorates it (`{text}\n  see {url}`)."""
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 @dataclass(frozen=True, order=True)
 class RaiseSite:
@@ -74,6 +88,10 @@ class RaiseSite:
     """File line number of the snippet's first line."""
     snippet_code: str
     """The snippet's lines verbatim, without the last line's line break."""
+    variants: tuple[Variant, ...] = field(default=(), compare=False)
+    """Plural and alternative wordings of the message (record format `variants`)."""
+    kind: str = field(default="raise", compare=False)
+    """How the site was found: one of SITE_KINDS."""
 
 
 @dataclass(frozen=True, order=True)
@@ -83,6 +101,18 @@ class Skipped:
     path: str
     line: int
     reason: str
+
+
+@dataclass(frozen=True, order=True)
+class Mapped:
+    """A raise without a message of a class whose own message has a record: that record documents it."""
+
+    path: str
+    line: int
+    exception: str
+    """The class as the raise writes it."""
+    to: str
+    """`path:line` of the class's own-message site."""
 
 
 @dataclass(frozen=True, order=True)
@@ -102,6 +132,12 @@ class Scan:
     failures: tuple[ParseFailure, ...]
     files: int
     """How many files were read."""
+    mapped: tuple[Mapped, ...] = ()
+    """Raises without a message that a class's own-message record documents."""
+
+    def by_kind(self) -> dict[str, int]:
+        """Return the number of sites of each kind, in SITE_KINDS order."""
+        return {kind: sum(1 for s in self.sites if s.kind == kind) for kind in SITE_KINDS}
 
 
 def run(
@@ -112,6 +148,7 @@ def run(
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     asserts: bool | None = None,
+    warns: bool | None = None,
 ) -> ExtractReport:
     """Extract the raise sites of `repo_dir` at `rev` and bring the records in `content_dir` up to date.
 
@@ -121,127 +158,381 @@ def run(
     if repo is not None:
         sync.check_repo_name(repo)
     existing = sync.read(content_dir)
-    settings = with_flags(existing.config.source, include, exclude, asserts)
+    settings = with_flags(existing.config.source, include, exclude, asserts, warns)
     snap = gitrepo.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
-    return sync.sync(content_dir, existing, scan_files(snap.files, settings.asserts), snap.commit, repo,
+    return sync.sync(content_dir, existing, scan_files(snap.files, settings.asserts, settings.warnings), snap.commit, repo,
                      lambda pins: gitrepo.history(repo_dir, snap.commit, pins))
 
 
-def scan_files(files: Mapping[str, bytes], asserts: bool = False) -> Scan:
+def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = False) -> Scan:
     """Return the raise sites, skipped raises and parse failures of `files`, in path order."""
-    sites: list[RaiseSite] = []
+    collecting = gc.isenabled()
+    # Every tree stays alive until the end; the collector would walk them all again and again for nothing.
+    gc.disable()
+    try:
+        return _scan(files, asserts, warns)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool) -> Scan:
+    """Return what `scan_files` returns."""
+    parsed: list[ParsedFile] = []
     skipped: list[Skipped] = []
     failures: list[ParseFailure] = []
     with warnings.catch_warnings():
         # Old code trips invalid-escape warnings at parse time; they say nothing about raises.
         warnings.simplefilter("ignore")
         for path in sorted(files):
-            scan = scan_file(path, files[path], asserts)
-            sites += scan.sites
-            skipped += scan.skipped
-            failures += scan.failures
-    return Scan(tuple(sites), tuple(skipped), tuple(failures), len(files))
+            found = _parse(path, files[path])
+            if isinstance(found, ParsedFile):
+                parsed.append(found)
+            elif isinstance(found, Skipped):
+                skipped.append(found)
+            else:
+                failures.append(found)
+    repo = Repository(parsed)
+    own = _own_messages(repo)
+    sites = [site for found in own.values() for site in found]
+    mapped: list[Mapped] = []
+    for file in parsed:
+        finder = _Finder(repo, file, own, asserts, warns)
+        for found_site in finder.sites():
+            if isinstance(found_site, RaiseSite):
+                sites.append(found_site)
+            elif isinstance(found_site, Mapped):
+                mapped.append(found_site)
+            else:
+                skipped.append(found_site)
+    return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
 
 
-def scan_file(path: str, data: bytes, asserts: bool = False) -> Scan:
-    """Return the raise sites of one file's bytes, or its parse failure."""
+def scan_file(path: str, data: bytes, asserts: bool = False, warns: bool = False) -> Scan:
+    """Return the raise sites of one file's bytes (a repository of that one file), or its parse failure."""
+    return scan_files({path: data}, asserts, warns)
+
+
+def _parse(path: str, data: bytes) -> ParsedFile | Skipped | ParseFailure:
+    """Return a file parsed, or why it is skipped: a name that is not text, too big, undecodable, unparsable."""
+    shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if shown != path:
+        return Skipped(_CONTROL.sub("?", shown), 0, "file name is not UTF-8")
+    if _CONTROL.search(path):
+        return Skipped(_CONTROL.sub("?", path), 0, "file name holds a control character (a line break, a tab)")
+    if len(data) > MAX_FILE_BYTES:
+        return Skipped(path, 0, f"file larger than {MAX_FILE_BYTES:,} bytes ({len(data):,})")
     try:
         text = decode_source(data)
     except (SyntaxError, ValueError) as error:
         reason = error.msg if isinstance(error, SyntaxError) else str(error)
-        return Scan((), (), (ParseFailure(path, f"cannot decode: {reason}"),), 1)
+        return ParseFailure(path, f"cannot decode: {reason}")
     try:
         tree = ast.parse(text)
     except SyntaxError as error:
         where = f"line {error.lineno}: " if error.lineno else ""
-        return Scan((), (), (ParseFailure(path, f"{where}{error.msg}"),), 1)
-    except (ValueError, RecursionError) as error:
-        return Scan((), (), (ParseFailure(path, str(error) or type(error).__name__),), 1)
-    source = _Source(text)
-    sites: list[RaiseSite] = []
-    skipped: list[Skipped] = []
-    for stmt, function, scope in _statements(tree.body, (), None, asserts):
-        found = _site(source, path, stmt, function, scope)
-        (sites if isinstance(found, RaiseSite) else skipped).append(found)
-    return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), (), 1)
+        return ParseFailure(path, f"{where}{error.msg}")
+    except RecursionError:
+        return ParseFailure(path, "expressions nested too deeply to parse")
+    except (ValueError, MemoryError) as error:
+        return ParseFailure(path, str(error) or type(error).__name__)
+    return ParsedFile(path, module_name(path), tree, Source(text), Names(tree.body))
 
 
-def decode_source(data: bytes) -> str:
-    """Return a Python file's text, decoded as its BOM or PEP 263 coding cookie says."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    return data.decode(encoding)
+def _own_messages(repo: Repository) -> dict[int, list[RaiseSite]]:
+    """Return the sites of the templates each exception class builds itself, by `id()` of the class.
+
+    The places are an `__init__` passing a template to the base class, and
+    each `return` of a template in `format_message` or `__str__`.
+    """
+    found: dict[int, list[RaiseSite]] = {}
+    for info in repo.classes:
+        if not repo.is_exception(info):
+            continue
+        places: list[tuple[Function, ast.stmt | ast.expr, ast.expr]] = []
+        init = info.methods.get("__init__")
+        if init is not None and not _prints_otherwise(info):
+            places += [(init, call, arg) for call, arg in _base_init_calls(init)]
+        for name in OWN_MESSAGE_METHODS:
+            method = info.methods.get(name)
+            if method is not None:
+                places += [(method, node, node.value) for node in body_nodes(method.node.body)
+                           if isinstance(node, ast.Return) and node.value is not None]
+        for method, node, argument in places:
+            try:
+                site = _own_site(method, node, argument, info)
+            except RecursionError:
+                continue
+            if site is not None:
+                found.setdefault(id(info), []).append(site)
+    return found
 
 
-def split_lines(text: str) -> list[str]:
-    """Return the lines of `text` with their line breaks; n line breaks give n + 1 lines."""
-    if text.count("\r") != text.count("\r\n"):
-        return _BREAK_AFTER.split(text)
-    # Without a lone "\r", splitting at "\n" is the same and several times faster.
-    parts = text.split("\n")
-    return [part + "\n" for part in parts[:-1]] + parts[-1:]
+def _prints_otherwise(info: ClassInfo) -> bool:
+    """Return whether a class's own `__str__`/`format_message` prints without the message its `__init__` passes on."""
+    methods = [info.methods[name] for name in OWN_MESSAGE_METHODS if name in info.methods]
+    return bool(methods) and not any(
+        isinstance(node, ast.Attribute) and node.attr in _GIVEN_MESSAGE and isinstance(node.value, ast.Name)
+        or isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+        for method in methods for node in body_nodes(method.node.body)
+    )
 
 
-def file_lines(text: str) -> list[str]:
-    """Return the lines of a file with their line breaks, as line numbers count them."""
-    lines = split_lines(text)
-    return lines[:-1] if lines[-1] == "" else lines
+def _base_init_calls(init: Function) -> Iterator[tuple[ast.Call, ast.expr]]:
+    """Yield each `super().__init__(message, ...)` / `Base.__init__(self, message, ...)` of an `__init__`, with the message argument."""
+    owner = init.owner
+    bases = {dotted(b) for b in owner.node.bases} if owner is not None else set()
+    for node in body_nodes(init.node.body):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"):
+            continue
+        receiver = node.func.value
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super":
+            args = node.args
+        elif dotted(receiver) in bases:
+            args = node.args[1:]
+        else:
+            continue
+        if args and not isinstance(args[0], ast.Starred):
+            yield node, args[0]
 
 
-def _strip_break(line: str) -> str:
-    """Return `line` without its line break."""
-    if line.endswith("\r\n"):
-        return line[:-2]
-    return line[:-1] if line.endswith(("\n", "\r")) else line
+def _own_site(method: Function, node: ast.stmt | ast.expr, argument: ast.expr, info: ClassInfo) -> RaiseSite | None:
+    """Return the site of a template an exception class builds itself, else None."""
+    source = method.file.source
+    names = method.names()
+    found = message(argument, source, names)
+    if found is None:
+        return None
+    found = inline(found, source, names)
+    if not says_something(found.text) or _DECORATION.match(found.text):
+        return None
+    return _make_site(method.file, node, method.qualname, _scope(method), info.qualname, found, "class")
 
 
-class _Source:
-    """A file's text and lines, for cutting snippets and expression text."""
+class _Finder:
+    """Finds the sites of one file: raises, helper calls, raises through helpers and factories, warnings."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, repo: Repository, file: ParsedFile, own: Mapping[int, list[RaiseSite]],
+                 asserts: bool, warns: bool) -> None:
+        self.repo, self.file, self.own, self.asserts, self.warns = repo, file, own, asserts, warns
+        self._names: dict[int, Names] = {}
+        """Template assignments of each function met, by `id()` (reading them once per function)."""
 
-    @cached_property
-    def lines(self) -> list[str]:
-        """Return the file's lines with their line breaks."""
-        return file_lines(self.text)
+    def names(self, where: Function | None) -> Names:
+        """Return the names a message can follow inside `where` (the module's at module level)."""
+        if where is None:
+            return self.file.constants
+        if id(where) not in self._names:
+            self._names[id(where)] = where.names()
+        return self._names[id(where)]
 
-    def snippet(self, first: int, last: int) -> str:
-        """Return lines `first` to `last` (1-based, inclusive) without the last line break."""
-        return _strip_break("".join(self.lines[first - 1:last]))
+    def sites(self) -> Iterator[RaiseSite | Skipped | Mapped]:
+        """Yield every site, skipped raise and mapped raise of the file.
 
-    def segment(self, node: ast.expr) -> str:
-        """Return the source text of an expression exactly as written."""
-        text = self._cut(node)
-        if text is None or not _same_expression(text, node):
-            return ast.unparse(node)
-        return text
+        Raises and asserts come from the statements; calls from each
+        function's shape (walked once for finding helpers) and, outside
+        functions, from the statements themselves.
+        """
+        for stmt, qualname, scope, function in _statements(self.file.tree.body, (), None, None):
+            where = self.repo.by_node.get(id(function)) if function is not None else None
+            if where is not None and not isinstance(stmt, (ast.Raise, ast.Assert)):
+                continue
+            try:
+                yield from self._statement(stmt, qualname, scope, where)
+            except RecursionError:
+                yield Skipped(self.file.path, stmt.lineno, "expression nested too deeply to read")
+        for defined in self.repo.functions_in(self.file):
+            shape = self.repo.shapes[id(defined)]
+            for call in (*shape.calls, *shape.returned):
+                try:
+                    yield from self._call(call, defined.qualname, _scope(defined), defined)
+                except RecursionError:
+                    yield Skipped(self.file.path, call.lineno, "expression nested too deeply to read")
 
-    def _cut(self, node: ast.expr) -> str | None:
-        """Return the text between a node's start and end positions (offsets are UTF-8 bytes)."""
-        if node.end_lineno is None or node.end_col_offset is None:
+    def _statement(self, stmt: ast.stmt, qualname: str, scope: tuple[int, int] | None,
+                   where: Function | None) -> Iterator[RaiseSite | Skipped | Mapped]:
+        """Yield the sites of one simple statement."""
+        if isinstance(stmt, ast.Raise):
+            yield self._raise(stmt, qualname, scope, where, self.names(where))
+            return
+        if isinstance(stmt, ast.Assert):
+            if self.asserts and stmt.msg is not None:
+                yield self._assert(stmt, qualname, scope)
+            return
+        for call in body_nodes([stmt]):
+            if isinstance(call, ast.Call):
+                yield from self._call(call, qualname, scope, where)
+
+    def _call(self, call: ast.Call, qualname: str, scope: tuple[int, int] | None,
+              where: Function | None) -> Iterator[RaiseSite | Skipped]:
+        """Yield the site of a call: a warning, or a raising helper's call with its message spelled out."""
+        if self.warns and self._is_warn(call):
+            yield self._warning(call, qualname, scope, self.names(where))
+            return
+        func = call.func
+        if (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) not in self.repo.raiser_names:
+            return
+        target = self.repo.callee(call, where, self.file)
+        raiser = self.repo.raiser(target)
+        if raiser is not None and not raiser.returns and not raiser.documented:
+            found = self._helper_call(call, target, raiser, qualname, scope, where, self.names(where))
+            if found is not None:
+                yield found
+
+    def _raise(self, stmt: ast.Raise, qualname: str, scope: tuple[int, int] | None,
+               where: Function | None, names: Names) -> RaiseSite | Skipped | Mapped:
+        """Return the site of a raise statement, or why it is not one."""
+        exc = stmt.exc
+        if isinstance(exc, ast.Call):
+            target = self.repo.callee(exc, where, self.file)
+            raiser = self.repo.raiser(target)
+            argument = self.repo.argument(exc, target, raiser) if raiser is not None and not raiser.documented else None
+            if raiser is not None and argument is not None:
+                found = message(argument, self.file.source, names)
+                if found is not None:
+                    return self._site(stmt, qualname, scope, raiser.exception, _wrapped(found, raiser), "helper", raiser.cls)
+        if exc is None:
+            return Skipped(self.file.path, stmt.lineno, "bare raise (re-raises the current exception)")
+        if not isinstance(exc, ast.Call):
+            return self._mapped(stmt, exc) or Skipped(self.file.path, stmt.lineno, "raises an exception object or class without a message")
+        exception = dotted(exc.func)
+        if exception is None:
+            return Skipped(self.file.path, stmt.lineno, "the exception class is computed")
+        kind = "raise"
+        found = first_message(exc, self.file.source, names, extended=False)
+        if found is None:
+            kind = "variable"
+            found = first_message(exc, self.file.source, names, extended=True)
+        if found is None:
+            reason = "no message" if not exc.args and not exc.keywords else "message computed elsewhere"
+            return self._mapped(stmt, exc.func) or Skipped(self.file.path, stmt.lineno, reason)
+        return self._site(stmt, qualname, scope, exception, found, kind, self.repo.resolve_class(exc.func, self.file))
+
+    def _mapped(self, stmt: ast.Raise, node: ast.expr) -> Mapped | None:
+        """Return the mapping of a raise without a message to its class's own-message site, if it has one."""
+        info = self.repo.resolve_class(node, self.file)
+        if info is None:
             return None
-        first = self.lines[node.lineno - 1].encode()
-        if node.lineno == node.end_lineno:
-            return first[node.col_offset:node.end_col_offset].decode(errors="replace")
-        last = self.lines[node.end_lineno - 1].encode()
-        middle = "".join(self.lines[node.lineno:node.end_lineno - 1])
-        return (first[node.col_offset:].decode(errors="replace") + middle
-                + last[:node.end_col_offset].decode(errors="replace"))
+        for current in self.repo.lineage(info):
+            if id(current) in self.own:
+                site = self.own[id(current)][0]
+                return Mapped(self.file.path, stmt.lineno, dotted(node) or info.qualname, f"{site.path}:{site.line}")
+        return None
+
+    def _assert(self, stmt: ast.Assert, qualname: str, scope: tuple[int, int] | None) -> RaiseSite | Skipped:
+        """Return the site of `assert cond, "message"`, or why it is not one."""
+        assert stmt.msg is not None
+        found = plain(stmt.msg, self.file.source)
+        if found is None:
+            return Skipped(self.file.path, stmt.lineno, "assert message computed elsewhere")
+        return self._site(stmt, qualname, scope, "AssertionError", found, "assert")
+
+    def _helper_call(self, call: ast.Call, target: Function | None, raiser: Raiser, qualname: str,
+                     scope: tuple[int, int] | None, where: Function | None, names: Names) -> RaiseSite | Skipped | None:
+        """Return the site of a raising helper's call, or None when its message is not spelled out there.
+
+        A call with a computed message is not listed as skipped: unlike a
+        raise statement it may well not raise at all (a helper that raises
+        only on bad input), and one helper passing its message on to another
+        is not a place of its own.
+        """
+        argument = self.repo.argument(call, target, raiser)
+        if argument is None or (where is not None and with_hole(argument, where) is not None):
+            return None
+        found = message(argument, self.file.source, names)
+        if found is None:
+            return None
+        if isinstance(argument, ast.Constant) and not _reads_as_message(found.text):
+            return None  # a key or a name handed to a method that happens to raise with it
+        return self._site(call, qualname, scope, raiser.exception, _wrapped(found, raiser), "helper", raiser.cls)
+
+    def _is_warn(self, call: ast.Call) -> bool:
+        """Return whether a call is `warnings.warn(...)` (or `warn` imported from warnings)."""
+        imports = self.repo.imports[self.file.module]
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "warn" and isinstance(func.value, ast.Name):
+            return imports.get(func.value.id) == "warnings"
+        return isinstance(func, ast.Name) and imports.get(func.id) == "warnings.warn"
+
+    def _warning(self, call: ast.Call, qualname: str, scope: tuple[int, int] | None, names: Names) -> RaiseSite | Skipped:
+        """Return the site of a `warnings.warn` call: its category is the exception (UserWarning by default)."""
+        keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+        text = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else keywords.get("message")
+        category = call.args[1] if len(call.args) > 1 else keywords.get("category")
+        exception = "UserWarning" if category is None else dotted(category)
+        found = message(text, self.file.source, names) if text is not None else None
+        if found is None or exception is None:
+            return Skipped(self.file.path, call.lineno, "warning message or category computed elsewhere")
+        return self._site(call, qualname, scope, exception, found, "warning")
+
+    def _site(self, node: ast.stmt | ast.expr, qualname: str, scope: tuple[int, int] | None, exception: str,
+              found: Message, kind: str, cls: ClassInfo | None = None) -> RaiseSite | Skipped:
+        """Return the site at `node`, or why its message cannot be a record's."""
+        if not found.text:
+            return Skipped(self.file.path, node.lineno, "empty message")
+        if len(found.text) > MESSAGE_MAX:
+            return Skipped(self.file.path, node.lineno, f"message longer than {MESSAGE_MAX:,} characters")
+        if cls is not None:
+            found = self._as_printed(found, cls)
+        return _make_site(self.file, node, qualname, scope, exception, found, kind)
+
+    def _as_printed(self, found: Message, cls: ClassInfo) -> Message:
+        """Return a message with the wordings its class prints it in as alternatives.
+
+        A class whose own message puts the given one in a field of its own
+        (`"Invalid value for {param_hint}: {message}"`, `f"{msg} (at {where})"`)
+        prints the site's message inside that text: what a user pastes.
+        """
+        for current in self.repo.lineage(cls):
+            own = self.own.get(id(current))
+            if own is None:
+                continue
+            printed = [Variant(_MESSAGE_FIELD.sub(lambda _: found.text, text), "alternative")
+                       for site in own for text in [site.message, *(v.message for v in site.variants)]
+                       if _MESSAGE_FIELD.search(text)]
+            return Message(found.text, _unique_variants(found.text, [*found.variants, *printed]))
+        return found
 
 
-def _same_expression(text: str, node: ast.expr) -> bool:
-    """Return whether `text` parses to the expression `node`; guards against stray positions."""
-    try:
-        parsed = ast.parse(f"(\n{text}\n)", mode="eval").body
-    except SyntaxError:
-        return False
-    return ast.dump(parsed) == ast.dump(node)
+def _make_site(file: ParsedFile, node: ast.stmt | ast.expr, qualname: str, scope: tuple[int, int] | None,
+               exception: str, found: Message, kind: str) -> RaiseSite:
+    """Return the site of a message at a node, with its snippet."""
+    start, code = _snippet(file.source, node, scope)
+    return RaiseSite(file.path, node.lineno, qualname, exception, found.text, start, code, found.variants, kind)
+
+
+def _unique_variants(text: str, variants: Iterable[Variant]) -> tuple[Variant, ...]:
+    """Return variants without repeats or copies of the message, at most MAX_VARIANTS."""
+    seen, kept = {text}, []
+    for variant in variants:
+        if variant.message not in seen:
+            seen.add(variant.message)
+            kept.append(variant)
+    return tuple(kept[:MAX_VARIANTS])
+
+
+def _wrapped(found: Message, raiser: Raiser) -> Message:
+    """Return a call's message inside the template its helper or factory builds around it."""
+    return Message(raiser.wrap.replace(HOLE, found.text),
+                   tuple(Variant(raiser.wrap.replace(HOLE, v.message), v.kind) for v in found.variants))
+
+
+def _reads_as_message(text: str) -> bool:
+    """Return whether a plain literal reads as a message: words with a space, or a closing punctuation mark."""
+    return says_something(text) and (" " in text.strip() or text.rstrip().endswith((".", "!", "?", ":")))
+
+
+def _scope(function: Function) -> tuple[int, int]:
+    """Return the first (decorator) and last line of a function."""
+    node = function.node
+    return min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno or node.lineno
 
 
 def _statements(
-    body: Iterable[ast.AST], names: tuple[str, ...], scope: tuple[int, int] | None, asserts: bool,
-) -> Iterable[tuple[ast.Raise | ast.Assert, str, tuple[int, int] | None]]:
-    """Yield every raise (and assert) statement with its qualified name and function span.
+    body: Iterable[ast.stmt], names: tuple[str, ...], scope: tuple[int, int] | None,
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+) -> Iterator[tuple[ast.stmt, str, tuple[int, int] | None, ast.FunctionDef | ast.AsyncFunctionDef | None]]:
+    """Yield every simple statement with its qualified name, function span and function.
 
     Only statement lists are walked: a raise is a statement, so it never hides
     inside an expression, and skipping expressions keeps big files fast.
@@ -249,149 +540,26 @@ def _statements(
     for stmt in body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             first = min([stmt.lineno] + [d.lineno for d in stmt.decorator_list])
-            yield from _statements(stmt.body, names + (stmt.name,), (first, stmt.end_lineno or stmt.lineno), asserts)
+            yield from _statements(stmt.body, names + (stmt.name,), (first, stmt.end_lineno or stmt.lineno), stmt)
         elif isinstance(stmt, ast.ClassDef):
-            yield from _statements(stmt.body, names + (stmt.name,), scope, asserts)
-        elif isinstance(stmt, ast.Raise) or (asserts and isinstance(stmt, ast.Assert) and stmt.msg is not None):
-            yield stmt, ".".join(names), scope
-        else:
+            yield from _statements(stmt.body, names + (stmt.name,), scope, function)
+        elif any(getattr(stmt, f, None) for f in ("body", "handlers", "orelse", "finalbody", "cases")):
             for child in _child_bodies(stmt):
-                yield from _statements(child, names, scope, asserts)
+                yield from _statements(child, names, scope, function)
+        else:
+            yield stmt, ".".join(names), scope, function
 
 
 def _child_bodies(stmt: ast.AST) -> Iterable[list[ast.stmt]]:
     """Yield the statement lists nested in a compound statement."""
-    for field in ("body", "handlers", "orelse", "finalbody", "cases"):
-        for child in getattr(stmt, field, ()):
+    for field_name in ("body", "handlers", "orelse", "finalbody", "cases"):
+        for child in getattr(stmt, field_name, ()):
             # Handlers and match cases are not statements; their bodies are.
             yield child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child]
 
 
-def _site(
-    source: _Source, path: str, stmt: ast.Raise | ast.Assert, function: str, scope: tuple[int, int] | None,
-) -> RaiseSite | Skipped:
-    """Return the raise site of one statement, or why it is not one."""
-    if isinstance(stmt, ast.Assert):
-        exception, message = "AssertionError", _template(stmt.msg, source)
-        if message is None:
-            return Skipped(path, stmt.lineno, "assert message computed elsewhere")
-    else:
-        found = _exception_and_message(stmt, source)
-        if isinstance(found, str):
-            return Skipped(path, stmt.lineno, found)
-        exception, message = found
-    if not message:
-        return Skipped(path, stmt.lineno, "empty message")
-    if len(message) > MESSAGE_MAX:
-        return Skipped(path, stmt.lineno, f"message longer than {MESSAGE_MAX:,} characters")
-    start, code = _snippet(source, stmt, scope)
-    return RaiseSite(path, stmt.lineno, function, exception, message, start, code)
-
-
-def _exception_and_message(stmt: ast.Raise, source: _Source) -> tuple[str, str] | str:
-    """Return (exception, message template) of a raise, or the reason it has none."""
-    exc = stmt.exc
-    if exc is None:
-        return "bare raise (re-raises the current exception)"
-    if not isinstance(exc, ast.Call):
-        return "raises an exception object or class without a message"
-    exception = _dotted(exc.func)
-    if exception is None:
-        return "the exception class is computed"
-    message = _message(exc, source)
-    if message is None:
-        return "no message" if not exc.args and not exc.keywords else "message computed elsewhere"
-    return exception, message
-
-
-def _dotted(node: ast.expr) -> str | None:
-    """Return a name or attribute chain as written (`errors.ConfigError`), else None."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr}" if base is not None else None
-    return None
-
-
-def _message(call: ast.Call, source: _Source) -> str | None:
-    """Return the template of the first string-ish argument, else of a message keyword."""
-    for arg in call.args:
-        template = None if isinstance(arg, ast.Starred) else _template(arg, source)
-        if template is not None:
-            return template
-    keywords = [k for k in call.keywords if k.arg is not None]
-    preferred = sorted(keywords, key=lambda k: k.arg not in MESSAGE_KEYWORDS)
-    for keyword in preferred:
-        template = _template(keyword.value, source)
-        if template is not None:
-            return template
-    return None
-
-
-def _template(node: ast.expr, source: _Source) -> str | None:
-    """Return the message template an expression builds, or None when it is not a string the source spells out."""
-    if isinstance(node, ast.Constant):
-        return _escape(node.value) if isinstance(node.value, str) else None
-    if isinstance(node, ast.JoinedStr):
-        return "".join(_escape(v.value) if isinstance(v, ast.Constant) else _placeholder(v, source) for v in node.values)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-        return _template(node.left, source)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _concatenation(node, source)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
-        return _format_string(node.func.value)
-    if isinstance(node, ast.Call) and _callee_name(node) in GETTEXT:
-        return next((t for t in (_template(a, source) for a in node.args) if t is not None), None)
-    return None
-
-
-def _concatenation(node: ast.BinOp, source: _Source) -> str | None:
-    """Return the template of `a + b` when either side is a string, other sides as `{expr}`."""
-    left, right = _template(node.left, source), _template(node.right, source)
-    if left is None and right is None:
-        return None
-    left = left if left is not None else "{" + source.segment(node.left) + "}"
-    right = right if right is not None else "{" + source.segment(node.right) + "}"
-    return left + right
-
-
-def _format_string(node: ast.expr) -> str | None:
-    """Return the literal a `.format` call is made on: its braces are placeholders already."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.Call) and _callee_name(node) in GETTEXT:
-        return next((t for t in (_format_string(a) for a in node.args) if t is not None), None)
-    return None
-
-
-def _callee_name(call: ast.Call) -> str | None:
-    """Return the last name of what a call calls (`gettext` for `translation.gettext(...)`)."""
-    if isinstance(call.func, ast.Name):
-        return call.func.id
-    return call.func.attr if isinstance(call.func, ast.Attribute) else None
-
-
-def _placeholder(value: ast.FormattedValue, source: _Source) -> str:
-    """Return one f-string replacement field as written: `{expr!r:spec}`."""
-    text = "{" + source.segment(value.value)
-    if value.conversion != -1:
-        text += "!" + chr(value.conversion)
-    if value.format_spec is not None:
-        text += ":" + "".join(
-            v.value if isinstance(v, ast.Constant) else _placeholder(v, source)
-            for v in value.format_spec.values
-        )
-    return text + "}"
-
-
-def _escape(literal: str) -> str:
-    """Return literal text with its braces doubled, as the record format writes them."""
-    return literal.replace("{", "{{").replace("}", "}}")
-
-
-def _snippet(source: _Source, stmt: ast.stmt, scope: tuple[int, int] | None) -> tuple[int, str]:
-    """Return (start line, code) of the snippet shown for a raise statement."""
+def _snippet(source: Source, stmt: ast.stmt | ast.expr, scope: tuple[int, int] | None) -> tuple[int, str]:
+    """Return (start line, code) of the snippet shown for a raise statement (or call)."""
     if scope is not None and scope[1] - scope[0] + 1 <= SNIPPET_MAX_LINES:
         first, last = scope
     else:

@@ -21,18 +21,20 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 
 def with_flags(
     settings: SourceSettings, include: Sequence[str], exclude: Sequence[str], asserts: bool | None,
+    warns: bool | None = None,
 ) -> SourceSettings:
     """Return the `[source]` settings with the command line's flags put over them.
 
     A flag given replaces the setting: `--include` replaces `include`,
     `--exclude` replaces `exclude` (the default excludes still apply), and
-    `--asserts`/`--no-asserts` replace `asserts`.
+    `--asserts`/`--no-asserts` replace `asserts`, and `--warnings`/`--no-warnings` `warnings`.
     """
     return replace(
         settings,
         include=tuple(include) or settings.include,
         exclude=tuple(exclude) or settings.exclude,
         asserts=settings.asserts if asserts is None else asserts,
+        warnings=settings.warnings if warns is None else warns,
     )
 
 

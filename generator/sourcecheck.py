@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import gitrepo, sync
-from .extract import RaiseSite, decode_source, file_lines, scan_files, split_lines
+from .extract import RaiseSite, scan_files
+from .messages import decode_source, file_lines, split_lines
 from .files import FileFilter
 from .model import Record, Site, SourceSettings
 from .problems import Invalid, Problem
@@ -104,7 +105,7 @@ def check_source(
     contents = gitrepo.read_objects(repo_dir, sorted(set(names)))
     files = {name: _PinnedFile.of(content) for name, content in contents.items()}
     problems += [p for record, name in zip(pinned, names) for p in _drift(record, files[name])]
-    scan = scan_files(snap.files, settings.asserts)
+    scan = scan_files(snap.files, settings.asserts, settings.warnings)
     known = [sync.Known(r.id, r.exception, r.message, r.source.path, r.source.function or "", r.source.line, True)
              for r in mine]
     undocumented = sync.match(known, scan.sites, rules=2).sites
@@ -167,7 +168,7 @@ class _PinnedFile:
     lines: tuple[str, ...]
     """The file's lines with their line breaks."""
     raise_lines: frozenset[int]
-    """Every line that a raise or assert statement starts on or spans."""
+    """Every line a raise or assert statement spans, and the first line of every call and return (helper calls, warnings, own messages)."""
     error: str | None
     """Why the file could not be found, decoded or parsed, if it could not."""
 
@@ -185,9 +186,10 @@ class _PinnedFile:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError) as error:
             return cls(lines, frozenset(), f"the file does not parse: {error}")
-        spans = (range(n.lineno, (n.end_lineno or n.lineno) + 1)
-                 for n in ast.walk(tree) if isinstance(n, (ast.Raise, ast.Assert)))
-        return cls(lines, frozenset(line for span in spans for line in span), None)
+        spans = [range(n.lineno, (n.end_lineno or n.lineno) + 1)
+                 for n in ast.walk(tree) if isinstance(n, (ast.Raise, ast.Assert))]
+        starts = {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.Return))}
+        return cls(lines, frozenset(line for span in spans for line in span) | starts, None)
 
 
 def _drift(record: Record, file: _PinnedFile) -> list[Problem]:

@@ -288,14 +288,16 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
     same_pin = not (moved or edited or code_changed) and source.get("line") == site.line and (
         source.get("snippet") or {}).get("start") == site.snippet_start
     restored = data.get("status") == "removed"
-    record = {k: v for k, v in data.items() if k != "status"} if restored else dict(data)
+    record = with_variants({k: v for k, v in data.items() if k != "status"} if restored else dict(data), site)
+    new_variants = record.get("variants") != data.get("variants")
     if same_pin and in_history:
-        return Update(record, "changed" if restored else "unchanged", "restored, was removed" if restored else "")
+        notes = ["restored, was removed"] * restored + ["variants updated"] * new_variants
+        return Update(record, "changed" if notes else "unchanged", "; ".join(notes))
     record = {**record, "message": site.message, "source": _source(source, site, commit)}
     if not in_history:
         record = _moved_off(record, source.get("commit"), commit)
     if edited:
-        record["variants"] = _earlier(data.get("variants"), old_message, site.message, commit)
+        record["variants"] = _earlier(record.get("variants"), old_message, site.message, commit)
     why = "message changed" if edited else "moved" if moved else "code changed" if code_changed else None
     if why is not None and any(data.get(k) for k in PROSE_FIELDS):
         record["review"] = _review(data.get("review"), why, commit)
@@ -472,8 +474,29 @@ def _hash(text: str) -> str:
 
 def skeleton(record_id: str, site: RaiseSite, commit: str, repo: str | None) -> dict[str, Any]:
     """Return a new record for `site` with no prose."""
-    return {"id": record_id, "exception": site.exception, "message": site.message,
-            "source": _source({"repo": repo} if repo else {}, site, commit)}
+    return with_variants({"id": record_id, "exception": site.exception, "message": site.message,
+                          "source": _source({"repo": repo} if repo else {}, site, commit)}, site)
+
+
+SITE_VARIANT_KINDS = ("plural", "alternative")
+"""Variant kinds the code gives (extract keeps them current); others (`earlier`) are kept as they are."""
+
+
+def with_variants(record: dict[str, Any], site: RaiseSite) -> dict[str, Any]:
+    """Return `record` with the site's plural and alternative wordings as its variants, other variants kept after them.
+
+    A site whose code gives no other wording leaves the variants as they are:
+    people write plural and alternative wordings by hand too.
+    """
+    old = record.get("variants", [])
+    if not site.variants or not isinstance(old, list):
+        return record  # not a list: check reports it; extract does not guess what was meant
+    kept = [v for v in old if not (isinstance(v, dict) and v.get("kind") in SITE_VARIANT_KINDS)]
+    variants = [{"message": v.message, "kind": v.kind} for v in site.variants] + kept
+    updated = {k: v for k, v in record.items() if k != "variants"}
+    if variants:
+        updated["variants"] = variants
+    return updated
 
 
 def _source(old: dict[str, Any], site: RaiseSite, commit: str) -> dict[str, Any]:

@@ -1,0 +1,439 @@
+"""Sites beyond a plain raise: helpers, factories, classes with their own message, variables, plurals, warnings, hostile files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from test_gitrepo import Repo
+
+from generator import cli, extract, sync
+
+CORPUS = Path(__file__).parent / "data" / "extract_corpus"
+"""Standard-library modules copied as they are: argparse, json, tomllib, gettext, configparser."""
+
+CORPUS_SITES = Path(__file__).parent / "data" / "extract_corpus_sites.json"
+"""The records extract wrote for the corpus before helpers, classes and variables were read."""
+
+
+def extract_repo(tmp_path: Path, files: dict[str, str | bytes], **options: bool) -> tuple[Repo, Path, dict]:
+    """Commit `files` to a new git repository, extract it, and return the repo, content folder and records by place."""
+    repo = Repo(tmp_path / "repo")
+    for name, text in files.items():
+        repo.write(name, text)
+    repo.commit()
+    content = tmp_path / "content"
+    extract.run(repo.path, "HEAD", "owner/name", content, **options)
+    return repo, content, records_by_place(content)
+
+
+def records_by_place(content: Path) -> dict[tuple[str, int], dict]:
+    """Return the records of a content folder keyed by (path, line)."""
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((content / "errors").glob("*.json"))]
+    return {(r["source"]["path"], r["source"]["line"]): r for r in records}
+
+
+def brief(records: dict[tuple[str, int], dict], path: str) -> dict[int, tuple[str, str]]:
+    """Return (exception, message) of the records of one file, by line."""
+    return {line: (r["exception"], r["message"]) for (p, line), r in records.items() if p == path}
+
+
+def test_helpers_across_modules_by_import(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/errors.py": (
+            "class ConfigError(Exception):\n    pass\n\n\n"
+            "def fail(message, hint=None):\n    raise ConfigError(message)\n"
+        ),
+        "pkg/a.py": (
+            "from .errors import fail\n"
+            "import pkg.errors as errs\n"
+            "from pkg import errors\n\n\n"
+            "def load(path):\n"
+            '    fail(f"cannot read {path}")\n'
+            '    errs.fail("second form", hint="x")\n'
+            '    errors.fail(message="by keyword")\n'
+            "    fail(path)\n"
+        ),
+    })
+    assert brief(records, "pkg/a.py") == {
+        7: ("ConfigError", "cannot read {path}"),
+        8: ("ConfigError", "second form"),
+        9: ("ConfigError", "by keyword"),
+    }
+    assert records[("pkg/a.py", 7)]["source"]["function"] == "load"
+    # The raise inside the helper builds its message from a parameter: it is not a site of its own.
+    assert brief(records, "pkg/errors.py") == {}
+
+
+def test_names_imported_in_a_circle_do_not_stop_the_run() -> None:
+    scan = extract.scan_files({
+        "pkg/__init__.py": b"",
+        "pkg/a.py": b'from .b import fail\n\n\ndef f(x):\n    fail("from a")\n',
+        "pkg/b.py": b'from .a import fail\n\n\ndef g(x):\n    fail("from b")\n    raise ValueError("still found")\n',
+        # A raising method of the same name makes the calls worth resolving.
+        "pkg/c.py": b"class P:\n    def fail(self, msg):\n        raise RuntimeError(msg)\n",
+    })
+    assert [(s.path, s.message) for s in scan.sites] == [("pkg/b.py", "still found")]
+    assert [(s.path, s.reason) for s in scan.skipped] == [("pkg/c.py", "message computed elsewhere")]
+
+
+def test_methods_through_base_classes_and_annotations(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "lib/base.py": (
+            "class BadValue(Exception):\n    pass\n\n\n"
+            "class Usage(Exception):\n    pass\n\n\n"
+            "class ParamType:\n"
+            "    def fail(self, message, param=None):\n"
+            "        raise BadValue(message)\n\n\n"
+            "class Context:\n"
+            "    def fail(self, message):\n"
+            "        raise Usage(message)\n"
+        ),
+        "lib/types.py": (
+            "from .base import ParamType, Context\n\n\n"
+            "class Integer(ParamType):\n"
+            "    def convert(self, value, param):\n"
+            '        self.fail(f"{value!r} is not a valid integer.", param)\n\n\n'
+            "def parse(ctx: 'Context', args):\n"
+            '    ctx.fail("Got unexpected extra arguments.")\n\n\n'
+            "def unknown(thing):\n"
+            '    thing.fail("Two methods named fail raise differently.")\n'
+        ),
+    })
+    assert brief(records, "lib/types.py") == {
+        6: ("BadValue", "{value!r} is not a valid integer."),
+        10: ("Usage", "Got unexpected extra arguments."),
+    }
+
+
+def test_a_helper_raising_the_class_its_parameter_defaults_to(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            "class TemplateSyntaxError(Exception):\n    pass\n\n\n"
+            "class Parser:\n"
+            "    def fail(self, msg, lineno=None, exc=TemplateSyntaxError):\n"
+            "        raise exc(msg, lineno)\n\n"
+            "    def parse(self):\n"
+            '        self.fail("tag name expected", 3)\n'
+        ),
+    })
+    assert brief(records, "m.py") == {10: ("TemplateSyntaxError", "tag name expected")}
+
+
+def test_one_raising_method_of_a_name_resolves_by_name(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            "class Parser:\n"
+            "    def error(self, msg):\n"
+            "        raise SyntaxError(msg)\n\n\n"
+            "def use(parser, key):\n"
+            '    parser.error("unexpected end of input")\n'
+            '    parser.error(key)\n'
+            '    parser.error("word")\n'
+        ),
+    })
+    # A one-word literal reads as a key handed to the method, not as a message.
+    assert brief(records, "m.py") == {7: ("SyntaxError", "unexpected end of input")}
+
+
+def test_nested_helpers_to_a_fixed_point_keep_the_text_each_adds(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            "def inner(text):\n"
+            "    raise RuntimeError(text)\n\n\n"
+            "def middle(what, code):\n"
+            '    inner("failed: " + what + " (code " + str(code) + ")")\n\n\n'
+            "def outer(msg):\n"
+            "    def local(m):\n"
+            "        middle(m, 2)\n"
+            "    local(msg)\n\n\n"
+            "def use():\n"
+            '    outer("disk full")\n'
+            '    middle(f"no {thing}", 5)\n'
+        ),
+    })
+    assert brief(records, "m.py") == {
+        16: ("RuntimeError", "failed: disk full (code {str(code)})"),
+        17: ("RuntimeError", "failed: no {thing} (code {str(code)})"),
+    }
+
+
+def test_a_helper_whose_raise_spells_its_message_out_is_the_one_site(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            "def check(where, ok):\n"
+            "    if not ok:\n"
+            '        raise OSError(f"{where}: cannot be read")\n\n\n'
+            "def use(path):\n"
+            '    check(f"{path} at HEAD", False)\n'
+        ),
+    })
+    # The raise is a site as it always was; a call documenting the same error again would be a second page.
+    assert brief(records, "m.py") == {3: ("OSError", "{where}: cannot be read")}
+
+
+def test_factories_give_the_class_they_build_and_the_text_they_add(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "parser/errors.py": (
+            "class DecodeError(ValueError):\n    pass\n\n\n"
+            "def coord(src, pos):\n    return f\"line {src.count(chr(10), 0, pos) + 1}\"\n\n\n"
+            "def make_err(src, pos, msg):\n"
+            '    return DecodeError(f"{msg} (at {coord(src, pos)})")\n\n\n'
+            "def err_here(src, pos, msg):\n"
+            "    return make_err(src, pos, 'near here: ' + msg)\n"
+        ),
+        "parser/core.py": (
+            "from .errors import make_err, err_here\n\n\n"
+            "def parse(src, pos):\n"
+            '    raise make_err(src, pos, "Invalid value")\n'
+            '    raise err_here(src, pos, f"Unclosed {kind}")\n'
+        ),
+    })
+    assert brief(records, "parser/core.py") == {
+        5: ("DecodeError", "Invalid value (at {coord(src, pos)})"),
+        6: ("DecodeError", "near here: Unclosed {kind} (at {coord(src, pos)})"),
+    }
+
+
+def test_classes_that_build_their_own_message(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "errs.py": (
+            "class Base(Exception):\n"
+            "    def __init__(self, message, ctx=None):\n"
+            "        super().__init__(message)\n\n\n"
+            "class NoSuchOption(Base):\n"
+            "    def __init__(self, option_name, message=None):\n"
+            "        if message is None:\n"
+            '            message = "No such option: {name}".format(name=option_name)\n'
+            "        super().__init__(message)\n\n\n"
+            "class Missing(Base):\n"
+            "    def format_message(self):\n"
+            "        if self.kind == 'argument':\n"
+            '            missing = "Missing argument"\n'
+            "        else:\n"
+            '            missing = "Missing option"\n'
+            '        return f"{missing} {self.hint}."\n\n\n'
+            "class Old(Exception):\n"
+            "    def __init__(self, section):\n"
+            '        Exception.__init__(self, "No section: %r" % (section,))\n\n\n'
+            "class Plain(Exception):\n"
+            "    def __str__(self):\n"
+            "        return self.args[0]\n"
+        ),
+        "use.py": (
+            "from errs import NoSuchOption, Missing, Old, Plain\n\n\n"
+            "def run(opt):\n"
+            "    raise NoSuchOption(opt)\n"
+            "    raise Missing(ctx=None)\n"
+            "    raise Old\n"
+            "    raise Plain(opt)\n"
+        ),
+    })
+    assert brief(records, "errs.py") == {
+        10: ("NoSuchOption", "No such option: {name}"),
+        19: ("Missing", "Missing argument {self.hint}."),
+        24: ("Old", "No section: %r"),
+    }
+    assert records[("errs.py", 19)]["variants"] == [{"message": "Missing option {self.hint}.", "kind": "alternative"}]
+    assert records[("errs.py", 19)]["source"]["function"] == "Missing.format_message"
+    # Raises without a message of those classes map to the class's record; Plain has none.
+    scan = extract.scan_files({p: (tmp_path / "repo" / p).read_bytes() for p in ("errs.py", "use.py")})
+    assert [(m.line, m.to) for m in scan.mapped] == [(5, "errs.py:10"), (6, "errs.py:19"), (7, "errs.py:24")]
+    assert [(s.path, s.line, s.reason) for s in scan.skipped] == [("use.py", 8, "message computed elsewhere")]
+    assert brief(records, "use.py") == {}
+
+
+def test_message_variables_and_module_constants(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            'UNKNOWN = "unknown flag {flag}"\n'
+            'TOO_MANY = "too many values: %d"\n\n\n'
+            "def check(flag, n, kind):\n"
+            '    err = "x {flag} is not supported"\n'
+            "    if flag:\n"
+            "        raise ValueError(err.format(flag=flag))\n"
+            "    raise ValueError(UNKNOWN.format(flag=flag))\n"
+            "    raise ValueError(TOO_MANY % n)\n"
+            "    msg = f'bad {kind}'\n"
+            "    raise TypeError(msg)\n"
+            "    msg = 'replaced'\n"
+            "    raise TypeError(msg)\n"
+            "    computed = str(n)\n"
+            "    raise TypeError(computed)\n\n\n"
+            "def shadow(UNKNOWN):\n"
+            "    raise ValueError(UNKNOWN)\n\n\n"
+            'CODE = "E102"\n\n\n'
+            "def coded(message):\n"
+            "    raise ValueError(message, CODE)\n"
+        ),
+    })
+    assert brief(records, "m.py") == {
+        8: ("ValueError", "x {flag} is not supported"),
+        9: ("ValueError", "unknown flag {flag}"),
+        10: ("ValueError", "too many values: %d"),
+        12: ("TypeError", "bad {kind}"),
+        14: ("TypeError", "replaced"),
+    }
+
+
+def test_ngettext_and_conditional_messages_give_variants(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            "from gettext import ngettext\n\n\n"
+            "def f(args, strict):\n"
+            '    raise ValueError(ngettext("Got unexpected extra argument ({args})",\n'
+            '                              "Got unexpected extra arguments ({args})", len(args)).format(args=args))\n'
+            '    raise ValueError("strict mode forbids it" if strict else f"lenient mode warns about {args}")\n'
+            '    raise ValueError(ngettext("one file", "%d files", len(args)) % len(args))\n'
+        ),
+    })
+    assert records[("m.py", 5)]["message"] == "Got unexpected extra argument ({args})"
+    assert records[("m.py", 5)]["variants"] == [{"message": "Got unexpected extra arguments ({args})", "kind": "plural"}]
+    assert records[("m.py", 7)]["message"] == "strict mode forbids it"
+    assert records[("m.py", 7)]["variants"] == [{"message": "lenient mode warns about {args}", "kind": "alternative"}]
+    assert records[("m.py", 8)]["variants"] == [{"message": "%d files", "kind": "plural"}]
+
+
+def test_variants_are_kept_current_and_earlier_wordings_kept(tmp_path: Path) -> None:
+    repo, content, records = extract_repo(tmp_path, {
+        "m.py": 'from gettext import ngettext\n\n\ndef f(n):\n    raise ValueError(ngettext("a file", "some files", n))\n',
+    })
+    [(place, record)] = records.items()
+    path = content / "errors" / f"{record['id']}.json"
+    record["variants"].append({"message": "one file", "kind": "earlier", "until": "abc1234"})
+    path.write_text(sync.dumps(record), encoding="utf-8")
+    repo.write("m.py", 'from gettext import ngettext\n\n\ndef f(n):\n    raise ValueError(ngettext("a file", "many files", n))\n')
+    repo.commit()
+    extract.run(repo.path, "HEAD", "owner/name", content)
+    assert json.loads(path.read_text(encoding="utf-8"))["variants"] == [
+        {"message": "many files", "kind": "plural"},
+        {"message": "one file", "kind": "earlier", "until": "abc1234"},
+    ]
+    repo.write("m.py", 'from gettext import ngettext\n\n\ndef f(n):\n    raise ValueError("a file" if n else "no file")\n')
+    repo.commit()
+    extract.run(repo.path, "HEAD", "owner/name", content)
+    assert json.loads(path.read_text(encoding="utf-8"))["variants"] == [
+        {"message": "no file", "kind": "alternative"},
+        {"message": "one file", "kind": "earlier", "until": "abc1234"},
+    ]
+    # Code that gives no other wording leaves the variants alone: they may have been written by hand.
+    repo.write("m.py", 'def f(n):\n    raise ValueError("a file")\n')
+    repo.commit()
+    extract.run(repo.path, "HEAD", "owner/name", content)
+    assert len(json.loads(path.read_text(encoding="utf-8"))["variants"]) == 2
+
+
+def test_warnings_only_when_asked(tmp_path: Path) -> None:
+    files = {
+        "m.py": (
+            "import warnings\n"
+            "from warnings import warn\n\n\n"
+            "def f(name):\n"
+            '    warnings.warn(f"{name} is deprecated", DeprecationWarning, stacklevel=2)\n'
+            '    warn("plain warning")\n'
+            '    warnings.warn(message="by keyword", category=FutureWarning)\n'
+            "    warnings.warn(name)\n"
+        ),
+    }
+    _, _, without = extract_repo(tmp_path / "off", files)
+    assert without == {}
+    _, _, records = extract_repo(tmp_path / "on", files, warns=True)
+    assert brief(records, "m.py") == {
+        6: ("DeprecationWarning", "{name} is deprecated"),
+        7: ("UserWarning", "plain warning"),
+        8: ("FutureWarning", "by keyword"),
+    }
+
+
+def test_warnings_flag_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'import warnings\nwarnings.warn("old API")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    assert cli.main(["extract", str(repo.path), "--content", str(content), "--warnings"]) == 0
+    assert [r["message"] for r in records_by_place(content).values()] == ["old API"]
+
+
+def test_warnings_setting_in_site_toml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'import warnings\nwarnings.warn("old API")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "site.toml").write_text('title = "t"\n\n[source]\nwarnings = true\n', encoding="utf-8")
+    assert cli.main(["extract", str(repo.path), "--content", str(content)]) == 0
+    [record] = records_by_place(content).values()
+    assert (record["exception"], record["message"]) == ("UserWarning", "old API")
+    capsys.readouterr()
+    assert cli.main(["check", "--content", str(content), "--source", str(repo.path), "--strict"]) == 0
+    assert "documentation coverage 1/1 raise sites" in capsys.readouterr().out
+
+
+def test_hostile_files_are_skipped_with_a_reason_and_the_run_goes_on(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("good.py", 'raise ValueError("still found")\n')
+    repo.write("big.py", b"x = 1\n" * (extract.MAX_FILE_BYTES // 6 + 1))
+    repo.write("deep.py", 'def f(a):\n    raise ValueError("x" ' + "+ a " * 2000 + ")\n")
+    (repo.path / "bad-\xe9.py".encode("latin-1").decode("utf-8", "surrogateescape")).write_bytes(
+        b'raise ValueError("latin-1 name")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    report = extract.run(repo.path, "HEAD", None, content)
+    assert [r["message"] for r in records_by_place(content).values()] == ["still found"]
+    reasons = {s.path: (s.line, s.reason) for s in report.skipped}
+    assert reasons["bad-\ufffd.py"] == (0, "file name is not UTF-8")
+    assert reasons["big.py"][0] == 0 and "larger than 5,000,000 bytes" in reasons["big.py"][1]
+    assert reasons["deep.py"] == (2, "expression nested too deeply to read")
+    printed = "\n".join(report.lines(verbose=True))
+    assert "skipped bad-\ufffd.py:0: file name is not UTF-8" in printed
+
+
+def test_a_control_character_in_a_file_name_is_skipped() -> None:
+    scan = extract.scan_files({"a\n.py": b'raise ValueError("x")\n', "b.py": b'raise ValueError("y")\n'})
+    assert [s.path for s in scan.sites] == ["b.py"]
+    assert [(s.path, s.reason) for s in scan.skipped] == [("a?.py", "file name holds a control character (a line break, a tab)")]
+
+
+def test_sites_found_before_keep_their_ids(tmp_path: Path) -> None:
+    """Every record the plain-raise rules wrote for a fixed corpus is written again, same id, place and message.
+
+    The corpus's exception factory (tomllib's `suffixed_err`) is the one
+    intended change: those raises now name the class the factory builds.
+    """
+    repo = Repo(tmp_path / "repo")
+    shutil.copytree(CORPUS, repo.path, dirs_exist_ok=True)
+    repo.commit()
+    content = tmp_path / "content"
+    extract.run(repo.path, "HEAD", "example/corpus", content)
+    now = {r["id"]: r for r in records_by_place(content).values()}
+    before = json.loads(CORPUS_SITES.read_text(encoding="utf-8"))
+    factory = [b for b in before if b["exception"] == "suffixed_err"]
+    kept = [b for b in before if b["exception"] != "suffixed_err"]
+    assert len(kept) == 67 and len(factory) == 29
+    for old in kept:
+        record = now[old["id"]]
+        assert (record["source"]["path"], record["source"]["line"], record["exception"], record["message"]) == (
+            old["path"], old["line"], old["exception"], old["message"])
+    for old in factory:
+        record = records_by_place(content)[(old["path"], old["line"])]
+        assert record["exception"] == "TOMLDecodeError"
+        assert record["message"] == old["message"] + " (at {coord_repr(src, pos)})"
+    assert len(now) > len(before)
+
+
+def test_check_source_counts_the_new_sites_and_accepts_their_lines(tmp_path: Path) -> None:
+    repo, content, records = extract_repo(tmp_path, {
+        "m.py": (
+            "def fail(msg):\n    raise RuntimeError(msg)\n\n\n"
+            'def f():\n    fail("helper message")\n    raise ValueError("plain")\n'
+        ),
+    })
+    assert sorted(records) == [("m.py", 6), ("m.py", 7)]
+    data = [(f"{r['id']}.json", r) for r in records.values()]
+    report = extract.check_source(data, repo.path)
+    assert (report.sites, report.documented, report.problems) == (2, 2, ())
+    report = extract.check_source([(name, r) for name, r in data if r["source"]["line"] == 7], repo.path)
+    assert [(s.line, s.kind) for s in report.undocumented] == [(6, "helper")]
