@@ -120,7 +120,7 @@ def test_limit(index: dict[str, Any]) -> None:
 
 
 def test_index_is_compact_and_versioned(index: dict[str, Any]) -> None:
-    assert index["version"] == 1
+    assert index["version"] == 2
     per_record = len(json.dumps(index, ensure_ascii=False)) / len(index["records"])
     assert per_record < 1200
 
