@@ -29,6 +29,12 @@ MAX_FUZZY_TOKENS = 8
 MAX_PREFIX_TERMS = 50
 PREFIX_WEIGHT = 0.9
 FUZZY_WEIGHTS = (1.0, 0.7, 0.5)
+CONFIDENT_LITERAL = 20
+"""A full match whose literal text is under half the message needs this many literal characters to be confident."""
+CONFIDENT_CUT = 30
+"""A cut partial needs this many literal characters, and to stop inside a literal, to be confident."""
+GENERIC_EXCEPTIONS = frozenset({"Error", "Exception", "Warning"})
+"""Names programs print in front of a message that say nothing about its class (click's `Error: ...`)."""
 STOP_WORDS = frozenset("""
 an and are as at be been but by can could did do does for from had has have if in into is it its may
 might must no nor not of on or our should so such than that the their then there these they this those
@@ -46,10 +52,16 @@ NON_WORD_RANGES = ((0x80, 0xBF), (0xD7, 0xD7), (0xF7, 0xF7), (0x2000, 0x2BFF),
                    (0x3000, 0x303F), (0xFF00, 0xFF0F), (0x1F000, 0x1FAFF))
 
 _PERCENT = re.compile(r"%(?:\([^()]*\))?[-#0+]*(?:\*|[0-9]+)?(?:\.(?:\*|[0-9]+))?[hlL]?[diouxXeEfFgGcrsa]")
+_REPR = re.compile(
+    r"""[bBrRuUfF]{0,2}(['"])[\s\S]*\1|\[[\s\S]*\]|\([\s\S]*\)|\{[\s\S]*\}|<[\s\S]*>"""
+    r"|[A-Za-z_][A-Za-z0-9_.]*\([\s\S]*\)|[-+]?[0-9][A-Za-z0-9_.+-]*|None|True|False|Ellipsis|NotImplemented|[-+]?inf|nan"
+)
+"""What Python's repr of a value looks like: quoted, bracketed, a call, a number or a constant."""
+_REPR_FIELD = re.compile(r"![ra](?::|$)")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _FRAME = re.compile(r'^[ \t]*File "([^"]+)", line ([0-9]+)(?:, in ([^ \t]+))?')
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
-_EXCEPTION = re.compile(r"^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*):(?:[ \t]+|$)")
+_EXCEPTION = re.compile(r"^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+|$)")
 _SEP = re.compile(r"[ \t]*[:|-]?[ \t]*")
 _BRACKET = re.compile(r"\[[^\]\r\n]{1,80}\]")
 _STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}|DEBUG|INFO|WARN|ERROR|CRITICAL|FATAL")
@@ -233,6 +245,22 @@ def template_parts(message: str) -> list[tuple[str, bool]]:
     if pos < len(message):
         parts.append((message[pos:], True))
     return parts
+
+
+def repr_placeholders(message: str) -> list[int]:
+    """Return the positions (among placeholders) of those that show a repr: `{x!r}`, `{x!a}`, `%r`, `%a`.
+
+    A run of adjacent placeholders is one placeholder and shows a repr only if it is a single one.
+    """
+    out = []
+    holes = [text for text, hole in template_parts(message) if hole]
+    for n, text in enumerate(holes):
+        if text[0] == "{" and _close(text, 0) == len(text) - 1:
+            if _REPR_FIELD.search(text[1:-1]):
+                out.append(n)
+        elif text[0] == "%" and _PERCENT.fullmatch(text) and text[-1] in "ra":
+            out.append(n)
+    return out
 
 
 def compile_template(message: str) -> list[str | None]:
@@ -485,7 +513,7 @@ def fill(message: str, text: str) -> list[str] | None:
 # --- the index ------------------------------------------------------------
 
 INDEX_FIELDS = ("id", "title", "message", "exception", "path", "removed", "dl", "first", "pattern", "spans",
-                "line", "function", "written", "variants")
+                "line", "function", "written", "reprs", "variants")
 """The fields of an index row, in the order rows store them; the index carries this list as `fields`."""
 
 
@@ -540,7 +568,7 @@ def _variant_json(message: str) -> dict[str, Any]:
     """Return a variant wording as the index stores it."""
     segs, pos = _compile(message)
     return {"message": message, "pattern": [0 if s is None else s for s in segs], "spans": pos,
-            "first": _first_word(segs)}
+            "first": _first_word(segs), "reprs": repr_placeholders(message)}
 
 
 def build_index(records: list[dict[str, Any]],
@@ -575,7 +603,7 @@ def build_index(records: list[dict[str, Any]],
             "removed": 1 if rec.get("status") == "removed" else 0, "dl": length,
             "first": number.get(_first_word(segs), -1), "pattern": [0 if s is None else s for s in segs],
             "spans": pos, "line": rec.get("line") or 0, "function": rec.get("function") or "",
-            "written": 1 if _is_written(rec) else 0,
+            "written": 1 if _is_written(rec) else 0, "reprs": repr_placeholders(rec["message"]),
             "variants": [_variant_json(m) for m in rec.get("variants") or ()],
         }
         rows.append([row[name] for name in INDEX_FIELDS])
@@ -603,6 +631,8 @@ class Template:
     """Each literal's start and end in `message`, flat, in code points."""
     first: str
     """The first whole literal word, "" when none: the template is tried only on pastes that have it."""
+    reprs: tuple[int, ...]
+    """Placeholders (by position) that show a repr, so a confident match must find a repr there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -642,8 +672,8 @@ def load_index(data: dict[str, Any]) -> SearchIndex:
     terms: list[str] = data["terms"]
     at = {name: i for i, name in enumerate(data["fields"])}
 
-    def template(message: str, pattern: list[Any], spans: list[int], first: str) -> Template:
-        return Template(message, [None if s == 0 else s for s in pattern], tuple(spans), first)
+    def template(message: str, pattern: list[Any], spans: list[int], first: str, reprs: list[int]) -> Template:
+        return Template(message, [None if s == 0 else s for s in pattern], tuple(spans), first, tuple(reprs))
 
     rows = []
     for values in data["records"]:
@@ -651,8 +681,8 @@ def load_index(data: dict[str, Any]) -> SearchIndex:
             return values[at[name]]
 
         first = get("first")
-        main = template(get("message"), get("pattern"), get("spans"), terms[first] if first >= 0 else "")
-        variants = [template(v["message"], v["pattern"], v["spans"], v["first"]) for v in get("variants")]
+        main = template(get("message"), get("pattern"), get("spans"), terms[first] if first >= 0 else "", get("reprs"))
+        variants = [template(v["message"], v["pattern"], v["spans"], v["first"], v["reprs"]) for v in get("variants")]
         rows.append(Row(get("id"), get("title"), get("exception"), get("path"), get("line"), get("function"),
                         bool(get("removed")), bool(get("written")), get("dl"), (main, *variants)))
     return SearchIndex(tuple(rows), terms, {t: i for i, t in enumerate(terms)}, data["idf"], data["postings"],
@@ -811,6 +841,10 @@ class TemplateMatch:
     """For a full match, each placeholder's text as pasted; else empty."""
     variant: int | None
     """Which template: None for the message, else the position in the record's variants."""
+    length: int
+    """Code points of the paste form it matched, normalised."""
+    reprs_hold: bool
+    """Every placeholder that shows a repr holds text that looks like one (always true unless full)."""
 
     @property
     def tier(self) -> Tier:
@@ -818,9 +852,12 @@ class TemplateMatch:
         return Tier.NOISY if self.end == "noise" else Tier.EXPLAINS
 
     @property
-    def confident(self) -> bool:
-        """Return whether the template explains the paste: full, or cut inside its literal text."""
-        return self.end == "full" or self.end == "cut" and bool(self.covered) and self.covered[-1] > 0
+    def explains(self) -> bool:
+        """Return whether the template explains the paste on its own text (see docs/matching.md, Confidence)."""
+        if self.end == "full":
+            enough = 2 * self.quality >= self.length or self.quality >= CONFIDENT_LITERAL
+            return enough and self.reprs_hold
+        return self.end == "cut" and self.quality >= CONFIDENT_CUT and self.covered[-1] > 0
 
 
 def _fits(match: TemplateMatch) -> tuple[int, int, bool]:
@@ -843,7 +880,8 @@ def _match_template(template: Template, forms: list[Form], variant: int | None) 
         if end == "cut" and i > 0 and segs[0] is None:
             end = "noise"
         values = _values(form.raw, form.where, spans) if end == "full" else []
-        found = TemplateMatch(end, total, covered, values, variant)
+        reprs_hold = all(n >= len(values) or _REPR.fullmatch(values[n]) for n in template.reprs)
+        found = TemplateMatch(end, total, covered, values, variant, len(form.norm), reprs_hold)
         if best is None or _fits(found) > _fits(best):
             best = found
         if end == "full":
@@ -941,6 +979,21 @@ class Candidate:
     key: RankKey
     match: TemplateMatch | None
     """The template match, None for a word result."""
+    confident: bool
+    """The record's template explains the paste, and the paste's exception and traceback do not say otherwise."""
+
+
+def _names_a_class(name: str) -> bool:
+    """Return whether an exception name's last part is written like a class (CapWords)."""
+    return "A" <= name[:1] <= "Z"
+
+
+def _contradicts(paste: Paste, row: Row, frames: FrameHit) -> bool:
+    """Return whether the paste's exception name or traceback shows that the row did not raise it."""
+    theirs, mine = paste.exception.split(".")[-1], row.exception.split(".")[-1]
+    other_class = (_names_a_class(theirs) and theirs not in GENERIC_EXCEPTIONS and _names_a_class(mine)
+                   and theirs != mine)
+    return other_class or bool(paste.frames) and frames.in_file == 0
 
 
 def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: WordScores, paste: Paste) -> Candidate:
@@ -948,13 +1001,13 @@ def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: W
     row = index.rows[d]
     score = words.score.get(d, 0.0)
     exception = bool(paste.exception) and paste.exception.split(".")[-1] == row.exception.split(".")[-1]
+    frames = _frame_hit(row, paste.frames)
     if match is None:
-        key = RankKey(Tier.WORDS, score, False, _frame_hit(row, paste.frames), exception, not row.removed,
-                      row.written, 0.0)
-    else:
-        key = RankKey(match.tier, match.quality, match.end == "full", _frame_hit(row, paste.frames), exception,
-                      not row.removed, row.written, score)
-    return Candidate(d, key, match)
+        key = RankKey(Tier.WORDS, score, False, frames, exception, not row.removed, row.written, 0.0)
+        return Candidate(d, key, None, False)
+    key = RankKey(match.tier, match.quality, match.end == "full", frames, exception, not row.removed, row.written,
+                  score)
+    return Candidate(d, key, match, match.explains and not _contradicts(paste, row, frames))
 
 
 def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: WordScores, limit: int) -> list[Candidate]:
@@ -1011,7 +1064,7 @@ def _result(index: SearchIndex, found: Candidate, words: WordScores) -> dict[str
     template = row.templates[0 if match.variant is None else match.variant + 1]
     return {"id": row.id, "score": match.quality, "kind": "full" if match.end == "full" else "partial",
             "values": match.values, "spans": _template_spans(template, match.covered),
-            "confident": match.confident, "variant": match.variant}
+            "confident": found.confident, "variant": match.variant}
 
 
 def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> list[dict[str, Any]]:

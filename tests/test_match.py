@@ -43,13 +43,19 @@ def js_answers(index: dict[str, Any]) -> list[Any]:
 
 
 def check(case: dict[str, Any], results: list[dict[str, Any]]) -> None:
+    """Assert what a case of match_cases.json expects: the first ids in order, and of the first result its
+    kind, which wording matched (`variant`) and whether it is `confident`; `no_page`: no result is confident."""
     ids = [r["id"] for r in results]
+    if case.get("no_page"):
+        assert not any(r["confident"] for r in results)
+        return
     if not case["expect"]:
         assert ids == []
         return
     assert ids[:len(case["expect"])] == case["expect"]
-    if "kind" in case:
-        assert results[0]["kind"] == case["kind"]
+    for name in ("kind", "variant", "confident"):
+        if name in case:
+            assert results[0][name] == case[name], name
 
 
 CASE_IDS = [f"{i:03d}-{c['input'][:40]!r}" for i, c in enumerate(CASES["cases"])]

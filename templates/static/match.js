@@ -9,7 +9,7 @@
   var PERCENT = /%(?:\([^()]*\))?[-#0+]*(?:\*|[0-9]+)?(?:\.(?:\*|[0-9]+))?[hlL]?[diouxXeEfFgGcrsa]/y;
   var FRAME = /^[ \t]*File "([^"]+)", line ([0-9]+)(?:, in ([^ \t]+))?/;
   var TRACEBACK = /Traceback \(most recent call last\):/;
-  var EXCEPTION = /^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*):(?:[ \t]+|$)/;
+  var EXCEPTION = /^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+|$)/;
   var SEP = /[ \t]*[:|-]?[ \t]*/y;
   var BRACKET = /\[[^\]\r\n]{1,80}\]/y;
   var STAMP = /[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}|DEBUG|INFO|WARN|ERROR|CRITICAL|FATAL/;
@@ -18,6 +18,10 @@
   var LEVEL = /(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[ \t:|-]|$)/y;
   var LOGGER = /in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))/y;
   var ASCII = /^[\x00-\x7f]*$/;
+  // What Python's repr of a value looks like: quoted, bracketed, a call, a number or a constant.
+  var REPR = new RegExp("^(?:[bBrRuUfF]{0,2}(['\"])[\\s\\S]*\\1|\\[[\\s\\S]*\\]|\\([\\s\\S]*\\)|\\{[\\s\\S]*\\}|<[\\s\\S]*>" +
+    "|[A-Za-z_][A-Za-z0-9_.]*\\([\\s\\S]*\\)|[-+]?[0-9][A-Za-z0-9_.+-]*|None|True|False|Ellipsis|NotImplemented|[-+]?inf|nan)$");
+  var CONFIDENT_LITERAL = 20, CONFIDENT_CUT = 30, GENERIC_EXCEPTIONS = ["Error", "Exception", "Warning"];
   // Words that say nothing alone: a record that shares only these with the paste is no result.
   var STOP_WORDS = new Set(("an and are as at be been but by can could did do does for from had has have if in into is it its may " +
     "might must no nor not of on or our should so such than that the their then there these they this those " +
@@ -255,8 +259,8 @@
 
   // The index read by the names in its `fields`, once per index object.
   var cache = typeof WeakMap !== "undefined" ? new WeakMap() : null;
-  function template(message, pattern, spans, first) {
-    return { message: message, segments: pattern.map(function (s) { return s === 0 ? null : s; }), spans: spans, first: first };
+  function template(message, pattern, spans, first, reprs) {
+    return { message: message, segments: pattern.map(function (s) { return s === 0 ? null : s; }), spans: spans, first: first, reprs: reprs };
   }
   function load(index) {
     var loaded = cache && cache.get(index);
@@ -266,8 +270,8 @@
     index.terms.forEach(function (t, i) { number.set(t, i); });
     var rows = index.records.map(function (values) {
       function get(name) { return values[at[name]]; }
-      var first = get("first"), templates = [template(get("message"), get("pattern"), get("spans"), first >= 0 ? index.terms[first] : "")];
-      get("variants").forEach(function (v) { templates.push(template(v.message, v.pattern, v.spans, v.first)); });
+      var first = get("first"), templates = [template(get("message"), get("pattern"), get("spans"), first >= 0 ? index.terms[first] : "", get("reprs"))];
+      get("variants").forEach(function (v) { templates.push(template(v.message, v.pattern, v.spans, v.first, v.reprs)); });
       return { id: get("id"), title: get("title"), exception: get("exception"), path: get("path"), line: get("line"),
         "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates: templates };
     });
@@ -355,7 +359,11 @@
     for (var i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] - y[i];
     return 0;
   }
-  function confident(m) { return m.end === "full" || (m.end === "cut" && m.covered.length > 0 && m.covered[m.covered.length - 1] > 0); }
+  // The template explains the paste on its own text (docs/matching.md, Confidence).
+  function explains(m) {
+    if (m.end === "full") return (2 * m.quality >= m.length || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
+    return m.end === "cut" && m.quality >= CONFIDENT_CUT && m.covered[m.covered.length - 1] > 0;
+  }
   function matchTemplate(tpl, forms, variant) {
     var segs = tpl.segments, best = null;
     for (var i = 0; i < forms.length; i++) {
@@ -365,7 +373,9 @@
       // In a less cleaned form a leading placeholder would take the exception name or
       // log prefix as its value: such a partial is cut only in the most cleaned form.
       if (end === "cut" && i > 0 && segs[0] === null) end = "noise";
-      var found = { end: end, quality: total, covered: w[1], values: end === "full" ? valuesOf(f.raw, f.where, w[2]) : [], variant: variant };
+      var values = end === "full" ? valuesOf(f.raw, f.where, w[2]) : [];
+      var reprsHold = tpl.reprs.every(function (n) { return n >= values.length || REPR.test(values[n]); });
+      var found = { end: end, quality: total, covered: w[1], values: values, variant: variant, length: f.length, reprsHold: reprsHold };
       if (!best || fits(found, best) > 0) best = found;
       if (end === "full") break;
     }
@@ -411,12 +421,19 @@
     });
     return hit;
   }
+  function namesAClass(name) { return /^[A-Z]/.test(name); }
+  // The paste's exception name or traceback shows that the row did not raise it.
+  function contradicts(paste, row, frames) {
+    var theirs = lastName(paste.exception), mine = lastName(row.exception);
+    var otherClass = namesAClass(theirs) && GENERIC_EXCEPTIONS.indexOf(theirs) < 0 && namesAClass(mine) && theirs !== mine;
+    return otherClass || (paste.frames.length > 0 && frames.inFile === 0);
+  }
   function candidate(ix, d, m, words, paste) {
-    var row = ix.rows[d], score = words.score.get(d) || 0;
+    var row = ix.rows[d], score = words.score.get(d) || 0, frames = frameHit(row, paste.frames);
     var key = { tier: m ? tierOf(m) : WORDS, strength: m ? m.quality : score, full: !!m && m.end === "full",
-      frames: frameHit(row, paste.frames), exception: !!paste.exception && lastName(paste.exception) === lastName(row.exception),
+      frames: frames, exception: !!paste.exception && lastName(paste.exception) === lastName(row.exception),
       active: !row.removed, written: row.written, words: m ? score : 0 };
-    return { row: d, key: key, match: m };
+    return { row: d, key: key, match: m, confident: !!m && explains(m) && !contradicts(paste, row, frames) };
   }
   function candidates(ix, paste, forms, words, limit) {
     var present = new Set(), matched = new Map();
@@ -458,7 +475,7 @@
         confident: false, variant: null };
     }
     return { id: row.id, score: m.quality, kind: m.end === "full" ? "full" : "partial", values: m.values,
-      spans: templateSpans(row.templates[m.variant === null ? 0 : m.variant + 1], m.covered), confident: confident(m), variant: m.variant };
+      spans: templateSpans(row.templates[m.variant === null ? 0 : m.variant + 1], m.covered), confident: c.confident, variant: m.variant };
   }
   function lastName(name) { return name.split(".").pop(); }
 
