@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from generator.match import build_index, compile_template, fill, search
+from generator.match import INDEX_FIELDS, build_index, compile_template, fill, load_index, search
 
 HERE = Path(__file__).parent
 CASES = json.loads((HERE / "match_cases.json").read_text(encoding="utf-8"))
@@ -114,6 +114,23 @@ def test_word_spans_point_into_the_title(index: dict[str, Any]) -> None:
     top = search(index, "parquet codec")[0]
     title = next(r["title"] for r in CASES["records"] if r["id"] == "parquet-codec")
     assert [title[s:e].lower() for s, e in top["spans"]] == ["parquet", "codec", "codec"]
+
+
+def test_a_variant_gives_its_own_values_and_spans(index: dict[str, Any]) -> None:
+    top = search(index, "Found 3 invalid entries in data/train.jsonl")[0]
+    record = next(r for r in CASES["records"] if r["id"] == "invalid-entries")
+    assert (top["id"], top["variant"], top["values"]) == ("invalid-entries", 0, ["3", "data/train.jsonl"])
+    assert [record["variants"][0][s:e] for s, e in top["spans"]] == ["Found ", " invalid entries in "]
+
+
+def test_index_rows_carry_their_field_names(index: dict[str, Any]) -> None:
+    assert index["fields"] == list(INDEX_FIELDS)
+    assert {len(row) for row in index["records"]} == {len(INDEX_FIELDS)}
+    row = next(r for r in load_index(index).rows if r.id == "tokenizer-missing")
+    assert (row.path, row.line, row.function, row.written) == ("srv/tokenizer.py", 88, "load_tokenizer", True)
+    assert [t.message for t in row.templates] == ["tokenizer file {path} is missing", "could not find tokenizer at {path}"]
+    skeleton = next(r for r in load_index(index).rows if r.id == "shard-corrupt-cache")
+    assert not skeleton.written
 
 
 def test_removed_record_ranks_below_its_active_twin(index: dict[str, Any]) -> None:
