@@ -30,7 +30,7 @@ MAX_PREFIX_TERMS = 50
 PREFIX_WEIGHT = 0.9
 FUZZY_WEIGHTS = (1.0, 0.7, 0.5)
 CONFIDENT_LITERAL = 20
-"""A full match whose literal text is under half the message needs this many literal characters to be confident."""
+"""A full match whose literal text is under two thirds of the message needs this many literal characters to be confident."""
 CONFIDENT_CUT = 30
 """A cut partial needs this many literal characters, and to stop inside a literal, to be confident."""
 GENERIC_EXCEPTIONS = frozenset({"Error", "Exception", "Warning"})
@@ -855,7 +855,7 @@ class TemplateMatch:
     def explains(self) -> bool:
         """Return whether the template explains the paste on its own text (see docs/matching.md, Confidence)."""
         if self.end == "full":
-            enough = 2 * self.quality >= self.length or self.quality >= CONFIDENT_LITERAL
+            enough = 3 * self.quality >= 2 * self.length or self.quality >= CONFIDENT_LITERAL
             return enough and self.reprs_hold
         return self.end == "cut" and self.quality >= CONFIDENT_CUT and self.covered[-1] > 0
 

@@ -361,7 +361,7 @@
   }
   // The template explains the paste on its own text (docs/matching.md, Confidence).
   function explains(m) {
-    if (m.end === "full") return (2 * m.quality >= m.length || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
+    if (m.end === "full") return (3 * m.quality >= 2 * m.length || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
     return m.end === "cut" && m.quality >= CONFIDENT_CUT && m.covered[m.covered.length - 1] > 0;
   }
   function matchTemplate(tpl, forms, variant) {
