@@ -612,6 +612,7 @@ def build_index(records: list[dict[str, Any]],
         "url": URL_PATTERN,
         "avgdl": round(sum(lengths) / n, 4) if n else 1,
         "fields": list(INDEX_FIELDS),
+        "stop": sorted(STOP_WORDS),
         "records": rows,
         "terms": terms,
         "idf": [round(math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)), 4) for p in postings],
@@ -665,6 +666,8 @@ class SearchIndex:
     idf: list[float]
     postings: list[list[int]]
     avgdl: float
+    stop: frozenset[str]
+    """Stop words, as the index lists them."""
 
 
 def load_index(data: dict[str, Any]) -> SearchIndex:
@@ -686,7 +689,7 @@ def load_index(data: dict[str, Any]) -> SearchIndex:
         rows.append(Row(get("id"), get("title"), get("exception"), get("path"), get("line"), get("function"),
                         bool(get("removed")), bool(get("written")), get("dl"), (main, *variants)))
     return SearchIndex(tuple(rows), terms, {t: i for i, t in enumerate(terms)}, data["idf"], data["postings"],
-                       data["avgdl"])
+                       data["avgdl"], frozenset(data["stop"]))
 
 
 # --- words ----------------------------------------------------------------
@@ -772,7 +775,7 @@ def _query(index: SearchIndex, message: str) -> list[QueryToken]:
         if token in fuzzy:
             exp += _near_spellings(index, token)
         if exp:
-            out.append(QueryToken(token, token in STOP_WORDS, tuple(exp)))
+            out.append(QueryToken(token, token in index.stop, tuple(exp)))
     return out
 
 
@@ -1058,7 +1061,7 @@ def _result(index: SearchIndex, found: Candidate, words: WordScores) -> dict[str
     row = index.rows[found.row]
     match = found.match
     if match is None:
-        spans = [[s, e] for w, s, e in tokenize(row.title) if w in words.shown and w not in STOP_WORDS]
+        spans = [[s, e] for w, s, e in tokenize(row.title) if w in words.shown and w not in index.stop]
         return {"id": row.id, "score": found.key.strength, "kind": "near" if found.row in words.near else "words",
                 "values": [], "spans": spans, "confident": False, "variant": None}
     template = row.templates[0 if match.variant is None else match.variant + 1]

@@ -22,10 +22,6 @@
   var REPR = new RegExp("^(?:[bBrRuUfF]{0,2}(['\"])[\\s\\S]*\\1|\\[[\\s\\S]*\\]|\\([\\s\\S]*\\)|\\{[\\s\\S]*\\}|<[\\s\\S]*>" +
     "|[A-Za-z_][A-Za-z0-9_.]*\\([\\s\\S]*\\)|[-+]?[0-9][A-Za-z0-9_.+-]*|None|True|False|Ellipsis|NotImplemented|[-+]?inf|nan)$");
   var CONFIDENT_LITERAL = 20, CONFIDENT_CUT = 30, GENERIC_EXCEPTIONS = ["Error", "Exception", "Warning"];
-  // Words that say nothing alone: a record that shares only these with the paste is no result.
-  var STOP_WORDS = new Set(("an and are as at be been but by can could did do does for from had has have if in into is it its may " +
-    "might must no nor not of on or our should so such than that the their then there these they this those " +
-    "to was we were what when where which while who will with would you your").split(" "));
 
   function isWs(ch) { return WS.indexOf(ch) >= 0; }
   function cpLen(s) { var n = 0; for (var i = 0; i < s.length; i++) { var c = s.charCodeAt(i); if (c < 0xdc00 || c > 0xdfff) n++; } return n; }
@@ -232,11 +228,11 @@
       forms.push(message);
     }
     forms.push([head].concat(body.slice(1)).join("\n"), text);
-    return { forms: forms.filter(function (f, i) { return forms.indexOf(f) === i; }), exception: exception, frames: frames };
+    return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception: exception, frames: frames };
   }
   // The space an empty placeholder implies is covered for the spans, but is not in the paste.
   function quality(segs, t, covered, length) {
-    var total = covered.reduce(function (a, b) { return a + b; }, 0);
+    var total = covered.reduce((a, b) => a + b, 0);
     if (segs.length > 1 && segs[0] === null && segs[1][0] === " " && covered.length) {
       var lit = segs[1].slice(1);
       if (t.startsWith(lit) || lit.startsWith(t)) total--;
@@ -260,7 +256,7 @@
   // The index read by the names in its `fields`, once per index object.
   var cache = typeof WeakMap !== "undefined" ? new WeakMap() : null;
   function template(message, pattern, spans, first, reprs) {
-    return { message: message, segments: pattern.map(function (s) { return s === 0 ? null : s; }), spans: spans, first: first, reprs: reprs };
+    return { message: message, segments: pattern.map(s => s === 0 ? null : s), spans: spans, first: first, reprs: reprs };
   }
   function load(index) {
     var loaded = cache && cache.get(index);
@@ -268,6 +264,8 @@
     var at = {}, number = new Map();
     index.fields.forEach(function (name, i) { at[name] = i; });
     index.terms.forEach(function (t, i) { number.set(t, i); });
+    // Words that say nothing alone: a record that shares only these with the paste is no result.
+    var stop = new Set(index.stop);
     var rows = index.records.map(function (values) {
       function get(name) { return values[at[name]]; }
       var first = get("first"), templates = [template(get("message"), get("pattern"), get("spans"), first >= 0 ? index.terms[first] : "", get("reprs"))];
@@ -277,7 +275,7 @@
     });
     var byId = new Map();
     rows.forEach(function (row) { byId.set(row.id, row); });
-    loaded = { rows: rows, byId: byId, terms: index.terms, number: number, idf: index.idf, postings: index.postings, avgdl: index.avgdl };
+    loaded = { rows: rows, byId: byId, terms: index.terms, number: number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop: stop };
     if (cache) cache.set(index, loaded);
     return loaded;
   }
@@ -316,13 +314,13 @@
     tokens = tokens.slice(0, MAX_QUERY_TERMS);
     var lastTok = tokens[tokens.length - 1];
     var typing = words.length > 0 && words[words.length - 1][2] === cpLen(message) && words[words.length - 1][0] === lastTok;
-    var fuzzy = tokens.filter(function (t) { return !ix.number.has(t) && t.length >= 4 && ASCII.test(t) && !/^[0-9]+$/.test(t); }).slice(0, MAX_FUZZY_TOKENS);
+    var fuzzy = tokens.filter(t => !ix.number.has(t) && t.length >= 4 && ASCII.test(t) && !/^[0-9]+$/.test(t)).slice(0, MAX_FUZZY_TOKENS);
     var out = [];
     tokens.slice().sort(cmp).forEach(function (token) {
       var exp = ix.number.has(token) ? [{ term: ix.number.get(token), weight: 1, near: false }] : [];
       if (typing && token === lastTok && cpLen(token) >= 3) exp = exp.concat(completions(ix, token));
       if (fuzzy.indexOf(token) >= 0) exp = exp.concat(nearSpellings(ix, token));
-      if (exp.length) out.push({ word: token, stop: STOP_WORDS.has(token), expansions: exp });
+      if (exp.length) out.push({ word: token, stop: ix.stop.has(token), expansions: exp });
     });
     return out;
   }
@@ -342,7 +340,7 @@
           if (!b || s > b[0]) best.set(d, [s, e.near]);
         }
       });
-      Array.from(best.keys()).sort(function (a, b) { return a - b; }).forEach(function (d) {
+      Array.from(best.keys()).sort((a, b) => a - b).forEach(function (d) {
         found.score.set(d, (found.score.get(d) || 0) + best.get(d)[0]);
         if (best.get(d)[1]) found.near.add(d);
         if (!token.stop) found.content.add(d);
@@ -374,7 +372,7 @@
       // log prefix as its value: such a partial is cut only in the most cleaned form.
       if (end === "cut" && i > 0 && segs[0] === null) end = "noise";
       var values = end === "full" ? valuesOf(f.raw, f.where, w[2]) : [];
-      var reprsHold = tpl.reprs.every(function (n) { return n >= values.length || REPR.test(values[n]); });
+      var reprsHold = tpl.reprs.every(n => n >= values.length || REPR.test(values[n]));
       var found = { end: end, quality: total, covered: w[1], values: values, variant: variant, length: f.length, reprsHold: reprsHold };
       if (!best || fits(found, best) > 0) best = found;
       if (end === "full") break;
@@ -442,10 +440,10 @@
     var eligible = [];
     words.score.forEach(function (s, d) { if (words.content.has(d)) eligible.push([d, s]); });
     // Only the best `limit` word scores (and their ties) can reach the top.
-    var floor = eligible.map(function (e) { return e[1]; }).sort(function (x, y) { return y - x; })[limit - 1] || 0;
+    var floor = eligible.map(e => e[1]).sort((x, y) => y - x)[limit - 1] || 0;
     var rows = new Set(matched.keys());
     eligible.forEach(function (e) { if (e[1] >= floor) rows.add(e[0]); });
-    return Array.from(rows).map(function (d) { return candidate(ix, d, matched.get(d) || null, words, paste); });
+    return Array.from(rows).map(d => candidate(ix, d, matched.get(d) || null, words, paste));
   }
 
   // --- results
@@ -459,7 +457,7 @@
     return i;
   }
   function templateSpans(tpl, covered) {
-    var lits = tpl.segments.filter(function (s) { return s !== null; }), spans = [];
+    var lits = tpl.segments.filter(s => s !== null), spans = [];
     covered.forEach(function (count, k) {
       var start = tpl.spans[2 * k], end = tpl.spans[2 * k + 1];
       if (count) spans.push([start, count === cpLen(lits[k]) ? end : endOf(tpl.message, start, count)]);
@@ -470,7 +468,7 @@
     var row = ix.rows[c.row], m = c.match;
     if (!m) {
       var spans = [];
-      tokenize(row.title).forEach(function (w) { if (words.shown.has(w[0]) && !STOP_WORDS.has(w[0])) spans.push([w[1], w[2]]); });
+      tokenize(row.title).forEach(function (w) { if (words.shown.has(w[0]) && !ix.stop.has(w[0])) spans.push([w[1], w[2]]); });
       return { id: row.id, score: c.key.strength, kind: words.near.has(c.row) ? "near" : "words", values: [], spans: spans,
         confident: false, variant: null };
     }
@@ -490,7 +488,7 @@
       var x = ix.rows[a.row].id, y = ix.rows[b.row].id;
       return x < y ? -1 : x > y ? 1 : 0;
     });
-    return found.slice(0, limit).map(function (c) { return result(ix, c, words); });
+    return found.slice(0, limit).map(c => result(ix, c, words));
   }
   // A record of the index by id, fields by name (for the search page).
   function record(index, id) { return load(index).byId.get(id); }
