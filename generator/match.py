@@ -395,10 +395,14 @@ def _explained(opening: int) -> str:
 # --- paste forms ----------------------------------------------------------
 
 
-def _strip_log(line: str) -> str:
-    """Return `line` without a log prefix (timestamp, level, logger), if it has one."""
+def _strip_log(line: str) -> tuple[str, str]:
+    """Return `line` without a log prefix (timestamp, level, logger), and without it up to a logger name only.
+
+    What looks like a logger name may be the message's start (`ERROR: file:// scheme ...`).
+    """
     pos = 0
     seen = False
+    logger = -1
     while True:
         sep = _SEP.match(line, pos)
         pos = sep.end() if sep else pos
@@ -408,13 +412,18 @@ def _strip_log(line: str) -> str:
             pos = m.end()
             continue
         m = _TIMESTAMP.match(line, pos) or _LEVEL.match(line, pos)
-        if not m and seen:
+        named = not m and seen
+        if named:
             m = _LOGGER.match(line, pos)
         if not m or m.end() == pos:
             break
+        if named and logger < 0:
+            logger = pos
         seen = True
         pos = m.end()
-    return line[pos:] if seen else line
+    if not seen:
+        return line, line
+    return line[pos:], line[logger if logger >= 0 else pos:]
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,7 +468,7 @@ def read_paste(text: str) -> Paste:
         body = body[1:]
     if not body:
         return Paste((text,), "", frames)
-    head = _strip_log(body[0])
+    head, named = _strip_log(body[0])
     forms = []
     exception = ""
     m = _EXCEPTION.match(head)
@@ -471,6 +480,7 @@ def read_paste(text: str) -> Paste:
             forms.append(message[1:-1])
         forms.append(message)
     forms.append("\n".join([head] + body[1:]))
+    forms.append("\n".join([named] + body[1:]))
     forms.append(text)
     return Paste(tuple(dict.fromkeys(forms)), exception, frames)
 

@@ -99,7 +99,7 @@
       i++;
     }
     if (i > start) pieces.push([start, i]);
-    pieces.forEach(function (piece, k) {
+    pieces.forEach((piece, k) => {
       if (piece === null) { if (segs[segs.length - 1] !== null) segs.push(null); return; }
       var s = piece[0], e = piece[1];
       if (k === 0) while (s < e && isWs(m[s])) s++;
@@ -187,27 +187,30 @@
   function explained(opening) { return opening === 0 ? "full" : "noise"; }
 
   function sticky(re, s, pos) { re.lastIndex = pos; return re.exec(s) ? re.lastIndex : -1; }
+  // Returns [line without its log prefix, without it up to a logger name only] (a "logger" may start the message).
   function stripLog(line) {
-    var pos = 0, seen = false;
+    var pos = 0, seen = false, logger = -1;
     for (;;) {
       pos = sticky(SEP, line, pos);
       var end = sticky(BRACKET, line, pos);
       if (end >= 0) { seen = seen || STAMP.test(line.slice(pos, end)); pos = end; continue; }
       end = sticky(TIMESTAMP, line, pos);
       if (end < 0) end = sticky(LEVEL, line, pos);
-      if (end < 0 && seen) end = sticky(LOGGER, line, pos);
+      var named = end < 0 && seen;
+      if (named) end = sticky(LOGGER, line, pos);
       if (end < 0 || end === pos) break;
+      if (named && logger < 0) logger = pos;
       seen = true; pos = end;
     }
-    return seen ? line.slice(pos) : line;
+    return seen ? [line.slice(pos), line.slice(logger >= 0 ? logger : pos)] : [line, line];
   }
   function blank(line) { return !/[^ \t]/.test(line); }
   // Returns {forms (most cleaned first), exception, frames (of the last traceback, outermost first)}.
   function readPaste(text) {
     var lines = text.split(/\r\n|\r|\n/), frames = [], body = lines, start = -1, m;
-    lines.forEach(function (line, i) { if (TRACEBACK.test(line)) start = i; });
+    lines.forEach((line, i) => { if (TRACEBACK.test(line)) start = i; });
     // Frames of an earlier, chained traceback belong to another exception.
-    lines.slice(start + 1).forEach(function (line) {
+    lines.slice(start + 1).forEach(line => {
       if ((m = FRAME.exec(line))) frames.push({ path: m[1].replace(/\\/g, "/"), line: parseInt(m[2], 10), "function": m[3] || "" });
     });
     if (start >= 0) {
@@ -218,7 +221,7 @@
     }
     while (body.length && blank(body[0])) body = body.slice(1);
     if (!body.length) return { forms: [text], exception: "", frames: frames };
-    var head = stripLog(body[0]), forms = [], exception = "";
+    var stripped = stripLog(body[0]), head = stripped[0], forms = [], exception = "";
     if ((m = EXCEPTION.exec(head))) {
       exception = m[1];
       var message = [head.slice(m[0].length)].concat(body.slice(1)).join("\n"), q = message[0];
@@ -227,7 +230,7 @@
         forms.push(message.slice(1, -1));
       forms.push(message);
     }
-    forms.push([head].concat(body.slice(1)).join("\n"), text);
+    forms.push([head].concat(body.slice(1)).join("\n"), [stripped[1]].concat(body.slice(1)).join("\n"), text);
     return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception: exception, frames: frames };
   }
   // The space an empty placeholder implies is covered for the spans, but is not in the paste.
@@ -262,19 +265,19 @@
     var loaded = cache && cache.get(index);
     if (loaded) return loaded;
     var at = {}, number = new Map();
-    index.fields.forEach(function (name, i) { at[name] = i; });
-    index.terms.forEach(function (t, i) { number.set(t, i); });
+    index.fields.forEach((name, i) => { at[name] = i; });
+    index.terms.forEach((t, i) => { number.set(t, i); });
     // Words that say nothing alone: a record that shares only these with the paste is no result.
     var stop = new Set(index.stop);
-    var rows = index.records.map(function (values) {
+    var rows = index.records.map(values => {
       function get(name) { return values[at[name]]; }
       var first = get("first"), templates = [template(get("message"), get("pattern"), get("spans"), first >= 0 ? index.terms[first] : "", get("reprs"))];
-      get("variants").forEach(function (v) { templates.push(template(v.message, v.pattern, v.spans, v.first, v.reprs)); });
+      get("variants").forEach(v => { templates.push(template(v.message, v.pattern, v.spans, v.first, v.reprs)); });
       return { id: get("id"), title: get("title"), exception: get("exception"), path: get("path"), line: get("line"),
         "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates: templates };
     });
     var byId = new Map();
-    rows.forEach(function (row) { byId.set(row.id, row); });
+    rows.forEach(row => { byId.set(row.id, row); });
     loaded = { rows: rows, byId: byId, terms: index.terms, number: number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop: stop };
     if (cache) cache.set(index, loaded);
     return loaded;
@@ -294,12 +297,12 @@
   }
   function completions(ix, token) {
     var out = [];
-    ix.terms.forEach(function (t, i) { if (out.length < MAX_PREFIX_TERMS && t !== token && t.startsWith(token)) out.push({ term: i, weight: PREFIX_WEIGHT, near: false }); });
+    ix.terms.forEach((t, i) => { if (out.length < MAX_PREFIX_TERMS && t !== token && t.startsWith(token)) out.push({ term: i, weight: PREFIX_WEIGHT, near: false }); });
     return out;
   }
   function nearSpellings(ix, token) {
     var limit = token.length <= 6 ? 1 : 2, out = [];
-    ix.terms.forEach(function (t, i) {
+    ix.terms.forEach((t, i) => {
       if (Math.abs(t.length - token.length) <= limit && ASCII.test(t)) {
         var d = edits(token, t, limit);
         if (d <= limit) out.push({ term: i, weight: FUZZY_WEIGHTS[d], near: true });
@@ -310,13 +313,13 @@
   // Returns the distinct tokens of the message (sorted), each {word, stop, expansions}.
   function query(ix, message) {
     var words = tokenize(message), tokens = [];
-    words.forEach(function (w) { if (tokens.indexOf(w[0]) < 0) tokens.push(w[0]); });
+    words.forEach(w => { if (tokens.indexOf(w[0]) < 0) tokens.push(w[0]); });
     tokens = tokens.slice(0, MAX_QUERY_TERMS);
     var lastTok = tokens[tokens.length - 1];
     var typing = words.length > 0 && words[words.length - 1][2] === cpLen(message) && words[words.length - 1][0] === lastTok;
     var fuzzy = tokens.filter(t => !ix.number.has(t) && t.length >= 4 && ASCII.test(t) && !/^[0-9]+$/.test(t)).slice(0, MAX_FUZZY_TOKENS);
     var out = [];
-    tokens.slice().sort(cmp).forEach(function (token) {
+    tokens.slice().sort(cmp).forEach(token => {
       var exp = ix.number.has(token) ? [{ term: ix.number.get(token), weight: 1, near: false }] : [];
       if (typing && token === lastTok && cpLen(token) >= 3) exp = exp.concat(completions(ix, token));
       if (fuzzy.indexOf(token) >= 0) exp = exp.concat(nearSpellings(ix, token));
@@ -327,9 +330,9 @@
   // Returns {score, near, content (rows a token that is no stop word reached), shown (terms to highlight)}.
   function wordScores(ix, tokens) {
     var found = { score: new Map(), near: new Set(), content: new Set(), shown: new Set() };
-    tokens.forEach(function (token) {
+    tokens.forEach(token => {
       var best = new Map();
-      token.expansions.forEach(function (e) {
+      token.expansions.forEach(e => {
         var idf = ix.idf[e.term], post = ix.postings[e.term], d = 0;
         if (!token.stop) found.shown.add(ix.terms[e.term]);
         for (var i = 0; i < post.length; i++) {
@@ -340,7 +343,7 @@
           if (!b || s > b[0]) best.set(d, [s, e.near]);
         }
       });
-      Array.from(best.keys()).sort((a, b) => a - b).forEach(function (d) {
+      Array.from(best.keys()).sort((a, b) => a - b).forEach(d => {
         found.score.set(d, (found.score.get(d) || 0) + best.get(d)[0]);
         if (best.get(d)[1]) found.near.add(d);
         if (!token.stop) found.content.add(d);
@@ -381,7 +384,7 @@
   }
   function matchRow(row, forms, present) {
     var best = null;
-    row.templates.forEach(function (tpl, k) {
+    row.templates.forEach((tpl, k) => {
       if (!tpl.first || !present.has(tpl.first)) return;
       var found = matchTemplate(tpl, forms, k ? k - 1 : null);
       if (found && (!best || fits(found, best) > 0)) best = found;
@@ -410,7 +413,7 @@
     var hit = { atLine: 0, inFunction: 0, inFile: 0, suffix: 0 };
     if (!frames.length || !row.path) return hit;
     var mine = row.path.split("/"), fn = lastName(row["function"]) || "<module>";
-    frames.forEach(function (frame, i) {
+    frames.forEach((frame, i) => {
       var n = sharedSuffix(mine, frame.path.split("/"));
       if (n < Math.min(2, mine.length)) return;
       hit.inFile = i + 1; hit.suffix = Math.max(hit.suffix, n);
@@ -435,14 +438,14 @@
   }
   function candidates(ix, paste, forms, words, limit) {
     var present = new Set(), matched = new Map();
-    tokenize(forms[forms.length - 1].norm).forEach(function (w) { present.add(w[0]); });
-    ix.rows.forEach(function (row, d) { var m = matchRow(row, forms, present); if (m) matched.set(d, m); });
+    tokenize(forms[forms.length - 1].norm).forEach(w => { present.add(w[0]); });
+    ix.rows.forEach((row, d) => { var m = matchRow(row, forms, present); if (m) matched.set(d, m); });
     var eligible = [];
-    words.score.forEach(function (s, d) { if (words.content.has(d)) eligible.push([d, s]); });
+    words.score.forEach((s, d) => { if (words.content.has(d)) eligible.push([d, s]); });
     // Only the best `limit` word scores (and their ties) can reach the top.
     var floor = eligible.map(e => e[1]).sort((x, y) => y - x)[limit - 1] || 0;
     var rows = new Set(matched.keys());
-    eligible.forEach(function (e) { if (e[1] >= floor) rows.add(e[0]); });
+    eligible.forEach(e => { if (e[1] >= floor) rows.add(e[0]); });
     return Array.from(rows).map(d => candidate(ix, d, matched.get(d) || null, words, paste));
   }
 
@@ -458,7 +461,7 @@
   }
   function templateSpans(tpl, covered) {
     var lits = tpl.segments.filter(s => s !== null), spans = [];
-    covered.forEach(function (count, k) {
+    covered.forEach((count, k) => {
       var start = tpl.spans[2 * k], end = tpl.spans[2 * k + 1];
       if (count) spans.push([start, count === cpLen(lits[k]) ? end : endOf(tpl.message, start, count)]);
     });
@@ -468,7 +471,7 @@
     var row = ix.rows[c.row], m = c.match;
     if (!m) {
       var spans = [];
-      tokenize(row.title).forEach(function (w) { if (words.shown.has(w[0]) && !ix.stop.has(w[0])) spans.push([w[1], w[2]]); });
+      tokenize(row.title).forEach(w => { if (words.shown.has(w[0]) && !ix.stop.has(w[0])) spans.push([w[1], w[2]]); });
       return { id: row.id, score: c.key.strength, kind: words.near.has(c.row) ? "near" : "words", values: [], spans: spans,
         confident: false, variant: null };
     }
@@ -480,9 +483,9 @@
   function search(index, text, limit) {
     if (limit === undefined) limit = 10;
     var ix = load(index), paste = readPaste(text);
-    var forms = paste.forms.map(function (raw) { var nw = normalize(raw); return { raw: raw, norm: nw[0], where: nw[1], length: cpLen(nw[0]) }; });
+    var forms = paste.forms.map(raw => { var nw = normalize(raw); return { raw: raw, norm: nw[0], where: nw[1], length: cpLen(nw[0]) }; });
     var words = wordScores(ix, query(ix, forms[0].norm)), found = candidates(ix, paste, forms, words, limit);
-    found.sort(function (a, b) {
+    found.sort((a, b) => {
       var c = compareBy(RANK_ORDER, b.key, a.key);
       if (c) return c;
       var x = ix.rows[a.row].id, y = ix.rows[b.row].id;
