@@ -1,6 +1,7 @@
 """Measure how often the right record ranks first for real error messages, in every paste form.
 
 Run: python benchmarks/match_eval.py [--data stdlib site-packages] [--sample N] [--seed S] [--failures K]
+                                     [--skip-accuracy] [--skip-false-confident]
 
 Records come from real code, through errorsite's own extractor: the standard library of the
 running Python and some packages installed next to errorsite. Every record's message is filled
@@ -13,7 +14,15 @@ is at least as specific (same literal length, and for tracebacks and exception n
 path and exception hits): the other record ranking first is then also right, and the case is
 counted as ambiguous. Templates with no whole literal word or under 6 literal characters are
 not concrete (only words can find them) and are left out; so are first-60 pastes whose cut
-leaves no such word.
+leaves no such word. The `conf` column counts pastes whose first result is right and confident.
+
+The second measurement counts false-confident answers: real messages of code that has no
+records in the site, pasted against a site of another project's records. The messages are the
+other data set's templates filled as above, in four paste forms (message, exception line,
+traceback, log line), and the messages Python itself prints for common mistakes (run here, so
+they are exactly what users see). Any confident first answer is wrong, except when the site has a
+template with the very same literal text (the same message raised in both): those are counted
+apart. The target is at most 1%.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import sys
 import sysconfig
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +45,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from generator.extract import scan_files  # noqa: E402
-from generator.match import _first_word, _path_hit, build_index, compile_template, search, template_parts, tokenize  # noqa: E402
+from generator.match import (  # noqa: E402
+    SearchIndex, _first_word, _frame_hit, build_index, compile_template, load_index, read_paste, search, template_parts,
+    tokenize,
+)
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 SITE = Path(sysconfig.get_paths()["purelib"])
@@ -299,7 +312,7 @@ def content(form: str, text: str, message: str) -> str:
     return text if form == "first-60" else message
 
 
-def rival(form: str, case: dict[str, Any], other: dict[str, Any], me: dict[str, Any], frames: list[str]) -> bool:
+def rival(form: str, case: dict[str, Any], other: dict[str, Any], me: dict[str, Any], frames: Callable[[str], Any]) -> bool:
     """Return whether `other` explains the paste at least as well as the expected record `me`."""
     if form == "first-60":
         mine, theirs = prefix_cover(me["message"], case["text"]), prefix_cover(other["message"], case["text"])
@@ -312,13 +325,16 @@ def rival(form: str, case: dict[str, Any], other: dict[str, Any], me: dict[str, 
         key_me, key_other = (literal_length(me["message"]),), (literal_length(other["message"]),)
     if form in EXCEPTION_FORMS:
         shown = me["exception"].split(".")[-1]
-        key_me += (_path_hit(me["path"], frames), 1)
-        key_other += (_path_hit(other["path"], frames), int(other["exception"].split(".")[-1] == shown))
+        key_me += (frames(me["id"]), 1)
+        key_other += (frames(other["id"]), int(other["exception"].split(".")[-1] == shown))
     return key_other >= key_me
 
 
-def frames_of(text: str) -> list[str]:
-    return re.findall(r'^[ \t]*File "([^"]+)", line [0-9]+', text, re.M)
+def frame_hits(index: SearchIndex, text: str) -> Callable[[str], Any]:
+    """Return, for a record id, where the traceback in `text` names its raise (errorsite's own rule)."""
+    frames = read_paste(text).frames
+    position = {row.id: d for d, row in enumerate(index.rows)}
+    return lambda rid: _frame_hit(index.rows[position[rid]], frames)
 
 
 def concrete(message: str) -> bool:
@@ -354,6 +370,7 @@ def evaluate(name: str, sample: int, seed: int, failures: int) -> dict[str, dict
     base, files = data_set(name)
     records = make_records(name, files)
     index = json.loads(json.dumps(build_index(records)))
+    loaded = load_index(index)
     by_id = {r["id"]: r for r in records}
     rng = random.Random(seed)
     chosen = [r for r in records if concrete(r["message"])]
@@ -370,7 +387,7 @@ def evaluate(name: str, sample: int, seed: int, failures: int) -> dict[str, dict
     print(f"\n== {name}: {len(files)} files, {len(records)} records, {left_out} not concrete, "
           f"{len(chosen)} filled, {len(cases)} pastes")
     start = time.perf_counter()
-    py = [search(index, c["text"], LIMIT) for c in cases]
+    py = [search(loaded, c["text"], LIMIT) for c in cases]
     py_time = time.perf_counter() - start
     start = time.perf_counter()
     js = run_node(index, [c["text"] for c in cases])
@@ -380,8 +397,8 @@ def evaluate(name: str, sample: int, seed: int, failures: int) -> dict[str, dict
     table: dict[str, dict[str, float]] = {}
     shown: dict[str, int] = {}
     for case, p, j in zip(cases, py, js):
-        row = table.setdefault(case["form"], {"n": 0, "py": 0, "js": 0, "agree": 0, "ambiguous": 0})
-        frames = frames_of(case["text"])
+        row = table.setdefault(case["form"], {"n": 0, "py": 0, "js": 0, "agree": 0, "ambiguous": 0, "confident": 0})
+        frames = frame_hits(loaded, case["text"])
         me = by_id[case["id"]]
         row["n"] += 1
         row["agree"] += p == j
@@ -392,19 +409,142 @@ def evaluate(name: str, sample: int, seed: int, failures: int) -> dict[str, dict
             top = results[0]["id"] if results else None
             ok = top == me["id"] or (top is not None and rival(case["form"], case, by_id[top], me, frames))
             row[key] += ok
+            if key == "py" and ok and results[0]["confident"]:
+                row["confident"] += 1
             if not ok and key == "py" and shown.get(case["form"], 0) < failures:
                 shown[case["form"]] = shown.get(case["form"], 0) + 1
                 print(f"\n[{case['form']}] expected {me['id']} {me['message']!r}\n  paste: {case['text'][-300:]!r}")
                 for r in results[:3]:
                     print(f"  got {r['id']} {r['kind']} {r['score']} {by_id[r['id']]['message']!r}")
-    print(f"\n{'form':14} {'n':>6} {'python':>8} {'node':>8} {'agree':>8} {'ambig':>6}")
+    print(f"\n{'form':14} {'n':>6} {'python':>8} {'node':>8} {'agree':>8} {'ambig':>6} {'conf':>8}")
     for form in FORMS + EXTRA_FORMS:
         row = table.get(form)
         if row:
             n = row["n"]
             print(f"{form:14} {n:6d} {100 * row['py'] / n:7.2f}% {100 * row['js'] / n:7.2f}% "
-                  f"{100 * row['agree'] / n:7.2f}% {row['ambiguous']:6d}")
+                  f"{100 * row['agree'] / n:7.2f}% {row['ambiguous']:6d} {100 * row['confident'] / n:7.2f}%")
     return table
+
+
+# --- false-confident answers ----------------------------------------------------
+
+RUNTIME = (
+    "a, b = (1, 2, 3)", "a, b, c = (1, 2)", "[][1]", "(1, 2)[5]", "'abc'[10]", "{}['name']", "{'a': 1}[('x', 2)]",
+    "int('abc')", "int('12', 1)", "float('x1')", "complex('zz')", "None.shape", "(1).append(2)", "'s'.foo()",
+    "object().config", "1 / 0", "1 % 0", "2.0 // 0", "len(5)", "'a' + 1", "1 + 'a'", "[1] * 'x'", "None()",
+    "'str'()", "abs('x')", "iter(5)", "next(iter([]))", "[].pop()", "{}.popitem()", "set().pop()", "[1].index(9)",
+    "'abc'.index('z')", "[].remove(3)", "sorted([1, 'a'])", "max([])", "min([])", "divmod(1, 0)",
+    "import no_such_module_here", "from os import no_such_name", "open('/no/such/dir/file.txt')",
+    "open('/', 'w')", "bytes('x')", "'x'.encode('no-such-codec')", "b'\\xff'.decode('utf-8')",
+    "chr(-1)", "ord('ab')", "range(1, 2, 0)", "list(1)", "dict([1, 2])", "(lambda x: x)()", "(lambda: 0)(1)",
+    "(lambda x: x)(y=1)", "print(undefined_name_here)", "hash([])", "{[]: 1}", "frozenset([[]])",
+    "type('X', (), {})().missing", "getattr(1, 'real', 2, 3)", "isinstance(1, 2)", "round('x')",
+    "'%d' % 'x'", "'{}{}'.format(1)", "'{x}'.format(y=1)", "'%s %s' % (1,)", "int(None)", "float([])",
+    "memoryview(1)", "bytearray(-1)", "[0] * (2 ** 70)", "import json; json.loads('{bad')",
+    "import json; json.loads('')", "import re; re.compile('(')", "import re; re.compile('[a-')",
+    "import datetime; datetime.date(2024, 13, 1)", "import datetime; datetime.datetime.strptime('x', '%Y')",
+    "import math; math.sqrt(-1)", "import math; math.log(0)", "import os; os.listdir('/no/such/dir')",
+    "import os; os.remove('/no/such/file')", "import struct; struct.pack('i', 'x')", "import base64; base64.b64decode('a')",
+    "import decimal; decimal.Decimal('x')", "import fractions; fractions.Fraction(1, 0)", "import uuid; uuid.UUID('x')",
+    "import ipaddress; ipaddress.ip_address('999.1.1.1')", "import socket; socket.inet_aton('x.y')",
+    "import shutil; shutil.copy('/no/such/a', '/tmp/b')", "import subprocess; subprocess.run(['/no/such/binary'])",
+    "import pathlib; pathlib.Path('/no/such/x').read_text()", "import csv; csv.reader([1]).__next__()",
+    "import tomllib; tomllib.loads('a = ')", "import zipfile; zipfile.ZipFile('/no/such.zip')",
+    "import importlib; importlib.import_module('..x')", "import itertools; itertools.islice([], -1)",
+    "import statistics; statistics.mean([])", "import random; random.choice([])", "import random; random.randint(5, 1)",
+    "import operator; operator.itemgetter(5)([])", "import enum; enum.Enum('E', 'A')('B')",
+    "import collections; collections.deque(maxlen=-1)", "import heapq; heapq.heappop([])",
+    "import functools; functools.reduce(lambda a, b: a, [])", "import locale; locale.setlocale(locale.LC_ALL, 'xx_YY')",
+    "import codecs; codecs.lookup('nope')", "import array; array.array('q', [1.5])", "import time; time.strptime('x', '%d')",
+)
+
+
+_VALUE = re.compile(r"'[^']*'|\"[^\"]*\"|(?<![\w.])-?[0-9]+(?:\.[0-9]+)?(?![\w.])")
+
+
+def runtime_messages() -> list[tuple[str, str]]:
+    """Return what Python prints for each of a list of common mistakes: (exception name, message)."""
+    out = []
+    for code in RUNTIME:
+        try:
+            exec(code, {})  # noqa: S102 - fixed snippets above, run to see their real messages
+        except Exception as error:  # noqa: BLE001 - every one of them raises, that is the point
+            out.append((type(error).__name__, str(error)))
+    return out
+
+
+def runtime_template(message: str) -> str:
+    """Return the template a runtime message was likely made from: quoted text and numbers are values."""
+    return _VALUE.sub("{}", message.replace("{", "{{").replace("}", "}}"))
+
+
+def other_pastes(name: str, site_templates: set[tuple[Any, ...]], rng: random.Random, sample: int
+                 ) -> tuple[list[dict[str, str]], int]:
+    """Return pastes of data set `name`'s messages (and the runtime's) whose template the site lacks, and how many it has."""
+    base, files = data_set(name)
+    records = [r for r in make_records(name, files) if concrete(r["message"])]
+    if sample and sample < len(records):
+        records = rng.sample(records, sample)
+    same = 0
+    pastes = []
+    for record in records:
+        if tuple(compile_template(record["message"])) in site_templates:
+            same += 1
+            continue
+        message = render(record["message"], rng)
+        forms = paste_forms(record, message, base, rng)
+        for form in ("message", "exception", "traceback", "log-default"):
+            pastes.append({"form": form, "text": forms[form], "message": message, "source": record["message"]})
+    for name, message in runtime_messages():
+        source = runtime_template(message)
+        pastes.append({"form": "runtime", "text": f"{name}: {message}", "message": message, "source": source})
+        pastes.append({"form": "runtime", "text": message, "message": message, "source": source})
+    return pastes, same
+
+
+def false_confident(site: str, other: str, sample: int, seed: int, failures: int) -> tuple[int, int]:
+    """Print and return (confident first answers, pastes) for messages of `other` against a site of `site`."""
+    _, files = data_set(site)
+    records = make_records(site, files)
+    index = load_index(json.loads(json.dumps(build_index(records))))
+    by_id = {r["id"]: r for r in records}
+    rng = random.Random(seed)
+    pastes, same = other_pastes(other, {tuple(compile_template(r["message"])) for r in records}, rng, sample)
+    py = [search(index, p["text"], LIMIT) for p in pastes]
+    js = run_node(json.loads(json.dumps(build_index(records))), [p["text"] for p in pastes])
+    print(f"\n== false-confident: {other} messages against a site of {site} ({len(records)} records): "
+          f"{len(pastes)} pastes; {same} templates left out as present in both")
+    wrong = {"py": 0, "js": 0}
+    excused = 0
+    by_form: dict[str, list[int]] = {}
+    shown = 0
+    for paste, p, j in zip(pastes, py, js):
+        counts = by_form.setdefault(paste["form"], [0, 0])
+        counts[1] += 1
+        for key, results in (("py", p), ("js", j)):
+            if not results or not results[0]["confident"]:
+                continue
+            top = by_id[results[0]["id"]]
+            if same_message(top["message"], paste):
+                excused += key == "py"
+                continue
+            wrong[key] += 1
+            if key == "py":
+                counts[0] += 1
+                if shown < failures:
+                    shown += 1
+                    print(f"  [{paste['form']}] {paste['text'][-160:]!r}\n    -> {results[0]['kind']} {top['message']!r}")
+    n = len(pastes) - excused
+    for form, (bad, total) in by_form.items():
+        print(f"  {form:12} {bad:5d} of {total:6d}  {100 * bad / total:6.2f}%")
+    print(f"  {excused} confident answers with a template as specific as the message's own (the same message), left out")
+    print(f"  python {wrong['py']} of {n} ({100 * wrong['py'] / n:.2f}%), node {wrong['js']} ({100 * wrong['js'] / n:.2f}%)")
+    return wrong["py"], n
+
+
+def same_message(template: str, paste: dict[str, str]) -> bool:
+    """Return whether `template` explains the pasted message at least as specifically as its own source does."""
+    return full_match(template, paste["message"]) and literal_length(template) >= literal_length(paste["source"])
 
 
 def main() -> int:
@@ -413,9 +553,18 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=0, help="records to fill per data set (0: all)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--failures", type=int, default=0, help="failures to show per form")
+    parser.add_argument("--skip-accuracy", action="store_true")
+    parser.add_argument("--skip-false-confident", action="store_true")
     args = parser.parse_args()
-    for name in args.data:
-        evaluate(name, args.sample, args.seed, args.failures)
+    if not args.skip_accuracy:
+        for name in args.data:
+            evaluate(name, args.sample, args.seed, args.failures)
+    if not args.skip_false_confident:
+        wrong = total = 0
+        for site, other in (("stdlib", "site-packages"), ("site-packages", "stdlib")):
+            bad, n = false_confident(site, other, args.sample, args.seed, args.failures)
+            wrong, total = wrong + bad, total + n
+        print(f"\nfalse-confident rate: {100 * wrong / total:.2f}% ({wrong} of {total} pastes of code the site has no records of)")
     return 0
 
 

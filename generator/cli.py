@@ -9,6 +9,7 @@ import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import __version__, assets, cache, files, load
 from .model import Site
@@ -334,20 +335,33 @@ def run_explain(args: argparse.Namespace) -> int:
 
 
 def run_lookup(args: argparse.Namespace) -> int:
-    """Print the records that match a message, best first."""
-    from . import match, render
+    """Print the pages that explain a message, best first, and weaker candidates apart; exit 1 when none explains it."""
+    from . import match
 
     text = sys.stdin.read() if args.message == "-" else args.message
     site = load_site(args)
-    index = match.build_index([render.search_entry(r) for r in site.records])
+    index = match.build_index([match.search_entry(r) for r in site.records])
     results = match.search(index, text, limit=args.limit)
-    if not results:
-        print("no matching error found", file=sys.stderr)
-        return 1
-    for result in results:
+
+    def line(result: dict[str, Any]) -> str:
         record = site.by_id[result["id"]]
-        print(f"{site.config.base_url}errors/{record.id}/  [{result['kind']}]  {record.exception}: {record.title}")
-    return 0
+        kind = result["kind"]
+        if result["variant"] is not None:
+            kind += f", {record.variants[result['variant']].kind} wording"
+        return f"{site.config.base_url}errors/{record.id}/  [{kind}]  {record.exception}: {record.title}"
+
+    explained = [r for r in results if r["confident"]]
+    weak = [r for r in results if not r["confident"]]
+    for result in explained:
+        print(line(result))
+    if not explained:
+        print("No page explains this message.")
+    if weak:
+        print("\nWeak candidates (they share words or part of the text; none explains it):" if not explained
+              else "\nWeaker candidates:")
+        for result in weak:
+            print("  " + line(result))
+    return 0 if explained else 1
 
 
 def run_verify(args: argparse.Namespace) -> int:

@@ -10,9 +10,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any
 
-INDEX_VERSION = 1
+if TYPE_CHECKING:
+    from .model import Record
+
+INDEX_VERSION = 2
 URL_PATTERN = "errors/{id}/"
 MEANING_CHARS = 300
 K1 = 1.2
@@ -24,7 +29,19 @@ MAX_FUZZY_TOKENS = 8
 MAX_PREFIX_TERMS = 50
 PREFIX_WEIGHT = 0.9
 FUZZY_WEIGHTS = (1.0, 0.7, 0.5)
-FIELD_WEIGHTS = (("title", 2), ("message", 2), ("exception", 1), ("function", 1),
+CONFIDENT_LITERAL = 20
+"""A full match whose literal text is under two thirds of the message needs this many literal characters to be confident."""
+CONFIDENT_CUT = 30
+"""A cut partial needs this many literal characters, and to stop inside a literal, to be confident."""
+GENERIC_EXCEPTIONS = frozenset({"Error", "Exception", "Warning"})
+"""Names programs print in front of a message that say nothing about its class (click's `Error: ...`)."""
+STOP_WORDS = frozenset("""
+an and are as at be been but by can could did do does for from had has have if in into is it its may
+might must no nor not of on or our should so such than that the their then there these they this those
+to was we were what when where which while who will with would you your
+""".split())
+"""Words that say nothing alone: a record that shares only these with the paste is no result."""
+FIELD_WEIGHTS = (("title", 2), ("message", 2), ("variants", 1), ("exception", 1), ("function", 1),
                  ("path", 1), ("tags", 1), ("meaning", 1))
 
 WHITESPACE = frozenset(
@@ -35,10 +52,16 @@ NON_WORD_RANGES = ((0x80, 0xBF), (0xD7, 0xD7), (0xF7, 0xF7), (0x2000, 0x2BFF),
                    (0x3000, 0x303F), (0xFF00, 0xFF0F), (0x1F000, 0x1FAFF))
 
 _PERCENT = re.compile(r"%(?:\([^()]*\))?[-#0+]*(?:\*|[0-9]+)?(?:\.(?:\*|[0-9]+))?[hlL]?[diouxXeEfFgGcrsa]")
+_REPR = re.compile(
+    r"""[bBrRuUfF]{0,2}(['"])[\s\S]*\1|\[[\s\S]*\]|\([\s\S]*\)|\{[\s\S]*\}|<[\s\S]*>"""
+    r"|[A-Za-z_][A-Za-z0-9_.]*\([\s\S]*\)|[-+]?[0-9][A-Za-z0-9_.+-]*|None|True|False|Ellipsis|NotImplemented|[-+]?inf|nan"
+)
+"""What Python's repr of a value looks like: quoted, bracketed, a call, a number or a constant."""
+_REPR_FIELD = re.compile(r"![ra](?::|$)")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_FRAME = re.compile(r'^[ \t]*File "([^"]+)", line [0-9]+')
+_FRAME = re.compile(r'^[ \t]*File "([^"]+)", line ([0-9]+)(?:, in ([^ \t]+))?')
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
-_EXCEPTION = re.compile(r"^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*):(?:[ \t]+|$)")
+_EXCEPTION = re.compile(r"^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+|$)")
 _SEP = re.compile(r"[ \t]*[:|-]?[ \t]*")
 _BRACKET = re.compile(r"\[[^\]\r\n]{1,80}\]")
 _STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}|DEBUG|INFO|WARN|ERROR|CRITICAL|FATAL")
@@ -49,7 +72,7 @@ _TIMESTAMP = re.compile(
 _LEVEL = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[ \t:|-]|$)")
 _LOGGER = re.compile(r"in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))")
 
-Segments = list  # list[str | None]
+Segments = list[str | None]
 
 
 # --- normalisation --------------------------------------------------------
@@ -224,6 +247,22 @@ def template_parts(message: str) -> list[tuple[str, bool]]:
     return parts
 
 
+def repr_placeholders(message: str) -> list[int]:
+    """Return the positions (among placeholders) of those that show a repr: `{x!r}`, `{x!a}`, `%r`, `%a`.
+
+    A run of adjacent placeholders is one placeholder and shows a repr only if it is a single one.
+    """
+    out = []
+    holes = [text for text, hole in template_parts(message) if hole]
+    for n, text in enumerate(holes):
+        if text[0] == "{" and _close(text, 0) == len(text) - 1:
+            if _REPR_FIELD.search(text[1:-1]):
+                out.append(n)
+        elif text[0] == "%" and _PERCENT.fullmatch(text) and text[-1] in "ra":
+            out.append(n)
+    return out
+
+
 def compile_template(message: str) -> list[str | None]:
     """Return the template as normalised literal segments, None for each placeholder."""
     return _compile(message)[0]
@@ -288,7 +327,8 @@ def _tail(text: str, lit: str, p: int, first: bool) -> int:
 def _walk(segs: Segments, text: str) -> tuple[str, list[int], list[int]]:
     """Match `segs` against normalised `text`.
 
-    Return (end, covered, values): how the match ended ("full"; "cut" when the
+    Return (end, covered, values): how the match ended ("full" when every
+    literal was found and nothing came before the template; "cut" when the
     text stopped inside the template and nothing came before it; else
     "noise"), the number of chars of each literal that matched (a shorter list
     when it stopped), and for a full match the [start, end) of each
@@ -315,10 +355,12 @@ def _walk(segs: Segments, text: str) -> tuple[str, list[int], list[int]]:
             # The last placeholder was empty, and trimming took the space before it.
             q = _ends_at(text, seg[:-1], p, first)
             if q != -2:
+                if first:
+                    opening = q
                 if open_at >= 0:
                     values += [open_at, max(q, open_at)]
                 covered.append(len(seg))
-                return "full", covered, values + [len(text), len(text)]
+                return _explained(opening), covered, values + [len(text), len(text)]
         if q == -2:
             if k == last:
                 found = _find_first(text, seg) if first else _find_after(text, seg, p)
@@ -338,39 +380,84 @@ def _walk(segs: Segments, text: str) -> tuple[str, list[int], list[int]]:
         p = q + len(seg)
     if open_at >= 0:
         values += [open_at, len(text)]
-    return "full", covered, values
+    return _explained(opening), covered, values
+
+
+def _explained(opening: int) -> str:
+    """Return how a walk through every literal ended: a full match explains the text from its start.
+
+    A template found further in (`Expected {x}` inside `too many values to unpack (expected 2)`)
+    does not explain the message: it is noise.
+    """
+    return "full" if opening == 0 else "noise"
 
 
 # --- paste forms ----------------------------------------------------------
 
 
-def _strip_log(line: str) -> str:
-    """Return `line` without a log prefix (timestamp, level, logger), if it has one."""
+def _strip_log(line: str) -> tuple[str, str]:
+    """Return `line` without a log prefix (timestamp, level, logger), and without it up to a logger name only.
+
+    What looks like a logger name may be the message's start (`ERROR: file:// scheme ...`).
+    """
     pos = 0
     seen = False
+    logger = -1
     while True:
-        pos = _SEP.match(line, pos).end()
+        sep = _SEP.match(line, pos)
+        pos = sep.end() if sep else pos
         m = _BRACKET.match(line, pos)
         if m:
             seen = seen or bool(_STAMP.search(m.group()))
             pos = m.end()
             continue
         m = _TIMESTAMP.match(line, pos) or _LEVEL.match(line, pos)
-        if not m and seen:
+        named = not m and seen
+        if named:
             m = _LOGGER.match(line, pos)
         if not m or m.end() == pos:
             break
+        if named and logger < 0:
+            logger = pos
         seen = True
         pos = m.end()
-    return line[pos:] if seen else line
+    if not seen:
+        return line, line
+    return line[pos:], line[logger if logger >= 0 else pos:]
 
 
-def paste_forms(text: str) -> tuple[list[str], str, list[str]]:
-    """Return the candidate messages in `text` (most cleaned first), the exception name, and frame paths."""
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One frame of a pasted traceback."""
+
+    path: str
+    """The file as the traceback names it, `\\` read as `/`."""
+    line: int
+    function: str
+    """The function's name as the traceback shows it ("" when the line has none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Paste:
+    """What a user pasted, read: the message in each form it may take, and its context."""
+
+    forms: tuple[str, ...]
+    """Candidate messages, most cleaned first, duplicates removed; the last is the text as pasted."""
+    exception: str
+    """The exception name in front of the message ("" when none)."""
+    frames: tuple[Frame, ...]
+    """The frames of the last traceback, outermost first (of the whole text when it has no header)."""
+
+
+def read_paste(text: str) -> Paste:
+    """Return the candidate messages in `text`, its exception name and its traceback frames."""
     lines = _LINE_BREAK.split(text)
-    frames = [m.group(1) for m in map(_FRAME.match, lines) if m]
-    body = lines
     starts = [i for i, line in enumerate(lines) if _TRACEBACK.search(line)]
+    # Frames of an earlier, chained traceback belong to another exception.
+    framed = lines[starts[-1] + 1:] if starts else lines
+    frames = tuple(Frame(m.group(1).replace("\\", "/"), int(m.group(2)), m.group(3) or "")
+                   for m in map(_FRAME.match, framed) if m)
+    body = lines
     if starts:
         rest = lines[starts[-1] + 1:]
         at = next((i for i, line in enumerate(rest) if line.strip(" \t") and line[0] not in " \t"), len(rest))
@@ -380,8 +467,8 @@ def paste_forms(text: str) -> tuple[list[str], str, list[str]]:
     while body and not body[0].strip(" \t"):
         body = body[1:]
     if not body:
-        return [text], "", frames
-    head = _strip_log(body[0])
+        return Paste((text,), "", frames)
+    head, named = _strip_log(body[0])
     forms = []
     exception = ""
     m = _EXCEPTION.match(head)
@@ -393,9 +480,9 @@ def paste_forms(text: str) -> tuple[list[str], str, list[str]]:
             forms.append(message[1:-1])
         forms.append(message)
     forms.append("\n".join([head] + body[1:]))
+    forms.append("\n".join([named] + body[1:]))
     forms.append(text)
-    unique = [f for i, f in enumerate(forms) if f not in forms[:i]]
-    return unique, exception, frames
+    return Paste(tuple(dict.fromkeys(forms)), exception, frames)
 
 
 def _quality(segs: Segments, norm: str, covered: list[int]) -> int:
@@ -406,8 +493,9 @@ def _quality(segs: Segments, norm: str, covered: list[int]) -> int:
     than the paste's length.
     """
     total = sum(covered)
-    if len(segs) > 1 and segs[0] is None and segs[1][0] == " " and covered:
-        lit = segs[1][1:]
+    second = segs[1] if len(segs) > 1 and segs[0] is None else None
+    if second is not None and second[0] == " " and covered:
+        lit = second[1:]
         if norm.startswith(lit) or lit.startswith(norm):
             total -= 1
     return min(total, len(norm))
@@ -424,7 +512,7 @@ def _values(raw: str, where: list[int], spans: list[int]) -> list[str]:
 def fill(message: str, text: str) -> list[str] | None:
     """Return the values of `message`'s placeholders in the concrete `text`, or None if it does not match."""
     segs = compile_template(message)
-    for raw in paste_forms(text)[0]:
+    for raw in read_paste(text).forms:
         norm, where = normalize(raw)
         end, _, spans = _walk(segs, norm)
         if end == "full":
@@ -433,6 +521,10 @@ def fill(message: str, text: str) -> list[str] | None:
 
 
 # --- the index ------------------------------------------------------------
+
+INDEX_FIELDS = ("id", "title", "message", "exception", "path", "removed", "dl", "first", "pattern", "spans",
+                "line", "function", "written", "reprs", "variants")
+"""The fields of an index row, in the order rows store them; the index carries this list as `fields`."""
 
 
 def _first_word(segs: Segments) -> str:
@@ -449,18 +541,44 @@ def _first_word(segs: Segments) -> str:
     return ""
 
 
+def search_entry(record: Record) -> dict[str, Any]:
+    """Return what the search index needs of one record."""
+    from . import markdown
+
+    return {
+        "id": record.id, "title": record.title, "exception": record.exception,
+        "message": record.message, "path": record.source.path, "line": record.source.line,
+        "function": record.source.function or "", "tags": list(record.tags),
+        "meaning": markdown.plain(record.meaning) if record.meaning else "",
+        "status": record.status, "url": record.url,
+        "written": record.written, "variants": [v.message for v in record.variants],
+    }
+
+
 def document_terms(rec: dict[str, Any]) -> dict[str, int]:
     """Return the weighted term frequencies of one record of the index."""
     tf: dict[str, int] = {}
-    for field, weight in FIELD_WEIGHTS:
-        value = rec.get(field) or ""
-        if field == "tags":
+    for name, weight in FIELD_WEIGHTS:
+        value = rec.get(name) or ""
+        if name in ("tags", "variants"):
             value = " ".join(value)
-        elif field == "meaning":
+        elif name == "meaning":
             value = value[:MEANING_CHARS]
         for word, _, _ in tokenize(value):
             tf[word] = tf.get(word, 0) + weight
     return tf
+
+
+def _is_written(rec: dict[str, Any]) -> bool:
+    """Return whether a search entry's page has prose (entries without `written`: whether it has a meaning)."""
+    return bool(rec["written"] if "written" in rec else rec.get("meaning"))
+
+
+def _variant_json(message: str) -> dict[str, Any]:
+    """Return a variant wording as the index stores it."""
+    segs, pos = _compile(message)
+    return {"message": message, "pattern": [0 if s is None else s for s in segs], "spans": pos,
+            "first": _first_word(segs), "reprs": repr_placeholders(message)}
 
 
 def build_index(records: list[dict[str, Any]],
@@ -489,17 +607,22 @@ def build_index(records: list[dict[str, Any]],
     rows = []
     for rec, length in zip(records, lengths):
         segs, pos = _compile(rec["message"])
-        word = _first_word(segs)
-        rows.append([
-            rec["id"], rec.get("title") or rec["message"], rec["message"], rec["exception"],
-            rec.get("path") or "", 1 if rec.get("status") == "removed" else 0, length,
-            number.get(word, -1), [0 if s is None else s for s in segs], pos,
-            rec.get("line") or 0,
-        ])
+        row = {
+            "id": rec["id"], "title": rec.get("title") or rec["message"], "message": rec["message"],
+            "exception": rec["exception"], "path": rec.get("path") or "",
+            "removed": 1 if rec.get("status") == "removed" else 0, "dl": length,
+            "first": number.get(_first_word(segs), -1), "pattern": [0 if s is None else s for s in segs],
+            "spans": pos, "line": rec.get("line") or 0, "function": rec.get("function") or "",
+            "written": 1 if _is_written(rec) else 0, "reprs": repr_placeholders(rec["message"]),
+            "variants": [_variant_json(m) for m in rec.get("variants") or ()],
+        }
+        rows.append([row[name] for name in INDEX_FIELDS])
     return {
         "version": INDEX_VERSION,
         "url": URL_PATTERN,
         "avgdl": round(sum(lengths) / n, 4) if n else 1,
+        "fields": list(INDEX_FIELDS),
+        "stop": sorted(STOP_WORDS),
         "records": rows,
         "terms": terms,
         "idf": [round(math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)), 4) for p in postings],
@@ -507,7 +630,113 @@ def build_index(records: list[dict[str, Any]],
     }
 
 
-# --- search ---------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Template:
+    """One wording of a record's message, as matching reads it."""
+
+    message: str
+    """The template as the record writes it."""
+    segments: Segments
+    """Normalised literals, None for each placeholder (see `compile_template`)."""
+    spans: tuple[int, ...]
+    """Each literal's start and end in `message`, flat, in code points."""
+    first: str
+    """The first whole literal word, "" when none: the template is tried only on pastes that have it."""
+    reprs: tuple[int, ...]
+    """Placeholders (by position) that show a repr, so a confident match must find a repr there."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One record of the search index."""
+
+    id: str
+    title: str
+    exception: str
+    path: str
+    line: int
+    function: str
+    removed: bool
+    written: bool
+    """The page has prose; a skeleton's has not."""
+    length: int
+    """Weighted token count (BM25's document length)."""
+    templates: tuple[Template, ...]
+    """The message, then each variant in the record's order."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchIndex:
+    """A search index read back from its JSON form (`build_index`), rows by field name."""
+
+    rows: tuple[Row, ...]
+    terms: list[str]
+    number: dict[str, int]
+    """Each term's position in `terms`."""
+    idf: list[float]
+    postings: list[list[int]]
+    avgdl: float
+    stop: frozenset[str]
+    """Stop words, as the index lists them."""
+
+
+def load_index(data: dict[str, Any]) -> SearchIndex:
+    """Return the index `build_index` made, read by the names in its `fields`."""
+    terms: list[str] = data["terms"]
+    at = {name: i for i, name in enumerate(data["fields"])}
+
+    def template(message: str, pattern: list[Any], spans: list[int], first: str, reprs: list[int]) -> Template:
+        return Template(message, [None if s == 0 else s for s in pattern], tuple(spans), first, tuple(reprs))
+
+    rows = []
+    for values in data["records"]:
+        def get(name: str) -> Any:
+            return values[at[name]]
+
+        first = get("first")
+        main = template(get("message"), get("pattern"), get("spans"), terms[first] if first >= 0 else "", get("reprs"))
+        variants = [template(v["message"], v["pattern"], v["spans"], v["first"], v["reprs"]) for v in get("variants")]
+        rows.append(Row(get("id"), get("title"), get("exception"), get("path"), get("line"), get("function"),
+                        bool(get("removed")), bool(get("written")), get("dl"), (main, *variants)))
+    return SearchIndex(tuple(rows), terms, {t: i for i, t in enumerate(terms)}, data["idf"], data["postings"],
+                       data["avgdl"], frozenset(data["stop"]))
+
+
+# --- words ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """A term a query token stands for."""
+
+    term: int
+    weight: float
+    near: bool
+    """Found as a near spelling (edit distance), not the token or a completion of it."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueryToken:
+    """One distinct word of the paste and the terms it expands to."""
+
+    word: str
+    stop: bool
+    """A stop word: it scores, but a record that shares only stop words is no result."""
+    expansions: tuple[Expansion, ...]
+
+
+@dataclass(slots=True)
+class WordScores:
+    """What the words of a paste found."""
+
+    score: dict[int, float] = field(default_factory=dict)
+    """BM25 score per row."""
+    near: set[int] = field(default_factory=set)
+    """Rows where some token's best contribution was a near spelling."""
+    content: set[int] = field(default_factory=set)
+    """Rows reached by a token that is not a stop word: only these can be word results."""
+    shown: set[str] = field(default_factory=set)
+    """Terms searched for tokens that are not stop words: the ones to highlight in titles."""
 
 
 def _edits(a: str, b: str, limit: int) -> int:
@@ -523,75 +752,294 @@ def _edits(a: str, b: str, limit: int) -> int:
     return min(prev[-1], limit + 1)
 
 
-def _expand(index: dict[str, Any], number: dict[str, int], token: str, typing: bool) -> list[tuple[int, float, bool]]:
-    """Return the (term, weight, fuzzy) a query token stands for: itself, completions, or near spellings."""
-    terms = index["terms"]
-    out = []
-    if token in number:
-        out.append((number[token], 1.0, False))
-    if typing and len(token) >= 3:
-        completions = [i for i, t in enumerate(terms) if t.startswith(token) and t != token]
-        out += [(i, PREFIX_WEIGHT, False) for i in completions[:MAX_PREFIX_TERMS]]
-    return out
+def _completions(index: SearchIndex, token: str) -> list[Expansion]:
+    """Return the first terms the token is a proper prefix of (the user may still be typing it)."""
+    found = [i for i, t in enumerate(index.terms) if t.startswith(token) and t != token]
+    return [Expansion(i, PREFIX_WEIGHT, False) for i in found[:MAX_PREFIX_TERMS]]
 
 
-def _fuzzy(index: dict[str, Any], token: str) -> list[tuple[int, float, bool]]:
+def _near_spellings(index: SearchIndex, token: str) -> list[Expansion]:
+    """Return the ASCII terms within edit distance 1 (2 for tokens longer than 6) of `token`."""
     limit = 1 if len(token) <= 6 else 2
     out = []
-    for i, term in enumerate(index["terms"]):
+    for i, term in enumerate(index.terms):
         if abs(len(term) - len(token)) <= limit and term.isascii():
             d = _edits(token, term, limit)
             if d <= limit:
-                out.append((i, FUZZY_WEIGHTS[d], True))
+                out.append(Expansion(i, FUZZY_WEIGHTS[d], True))
     return out
 
 
-def _query_terms(index: dict[str, Any], number: dict[str, int], message: str) -> list[list[tuple[int, float, bool]]]:
-    """Return, per distinct query token (sorted), the terms it expands to."""
+def _query(index: SearchIndex, message: str) -> list[QueryToken]:
+    """Return the distinct tokens of `message` (sorted) with the terms each expands to."""
     words = tokenize(message)
-    tokens: list[str] = []
-    for word, _, _ in words:
-        if word not in tokens:
-            tokens.append(word)
-    tokens = tokens[:MAX_QUERY_TERMS]
-    typing = bool(words) and words[-1][2] == len(message) and bool(tokens) and words[-1][0] == tokens[-1]
-    fuzzy = [t for t in tokens if t not in number and len(t) >= 4 and t.isascii() and not t.isdigit()]
+    tokens = list(dict.fromkeys(word for word, _, _ in words))[:MAX_QUERY_TERMS]
+    typing = bool(words) and words[-1][2] == len(message) and words[-1][0] == tokens[-1]
+    fuzzy = [t for t in tokens if t not in index.number and len(t) >= 4 and t.isascii() and not t.isdigit()]
     fuzzy = fuzzy[:MAX_FUZZY_TOKENS]
     out = []
     for token in sorted(tokens):
-        exp = _expand(index, number, token, typing and token == tokens[-1])
+        exp = [Expansion(index.number[token], 1.0, False)] if token in index.number else []
+        if typing and token == tokens[-1] and len(token) >= 3:
+            exp += _completions(index, token)
         if token in fuzzy:
-            exp += _fuzzy(index, token)
+            exp += _near_spellings(index, token)
         if exp:
-            out.append(exp)
+            out.append(QueryToken(token, token in index.stop, tuple(exp)))
     return out
 
 
-def _bm25(index: dict[str, Any], query: list[list[tuple[int, float, bool]]]) -> tuple[dict[int, float], set[int], set[str]]:
-    """Return BM25 score per record, the records that needed a near spelling, and the terms searched."""
-    rows = index["records"]
-    avgdl = index["avgdl"]
-    scores: dict[int, float] = {}
-    near: set[int] = set()
-    terms: set[str] = set()
-    for expansions in query:
+def _word_scores(index: SearchIndex, query: list[QueryToken]) -> WordScores:
+    """Return the BM25 score of every row the query's terms reach."""
+    rows = index.rows
+    found = WordScores()
+    for token in query:
         best: dict[int, tuple[float, bool]] = {}
-        for term, weight, fuzzy in expansions:
-            idf = index["idf"][term]
-            terms.add(index["terms"][term])
+        for e in token.expansions:
+            idf = index.idf[e.term]
+            if not token.stop:
+                found.shown.add(index.terms[e.term])
             d = 0
-            for v in index["postings"][term]:
+            for v in index.postings[e.term]:
                 d += v >> 3
                 tf = v & 7
-                norm = K1 * (1 - B + B * rows[d][6] / avgdl)
-                s = weight * (idf * (tf * (K1 + 1)) / (tf + norm))
+                norm = K1 * (1 - B + B * rows[d].length / index.avgdl)
+                s = e.weight * (idf * (tf * (K1 + 1)) / (tf + norm))
                 if d not in best or s > best[d][0]:
-                    best[d] = (s, fuzzy)
+                    best[d] = (s, e.near)
         for d in sorted(best):
-            scores[d] = scores.get(d, 0.0) + best[d][0]
+            found.score[d] = found.score.get(d, 0.0) + best[d][0]
             if best[d][1]:
-                near.add(d)
-    return scores, near, terms
+                found.near.add(d)
+            if not token.stop:
+                found.content.add(d)
+    return found
+
+
+# --- templates against the paste -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """One paste form, normalised."""
+
+    raw: str
+    norm: str
+    where: list[int]
+    """Each normalised character's index in `raw`."""
+
+
+class Tier(IntEnum):
+    """How a result accounts for the paste; a higher tier always ranks first."""
+
+    WORDS = 1
+    """It shares words (or near spellings) only."""
+    NOISY = 2
+    """A template matched, but with text it cannot produce around it."""
+    EXPLAINS = 3
+    """A template matched the whole paste (full), or all of it up to where the paste stops (cut)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateMatch:
+    """The best match of one of a record's templates against the paste."""
+
+    end: str
+    """"full", "cut" (the paste stops inside the template, nothing before it) or "noise"."""
+    quality: int
+    """Literal characters of the paste the template explains."""
+    covered: list[int]
+    """Characters matched of each literal, up to where the match stopped."""
+    values: list[str]
+    """For a full match, each placeholder's text as pasted; else empty."""
+    variant: int | None
+    """Which template: None for the message, else the position in the record's variants."""
+    length: int
+    """Code points of the paste form it matched, normalised."""
+    reprs_hold: bool
+    """Every placeholder that shows a repr holds text that looks like one (always true unless full)."""
+
+    @property
+    def tier(self) -> Tier:
+        """Return how well the match accounts for the paste."""
+        return Tier.NOISY if self.end == "noise" else Tier.EXPLAINS
+
+    @property
+    def explains(self) -> bool:
+        """Return whether the template explains the paste on its own text (see docs/matching.md, Confidence)."""
+        if self.end == "full":
+            enough = 3 * self.quality >= 2 * self.length or self.quality >= CONFIDENT_LITERAL
+            return enough and self.reprs_hold
+        return self.end == "cut" and self.quality >= CONFIDENT_CUT and self.covered[-1] > 0
+
+
+def _fits(match: TemplateMatch) -> tuple[int, int, bool]:
+    """Return what decides between two matches of one record: tier, quality, full over cut."""
+    return match.tier, match.quality, match.end == "full"
+
+
+def _match_template(template: Template, forms: list[Form], variant: int | None) -> TemplateMatch | None:
+    """Return the best match of `template` over the paste forms, or None."""
+    segs = template.segments
+    best: TemplateMatch | None = None
+    for i, form in enumerate(forms):
+        end, covered, spans = _walk(segs, form.norm)
+        total = _quality(segs, form.norm, covered)
+        if total < MIN_LITERAL and 2 * total < len(form.norm) or total == 0:
+            continue
+        # A full or cut match fits the whole paste; text after the closing literal does not.
+        # In a less cleaned form a leading placeholder would take the exception name or
+        # log prefix as its value: such a partial is cut only in the most cleaned form.
+        if end == "cut" and i > 0 and segs[0] is None:
+            end = "noise"
+        values = _values(form.raw, form.where, spans) if end == "full" else []
+        reprs_hold = all(n >= len(values) or _REPR.fullmatch(values[n]) for n in template.reprs)
+        found = TemplateMatch(end, total, covered, values, variant, len(form.norm), reprs_hold)
+        if best is None or _fits(found) > _fits(best):
+            best = found
+        if end == "full":
+            break
+    return best
+
+
+def _match_row(row: Row, forms: list[Form], present: set[str]) -> TemplateMatch | None:
+    """Return the best match of any of the row's templates whose first word the paste has, or None."""
+    best: TemplateMatch | None = None
+    for k, template in enumerate(row.templates):
+        if not template.first or template.first not in present:
+            continue
+        found = _match_template(template, forms, k - 1 if k else None)
+        if found and (best is None or _fits(found) > _fits(best)):
+            best = found
+    return best
+
+
+# --- ranking --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class FrameHit:
+    """Where a pasted traceback names a record's raise: depth of the innermost such frame (1 = outermost, 0 = none)."""
+
+    at_line: int
+    """A frame in the record's file at the record's line."""
+    in_function: int
+    """A frame in the record's file and function."""
+    in_file: int
+    """A frame in the record's file (path suffix: 2+ trailing components, or the whole path)."""
+    suffix: int
+    """The most trailing path components any such frame shares with the record's path."""
+
+
+NO_FRAME = FrameHit(0, 0, 0, 0)
+
+
+def _shared_suffix(mine: list[str], theirs: list[str]) -> int:
+    """Return how many trailing path components two paths share."""
+    n = 0
+    while n < min(len(mine), len(theirs)) and mine[-1 - n] == theirs[-1 - n]:
+        n += 1
+    return n
+
+
+def _frame_hit(row: Row, frames: tuple[Frame, ...]) -> FrameHit:
+    """Return where the paste's traceback names the row's raise."""
+    if not frames or not row.path:
+        return NO_FRAME
+    mine = row.path.split("/")
+    function = row.function.split(".")[-1] or "<module>"
+    at_line = in_function = in_file = suffix = 0
+    for depth, frame in enumerate(frames, 1):
+        n = _shared_suffix(mine, frame.path.split("/"))
+        if n < min(2, len(mine)):
+            continue
+        in_file, suffix = depth, max(suffix, n)
+        if frame.line == row.line:
+            at_line = depth
+        if frame.function.split(".")[-1] == function:
+            in_function = depth
+    return FrameHit(at_line, in_function, in_file, suffix)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class RankKey:
+    """How a result ranks: fields compare in order, greater first; equal keys go by id."""
+
+    tier: Tier
+    strength: float
+    """Quality for template matches (the one explaining most of the paste with literal text wins,
+    so a long message's template ranks above a short one that fits by swallowing the rest into a
+    value); the word score for word results."""
+    full: bool
+    """A full match over a cut one."""
+    frames: FrameHit
+    """Among records that explain the text alike, the traceback decides."""
+    exception: bool
+    """The pasted exception's last dotted part is the record's."""
+    active: bool
+    """Over removed."""
+    written: bool
+    """A written page over a skeleton."""
+    words: float
+    """For template matches, the word score: the most distinctive shared words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A record that may be a result, with what found it."""
+
+    row: int
+    key: RankKey
+    match: TemplateMatch | None
+    """The template match, None for a word result."""
+    confident: bool
+    """The record's template explains the paste, and the paste's exception and traceback do not say otherwise."""
+
+
+def _names_a_class(name: str) -> bool:
+    """Return whether an exception name's last part is written like a class (CapWords)."""
+    return "A" <= name[:1] <= "Z"
+
+
+def _contradicts(paste: Paste, row: Row, frames: FrameHit) -> bool:
+    """Return whether the paste's exception name or traceback shows that the row did not raise it."""
+    theirs, mine = paste.exception.split(".")[-1], row.exception.split(".")[-1]
+    other_class = (_names_a_class(theirs) and theirs not in GENERIC_EXCEPTIONS and _names_a_class(mine)
+                   and theirs != mine)
+    return other_class or bool(paste.frames) and frames.in_file == 0
+
+
+def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: WordScores, paste: Paste) -> Candidate:
+    """Return row `d` as a candidate, with its rank key."""
+    row = index.rows[d]
+    score = words.score.get(d, 0.0)
+    exception = bool(paste.exception) and paste.exception.split(".")[-1] == row.exception.split(".")[-1]
+    frames = _frame_hit(row, paste.frames)
+    if match is None:
+        key = RankKey(Tier.WORDS, score, False, frames, exception, not row.removed, row.written, 0.0)
+        return Candidate(d, key, None, False)
+    key = RankKey(match.tier, match.quality, match.end == "full", frames, exception, not row.removed, row.written,
+                  score)
+    return Candidate(d, key, match, match.explains and not _contradicts(paste, row, frames))
+
+
+def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: WordScores, limit: int) -> list[Candidate]:
+    """Return every record a template matched, and the word results that can reach the top `limit`."""
+    present = {w for w, _, _ in tokenize(forms[-1].norm)}
+    matched = {}
+    for d, row in enumerate(index.rows):
+        found = _match_row(row, forms, present)
+        if found:
+            matched[d] = found
+    eligible = {d: s for d, s in words.score.items() if d in words.content}
+    # Only the best `limit` word scores (and their ties) can reach the top.
+    ranked = sorted(eligible.values(), reverse=True)
+    floor = ranked[limit - 1] if 0 < limit <= len(ranked) else 0.0
+    rows = sorted(set(matched) | {d for d, s in eligible.items() if s >= floor})
+    return [_candidate(index, d, matched.get(d), words, paste) for d in rows]
+
+
+# --- results --------------------------------------------------------------
 
 
 def _end_of(message: str, start: int, count: int) -> int:
@@ -607,87 +1055,39 @@ def _end_of(message: str, start: int, count: int) -> int:
     return i
 
 
-def _path_hit(path: str, frames: list[str]) -> int:
-    """Return how many trailing path components `path` shares with the best frame (0 if too few)."""
-    mine = path.split("/")
-    best = 0
-    for frame in frames:
-        theirs = frame.replace("\\", "/").split("/")
-        n = 0
-        while n < min(len(mine), len(theirs)) and mine[-1 - n] == theirs[-1 - n]:
-            n += 1
-        if n >= min(2, len(mine)):
-            best = max(best, n)
-    return best
+def _template_spans(template: Template, covered: list[int]) -> list[list[int]]:
+    """Return the ranges of `template.message` a match covered, the last cut where the match stopped."""
+    literals = [s for s in template.segments if s is not None]
+    spans = []
+    for k, count in enumerate(covered):
+        start, end = template.spans[2 * k], template.spans[2 * k + 1]
+        if count:
+            spans.append([start, end if count == len(literals[k]) else _end_of(template.message, start, count)])
+    return spans
 
 
-def search(index: dict[str, Any], text: str, limit: int = 10) -> list[dict[str, Any]]:
-    """Return the records that best match `text`, best first."""
-    rows = index["records"]
-    number = {t: i for i, t in enumerate(index["terms"])}
-    forms, exception, frames = paste_forms(text)
-    normed = [(raw, *normalize(raw)) for raw in forms]
-    present = {number[w] for w, _, _ in tokenize(normed[-1][1]) if w in number}
-    query = _query_terms(index, number, normed[0][1])
-    scores, near, terms = _bm25(index, query)
-    found: dict[int, tuple[int, int, list[str], list[list[int]]]] = {}
-    for d, row in enumerate(rows):
-        if row[7] < 0 or row[7] not in present:
-            continue
-        segs = [None if s == 0 else s for s in row[8]]
-        best = None
-        for i, (raw, norm, where) in enumerate(normed):
-            end, covered, spans = _walk(segs, norm)
-            total = _quality(segs, norm, covered)
-            if total < MIN_LITERAL and 2 * total < len(norm) or total == 0:
-                continue
-            # A full or cut match fits the whole paste; text after the closing literal does not.
-            # In a less cleaned form a leading placeholder would take the exception name or
-            # log prefix as its value: such a partial is cut only in the most cleaned form.
-            if end == "cut" and i > 0 and segs[0] is None:
-                end = "noise"
-            key = (2 if end == "noise" else 3, total, 1 if end == "full" else 0)
-            if best is None or key > best[0]:
-                best = (key, _values(raw, where, spans) if end == "full" else [], covered)
-            if end == "full":
-                break
-        if best:
-            found[d] = best
-    results = []
-    # Only the best `limit` word scores (and their ties) can reach the top.
-    ranked = sorted(scores.values(), reverse=True)
-    floor = ranked[limit - 1] if 0 < limit <= len(ranked) else 0.0
-    for d in set(found) | {d for d, v in scores.items() if v >= floor}:
-        row = rows[d]
-        score = scores.get(d, 0.0)
-        (tier, quality, full), values, covered = found.get(d, ((1, score, 0), [], []))
-        hit = [_path_hit(row[4], frames), 1 if exception and exception.split(".")[-1] == row[3].split(".")[-1] else 0]
-        key = (tier, quality, full, *hit, 1 - row[5], score if tier > 1 else 0)
-        results.append((key, row[0], d, values, covered))
-    results.sort(key=lambda r: tuple(-x for x in r[0]) + (r[1],))
-    out = []
-    for key, rid, d, values, covered in results[:limit]:
-        row = rows[d]
-        if key[0] > 1:
-            spans = []
-            for k, count in enumerate(covered):
-                start, end = row[9][2 * k], row[9][2 * k + 1]
-                if count:
-                    spans.append([start, end if count == len(row[8][_literal_at(row[8], k)]) else _end_of(row[2], start, count)])
-            name = "full" if key[2] else "partial"
-        else:
-            spans = [[s, e] for w, s, e in tokenize(row[1]) if w in terms]
-            name = "near" if d in near else "words"
-        out.append({"id": rid, "score": key[1], "kind": name, "values": values, "spans": spans})
-    return out
+def _result(index: SearchIndex, found: Candidate, words: WordScores) -> dict[str, Any]:
+    """Return one result as search gives it."""
+    row = index.rows[found.row]
+    match = found.match
+    if match is None:
+        spans = [[s, e] for w, s, e in tokenize(row.title) if w in words.shown and w not in index.stop]
+        return {"id": row.id, "score": found.key.strength, "kind": "near" if found.row in words.near else "words",
+                "values": [], "spans": spans, "confident": False, "variant": None}
+    template = row.templates[0 if match.variant is None else match.variant + 1]
+    return {"id": row.id, "score": match.quality, "kind": "full" if match.end == "full" else "partial",
+            "values": match.values, "spans": _template_spans(template, match.covered),
+            "confident": found.confident, "variant": match.variant}
 
 
-def _literal_at(pattern: list, k: int) -> int:
-    """Return the position in `pattern` of its k-th literal."""
-    seen = -1
-    for i, seg in enumerate(pattern):
-        if seg != 0:
-            seen += 1
-            if seen == k:
-                return i
-    return -1
+def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> list[dict[str, Any]]:
+    """Return the records that best match `text`, best first (see docs/matching.md, Results)."""
+    if not isinstance(index, SearchIndex):
+        index = load_index(index)
+    paste = read_paste(text)
+    forms = [Form(raw, *normalize(raw)) for raw in paste.forms]
+    words = _word_scores(index, _query(index, forms[0].norm))
+    found = _candidates(index, paste, forms, words, limit)
+    found.sort(key=lambda c: index.rows[c.row].id)
+    found.sort(key=lambda c: c.key, reverse=True)
+    return [_result(index, c, words) for c in found[:limit]]

@@ -125,9 +125,37 @@ def test_lookup_prints_the_best_match_first(content: Path, capsys: pytest.Captur
         "ValueError: max_batch_tokens must be a multiple of 8, got 1001\n"
     )
     assert run("lookup", traceback, "--content", str(content)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("https://example.github.io/tinyserve/errors/batch-tokens-multiple/  [full]")
+    # A page that shares words comes after, under its own heading.
+    assert lines[1:3] == ["", "Weaker candidates:"]
+    assert lines[3].startswith("  https://example.github.io/tinyserve/errors/batch-tokens-below-chunk/  [words]")
+
+
+def test_lookup_says_when_no_page_explains_the_message(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The template occurs inside this message but does not explain it from its start.
+    wrapped = "RuntimeError: worker 3 failed: max_batch_tokens must be a multiple of 8, got 1001"
+    assert run("lookup", wrapped, "--content", str(content)) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == ["No page explains this message.", "",
+                         "Weak candidates (they share words or part of the text; none explains it):"]
+    assert lines[3].startswith("  https://example.github.io/tinyserve/errors/batch-tokens-multiple/  [partial]")
+    # A traceback that never passes through the record's file says it was raised elsewhere.
+    elsewhere = ('Traceback (most recent call last):\n  File "/opt/other/limits.py", line 4, in check\n'
+                 "ValueError: max_batch_tokens must be a multiple of 8, got 1001\n")
+    assert run("lookup", elsewhere, "--content", str(content)) == 1
+    assert capsys.readouterr().out.startswith("No page explains this message.\n")
+    # Words that only stop words share find nothing at all.
+    assert run("lookup", "zzqx of the", "--content", str(content)) == 1
+    assert capsys.readouterr().out == "No page explains this message.\n"
+
+
+def test_lookup_matches_every_wording_of_a_record(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    earlier = {"message": "max_batch_tokens must be divisible by 8 (got %d)", "kind": "earlier", "until": "4f2a9c1"}
+    edit_record(content, "batch-tokens-multiple", lambda d: d.update(variants=[earlier]))
+    assert run("lookup", "ValueError: max_batch_tokens must be divisible by 8 (got 12)", "--content", str(content)) == 0
     first = capsys.readouterr().out.splitlines()[0]
-    assert first.startswith("https://example.github.io/tinyserve/errors/batch-tokens-multiple/")
-    assert run("lookup", "zzqx wvvy", "--content", str(content)) == 1
+    assert first.startswith("https://example.github.io/tinyserve/errors/batch-tokens-multiple/  [full, earlier wording]")
 
 
 def test_explain_from_content_and_from_a_built_site(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

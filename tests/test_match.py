@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from generator.match import build_index, compile_template, fill, search
+from generator.match import INDEX_FIELDS, build_index, compile_template, fill, load_index, search
 
 HERE = Path(__file__).parent
 CASES = json.loads((HERE / "match_cases.json").read_text(encoding="utf-8"))
@@ -43,13 +43,19 @@ def js_answers(index: dict[str, Any]) -> list[Any]:
 
 
 def check(case: dict[str, Any], results: list[dict[str, Any]]) -> None:
+    """Assert what a case of match_cases.json expects: the first ids in order, and of the first result its
+    kind, which wording matched (`variant`) and whether it is `confident`; `no_page`: no result is confident."""
     ids = [r["id"] for r in results]
+    if case.get("no_page"):
+        assert not any(r["confident"] for r in results)
+        return
     if not case["expect"]:
         assert ids == []
         return
     assert ids[:len(case["expect"])] == case["expect"]
-    if "kind" in case:
-        assert results[0]["kind"] == case["kind"]
+    for name in ("kind", "variant", "confident"):
+        if name in case:
+            assert results[0][name] == case[name], name
 
 
 CASE_IDS = [f"{i:03d}-{c['input'][:40]!r}" for i, c in enumerate(CASES["cases"])]
@@ -110,6 +116,23 @@ def test_word_spans_point_into_the_title(index: dict[str, Any]) -> None:
     assert [title[s:e].lower() for s, e in top["spans"]] == ["parquet", "codec", "codec"]
 
 
+def test_a_variant_gives_its_own_values_and_spans(index: dict[str, Any]) -> None:
+    top = search(index, "Found 3 invalid entries in data/train.jsonl")[0]
+    record = next(r for r in CASES["records"] if r["id"] == "invalid-entries")
+    assert (top["id"], top["variant"], top["values"]) == ("invalid-entries", 0, ["3", "data/train.jsonl"])
+    assert [record["variants"][0][s:e] for s, e in top["spans"]] == ["Found ", " invalid entries in "]
+
+
+def test_index_rows_carry_their_field_names(index: dict[str, Any]) -> None:
+    assert index["fields"] == list(INDEX_FIELDS)
+    assert {len(row) for row in index["records"]} == {len(INDEX_FIELDS)}
+    row = next(r for r in load_index(index).rows if r.id == "tokenizer-missing")
+    assert (row.path, row.line, row.function, row.written) == ("srv/tokenizer.py", 88, "load_tokenizer", True)
+    assert [t.message for t in row.templates] == ["tokenizer file {path} is missing", "could not find tokenizer at {path}"]
+    skeleton = next(r for r in load_index(index).rows if r.id == "shard-corrupt-cache")
+    assert not skeleton.written
+
+
 def test_removed_record_ranks_below_its_active_twin(index: dict[str, Any]) -> None:
     ids = [r["id"] for r in search(index, "workers must be positive, got -2")]
     assert ids.index("name-positive") < ids.index("name-positive-old")
@@ -120,7 +143,7 @@ def test_limit(index: dict[str, Any]) -> None:
 
 
 def test_index_is_compact_and_versioned(index: dict[str, Any]) -> None:
-    assert index["version"] == 1
+    assert index["version"] == 2
     per_record = len(json.dumps(index, ensure_ascii=False)) / len(index["records"])
     assert per_record < 1200
 

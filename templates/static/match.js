@@ -7,9 +7,9 @@
     "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff";
   var NON_WORD = [0x80, 0xbf, 0xd7, 0xd7, 0xf7, 0xf7, 0x2000, 0x2bff, 0x3000, 0x303f, 0xff00, 0xff0f, 0x1f000, 0x1faff];
   var PERCENT = /%(?:\([^()]*\))?[-#0+]*(?:\*|[0-9]+)?(?:\.(?:\*|[0-9]+))?[hlL]?[diouxXeEfFgGcrsa]/y;
-  var FRAME = /^[ \t]*File "([^"]+)", line [0-9]+/;
+  var FRAME = /^[ \t]*File "([^"]+)", line ([0-9]+)(?:, in ([^ \t]+))?/;
   var TRACEBACK = /Traceback \(most recent call last\):/;
-  var EXCEPTION = /^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*):(?:[ \t]+|$)/;
+  var EXCEPTION = /^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+|$)/;
   var SEP = /[ \t]*[:|-]?[ \t]*/y;
   var BRACKET = /\[[^\]\r\n]{1,80}\]/y;
   var STAMP = /[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}|DEBUG|INFO|WARN|ERROR|CRITICAL|FATAL/;
@@ -18,6 +18,10 @@
   var LEVEL = /(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[ \t:|-]|$)/y;
   var LOGGER = /in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))/y;
   var ASCII = /^[\x00-\x7f]*$/;
+  // What Python's repr of a value looks like: quoted, bracketed, a call, a number or a constant.
+  var REPR = new RegExp("^(?:[bBrRuUfF]{0,2}(['\"])[\\s\\S]*\\1|\\[[\\s\\S]*\\]|\\([\\s\\S]*\\)|\\{[\\s\\S]*\\}|<[\\s\\S]*>" +
+    "|[A-Za-z_][A-Za-z0-9_.]*\\([\\s\\S]*\\)|[-+]?[0-9][A-Za-z0-9_.+-]*|None|True|False|Ellipsis|NotImplemented|[-+]?inf|nan)$");
+  var CONFIDENT_LITERAL = 20, CONFIDENT_CUT = 30, GENERIC_EXCEPTIONS = ["Error", "Exception", "Warning"];
 
   function isWs(ch) { return WS.indexOf(ch) >= 0; }
   function cpLen(s) { var n = 0; for (var i = 0; i < s.length; i++) { var c = s.charCodeAt(i); if (c < 0xdc00 || c > 0xdfff) n++; } return n; }
@@ -95,7 +99,7 @@
       i++;
     }
     if (i > start) pieces.push([start, i]);
-    pieces.forEach(function (piece, k) {
+    pieces.forEach((piece, k) => {
       if (piece === null) { if (segs[segs.length - 1] !== null) segs.push(null); return; }
       var s = piece[0], e = piece[1];
       if (k === 0) while (s < e && isWs(m[s])) s++;
@@ -155,9 +159,10 @@
         // The last placeholder was empty, and trimming took the space before it.
         q = endsAt(t, seg.slice(0, -1), p, first);
         if (q !== -2) {
+          if (first) opening = q;
           if (open >= 0) values.push(open, Math.max(q, open));
           cov(seg, seg.length);
-          return ["full", covered, values.concat([t.length, t.length])];
+          return [explained(opening), covered, values.concat([t.length, t.length])];
         }
       }
       if (q === -2) {
@@ -176,30 +181,37 @@
       p = q + seg.length;
     }
     if (open >= 0) values.push(open, t.length);
-    return ["full", covered, values];
+    return [explained(opening), covered, values];
   }
+  // A full match explains the text from its start; a template found further in is noise.
+  function explained(opening) { return opening === 0 ? "full" : "noise"; }
 
   function sticky(re, s, pos) { re.lastIndex = pos; return re.exec(s) ? re.lastIndex : -1; }
+  // Returns [line without its log prefix, without it up to a logger name only] (a "logger" may start the message).
   function stripLog(line) {
-    var pos = 0, seen = false;
+    var pos = 0, seen = false, logger = -1;
     for (;;) {
       pos = sticky(SEP, line, pos);
       var end = sticky(BRACKET, line, pos);
       if (end >= 0) { seen = seen || STAMP.test(line.slice(pos, end)); pos = end; continue; }
       end = sticky(TIMESTAMP, line, pos);
       if (end < 0) end = sticky(LEVEL, line, pos);
-      if (end < 0 && seen) end = sticky(LOGGER, line, pos);
+      var named = end < 0 && seen;
+      if (named) end = sticky(LOGGER, line, pos);
       if (end < 0 || end === pos) break;
+      if (named && logger < 0) logger = pos;
       seen = true; pos = end;
     }
-    return seen ? line.slice(pos) : line;
+    return seen ? [line.slice(pos), line.slice(logger >= 0 ? logger : pos)] : [line, line];
   }
   function blank(line) { return !/[^ \t]/.test(line); }
-  function pasteForms(text) {
+  // Returns {forms (most cleaned first), exception, frames (of the last traceback, outermost first)}.
+  function readPaste(text) {
     var lines = text.split(/\r\n|\r|\n/), frames = [], body = lines, start = -1, m;
-    lines.forEach(function (line, i) {
-      if ((m = FRAME.exec(line))) frames.push(m[1]);
-      if (TRACEBACK.test(line)) start = i;
+    lines.forEach((line, i) => { if (TRACEBACK.test(line)) start = i; });
+    // Frames of an earlier, chained traceback belong to another exception.
+    lines.slice(start + 1).forEach(line => {
+      if ((m = FRAME.exec(line))) frames.push({ path: m[1].replace(/\\/g, "/"), line: parseInt(m[2], 10), "function": m[3] || "" });
     });
     if (start >= 0) {
       var rest = lines.slice(start + 1), at = 0;
@@ -208,8 +220,8 @@
       while (body.length && blank(body[body.length - 1])) body = body.slice(0, -1);
     }
     while (body.length && blank(body[0])) body = body.slice(1);
-    if (!body.length) return [[text], "", frames];
-    var head = stripLog(body[0]), forms = [], exception = "";
+    if (!body.length) return { forms: [text], exception: "", frames: frames };
+    var stripped = stripLog(body[0]), head = stripped[0], forms = [], exception = "";
     if ((m = EXCEPTION.exec(head))) {
       exception = m[1];
       var message = [head.slice(m[0].length)].concat(body.slice(1)).join("\n"), q = message[0];
@@ -218,12 +230,12 @@
         forms.push(message.slice(1, -1));
       forms.push(message);
     }
-    forms.push([head].concat(body.slice(1)).join("\n"), text);
-    return [forms.filter(function (f, i) { return forms.indexOf(f) === i; }), exception, frames];
+    forms.push([head].concat(body.slice(1)).join("\n"), [stripped[1]].concat(body.slice(1)).join("\n"), text);
+    return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception: exception, frames: frames };
   }
   // The space an empty placeholder implies is covered for the spans, but is not in the paste.
   function quality(segs, t, covered, length) {
-    var total = covered.reduce(function (a, b) { return a + b; }, 0);
+    var total = covered.reduce((a, b) => a + b, 0);
     if (segs.length > 1 && segs[0] === null && segs[1][0] === " " && covered.length) {
       var lit = segs[1].slice(1);
       if (t.startsWith(lit) || lit.startsWith(t)) total--;
@@ -236,7 +248,7 @@
     return out;
   }
   function fill(message, text) {
-    var segs = compileTemplate(message), forms = pasteForms(text)[0];
+    var segs = compileTemplate(message), forms = readPaste(text).forms;
     for (var i = 0; i < forms.length; i++) {
       var nw = normalize(forms[i]), r = walk(segs, nw[0]);
       if (r[0] === "full") return valuesOf(forms[i], nw[1], r[2]);
@@ -244,12 +256,34 @@
     return null;
   }
 
+  // The index read by the names in its `fields`, once per index object.
   var cache = typeof WeakMap !== "undefined" ? new WeakMap() : null;
-  function numbers(index) {
-    var map = cache && cache.get(index);
-    if (!map) { map = new Map(); index.terms.forEach(function (t, i) { map.set(t, i); }); if (cache) cache.set(index, map); }
-    return map;
+  function template(message, pattern, spans, first, reprs) {
+    return { message: message, segments: pattern.map(s => s === 0 ? null : s), spans: spans, first: first, reprs: reprs };
   }
+  function load(index) {
+    var loaded = cache && cache.get(index);
+    if (loaded) return loaded;
+    var at = {}, number = new Map();
+    index.fields.forEach((name, i) => { at[name] = i; });
+    index.terms.forEach((t, i) => { number.set(t, i); });
+    // Words that say nothing alone: a record that shares only these with the paste is no result.
+    var stop = new Set(index.stop);
+    var rows = index.records.map(values => {
+      function get(name) { return values[at[name]]; }
+      var first = get("first"), templates = [template(get("message"), get("pattern"), get("spans"), first >= 0 ? index.terms[first] : "", get("reprs"))];
+      get("variants").forEach(v => { templates.push(template(v.message, v.pattern, v.spans, v.first, v.reprs)); });
+      return { id: get("id"), title: get("title"), exception: get("exception"), path: get("path"), line: get("line"),
+        "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates: templates };
+    });
+    var byId = new Map();
+    rows.forEach(row => { byId.set(row.id, row); });
+    loaded = { rows: rows, byId: byId, terms: index.terms, number: number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop: stop };
+    if (cache) cache.set(index, loaded);
+    return loaded;
+  }
+
+  // --- words
   function edits(a, b, limit) {
     var prev = [], cur, i, j;
     for (j = 0; j <= b.length; j++) prev.push(j);
@@ -261,56 +295,161 @@
     }
     return Math.min(prev[b.length], limit + 1);
   }
-  function queryTerms(index, number, message) {
-    var words = tokenize(message), tokens = [];
-    words.forEach(function (w) { if (tokens.indexOf(w[0]) < 0) tokens.push(w[0]); });
-    tokens = tokens.slice(0, MAX_QUERY_TERMS);
-    var lastTok = tokens[tokens.length - 1];
-    var typing = words.length > 0 && words[words.length - 1][2] === cpLen(message) && words[words.length - 1][0] === lastTok;
-    var fuzzy = tokens.filter(function (t) { return !number.has(t) && t.length >= 4 && ASCII.test(t) && !/^[0-9]+$/.test(t); }).slice(0, MAX_FUZZY_TOKENS);
+  function completions(ix, token) {
     var out = [];
-    tokens.slice().sort(cmp).forEach(function (token) {
-      var exp = [];
-      if (number.has(token)) exp.push([number.get(token), 1, false]);
-      if (typing && token === lastTok && cpLen(token) >= 3) {
-        var n = 0;
-        index.terms.forEach(function (t, i) { if (n < MAX_PREFIX_TERMS && t !== token && t.startsWith(token)) { exp.push([i, PREFIX_WEIGHT, false]); n++; } });
+    ix.terms.forEach((t, i) => { if (out.length < MAX_PREFIX_TERMS && t !== token && t.startsWith(token)) out.push({ term: i, weight: PREFIX_WEIGHT, near: false }); });
+    return out;
+  }
+  function nearSpellings(ix, token) {
+    var limit = token.length <= 6 ? 1 : 2, out = [];
+    ix.terms.forEach((t, i) => {
+      if (Math.abs(t.length - token.length) <= limit && ASCII.test(t)) {
+        var d = edits(token, t, limit);
+        if (d <= limit) out.push({ term: i, weight: FUZZY_WEIGHTS[d], near: true });
       }
-      if (fuzzy.indexOf(token) >= 0) {
-        var limit = token.length <= 6 ? 1 : 2;
-        index.terms.forEach(function (t, i) {
-          if (Math.abs(t.length - token.length) <= limit && ASCII.test(t)) {
-            var d = edits(token, t, limit);
-            if (d <= limit) exp.push([i, FUZZY_WEIGHTS[d], true]);
-          }
-        });
-      }
-      if (exp.length) out.push(exp);
     });
     return out;
   }
-  function bm25(index, query) {
-    var rows = index.records, scores = new Map(), near = new Set(), terms = new Set();
-    query.forEach(function (expansions) {
+  // Returns the distinct tokens of the message (sorted), each {word, stop, expansions}.
+  function query(ix, message) {
+    var words = tokenize(message), tokens = [];
+    words.forEach(w => { if (tokens.indexOf(w[0]) < 0) tokens.push(w[0]); });
+    tokens = tokens.slice(0, MAX_QUERY_TERMS);
+    var lastTok = tokens[tokens.length - 1];
+    var typing = words.length > 0 && words[words.length - 1][2] === cpLen(message) && words[words.length - 1][0] === lastTok;
+    var fuzzy = tokens.filter(t => !ix.number.has(t) && t.length >= 4 && ASCII.test(t) && !/^[0-9]+$/.test(t)).slice(0, MAX_FUZZY_TOKENS);
+    var out = [];
+    tokens.slice().sort(cmp).forEach(token => {
+      var exp = ix.number.has(token) ? [{ term: ix.number.get(token), weight: 1, near: false }] : [];
+      if (typing && token === lastTok && cpLen(token) >= 3) exp = exp.concat(completions(ix, token));
+      if (fuzzy.indexOf(token) >= 0) exp = exp.concat(nearSpellings(ix, token));
+      if (exp.length) out.push({ word: token, stop: ix.stop.has(token), expansions: exp });
+    });
+    return out;
+  }
+  // Returns {score, near, content (rows a token that is no stop word reached), shown (terms to highlight)}.
+  function wordScores(ix, tokens) {
+    var found = { score: new Map(), near: new Set(), content: new Set(), shown: new Set() };
+    tokens.forEach(token => {
       var best = new Map();
-      expansions.forEach(function (e) {
-        var term = e[0], idf = index.idf[term], post = index.postings[term], d = 0;
-        terms.add(index.terms[term]);
+      token.expansions.forEach(e => {
+        var idf = ix.idf[e.term], post = ix.postings[e.term], d = 0;
+        if (!token.stop) found.shown.add(ix.terms[e.term]);
         for (var i = 0; i < post.length; i++) {
           d += Math.floor(post[i] / 8);
-          var tf = post[i] % 8, norm = K1 * (1 - B + B * rows[d][6] / index.avgdl);
-          var s = e[1] * (idf * (tf * (K1 + 1)) / (tf + norm));
+          var tf = post[i] % 8, norm = K1 * (1 - B + B * ix.rows[d].length / ix.avgdl);
+          var s = e.weight * (idf * (tf * (K1 + 1)) / (tf + norm));
           var b = best.get(d);
-          if (!b || s > b[0]) best.set(d, [s, e[2]]);
+          if (!b || s > b[0]) best.set(d, [s, e.near]);
         }
       });
-      Array.from(best.keys()).sort(function (a, b) { return a - b; }).forEach(function (d) {
-        scores.set(d, (scores.get(d) || 0) + best.get(d)[0]);
-        if (best.get(d)[1]) near.add(d);
+      Array.from(best.keys()).sort((a, b) => a - b).forEach(d => {
+        found.score.set(d, (found.score.get(d) || 0) + best.get(d)[0]);
+        if (best.get(d)[1]) found.near.add(d);
+        if (!token.stop) found.content.add(d);
       });
     });
-    return [scores, near, terms];
+    return found;
   }
+
+  // --- templates against the paste
+  var WORDS = 1, NOISY = 2, EXPLAINS = 3;
+  function tierOf(m) { return m.end === "noise" ? NOISY : EXPLAINS; }
+  function fits(a, b) {
+    var x = [tierOf(a), a.quality, a.end === "full" ? 1 : 0], y = [tierOf(b), b.quality, b.end === "full" ? 1 : 0];
+    for (var i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] - y[i];
+    return 0;
+  }
+  // The template explains the paste on its own text (docs/matching.md, Confidence).
+  function explains(m) {
+    if (m.end === "full") return (3 * m.quality >= 2 * m.length || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
+    return m.end === "cut" && m.quality >= CONFIDENT_CUT && m.covered[m.covered.length - 1] > 0;
+  }
+  function matchTemplate(tpl, forms, variant) {
+    var segs = tpl.segments, best = null;
+    for (var i = 0; i < forms.length; i++) {
+      var f = forms[i], w = walk(segs, f.norm), total = quality(segs, f.norm, w[1], f.length), end = w[0];
+      if ((total < MIN_LITERAL && 2 * total < f.length) || total === 0) continue;
+      // A full or cut match fits the whole paste; text after the closing literal does not.
+      // In a less cleaned form a leading placeholder would take the exception name or
+      // log prefix as its value: such a partial is cut only in the most cleaned form.
+      if (end === "cut" && i > 0 && segs[0] === null) end = "noise";
+      var values = end === "full" ? valuesOf(f.raw, f.where, w[2]) : [];
+      var reprsHold = tpl.reprs.every(n => n >= values.length || REPR.test(values[n]));
+      var found = { end: end, quality: total, covered: w[1], values: values, variant: variant, length: f.length, reprsHold: reprsHold };
+      if (!best || fits(found, best) > 0) best = found;
+      if (end === "full") break;
+    }
+    return best;
+  }
+  function matchRow(row, forms, present) {
+    var best = null;
+    row.templates.forEach((tpl, k) => {
+      if (!tpl.first || !present.has(tpl.first)) return;
+      var found = matchTemplate(tpl, forms, k ? k - 1 : null);
+      if (found && (!best || fits(found, best) > 0)) best = found;
+    });
+    return best;
+  }
+
+  // --- ranking: a key's fields compare in this order, greater first; equal keys go by id
+  var RANK_ORDER = ["tier", "strength", "full", "frames", "exception", "active", "written", "words"];
+  var FRAME_ORDER = ["atLine", "inFunction", "inFile", "suffix"];
+  function compareBy(order, a, b) {
+    for (var i = 0; i < order.length; i++) {
+      var x = a[order[i]], y = b[order[i]];
+      var c = order[i] === "frames" ? compareBy(FRAME_ORDER, x, y) : Number(x) - Number(y);
+      if (c) return c;
+    }
+    return 0;
+  }
+  function sharedSuffix(mine, theirs) {
+    var n = 0;
+    while (n < Math.min(mine.length, theirs.length) && mine[mine.length - 1 - n] === theirs[theirs.length - 1 - n]) n++;
+    return n;
+  }
+  // Depth (1 = outermost, 0 = none) of the innermost frame naming the row's file at its line, in its function, at all.
+  function frameHit(row, frames) {
+    var hit = { atLine: 0, inFunction: 0, inFile: 0, suffix: 0 };
+    if (!frames.length || !row.path) return hit;
+    var mine = row.path.split("/"), fn = lastName(row["function"]) || "<module>";
+    frames.forEach((frame, i) => {
+      var n = sharedSuffix(mine, frame.path.split("/"));
+      if (n < Math.min(2, mine.length)) return;
+      hit.inFile = i + 1; hit.suffix = Math.max(hit.suffix, n);
+      if (frame.line === row.line) hit.atLine = i + 1;
+      if (lastName(frame["function"]) === fn) hit.inFunction = i + 1;
+    });
+    return hit;
+  }
+  function namesAClass(name) { return /^[A-Z]/.test(name); }
+  // The paste's exception name or traceback shows that the row did not raise it.
+  function contradicts(paste, row, frames) {
+    var theirs = lastName(paste.exception), mine = lastName(row.exception);
+    var otherClass = namesAClass(theirs) && GENERIC_EXCEPTIONS.indexOf(theirs) < 0 && namesAClass(mine) && theirs !== mine;
+    return otherClass || (paste.frames.length > 0 && frames.inFile === 0);
+  }
+  function candidate(ix, d, m, words, paste) {
+    var row = ix.rows[d], score = words.score.get(d) || 0, frames = frameHit(row, paste.frames);
+    var key = { tier: m ? tierOf(m) : WORDS, strength: m ? m.quality : score, full: !!m && m.end === "full",
+      frames: frames, exception: !!paste.exception && lastName(paste.exception) === lastName(row.exception),
+      active: !row.removed, written: row.written, words: m ? score : 0 };
+    return { row: d, key: key, match: m, confident: !!m && explains(m) && !contradicts(paste, row, frames) };
+  }
+  function candidates(ix, paste, forms, words, limit) {
+    var present = new Set(), matched = new Map();
+    tokenize(forms[forms.length - 1].norm).forEach(w => { present.add(w[0]); });
+    ix.rows.forEach((row, d) => { var m = matchRow(row, forms, present); if (m) matched.set(d, m); });
+    var eligible = [];
+    words.score.forEach((s, d) => { if (words.content.has(d)) eligible.push([d, s]); });
+    // Only the best `limit` word scores (and their ties) can reach the top.
+    var floor = eligible.map(e => e[1]).sort((x, y) => y - x)[limit - 1] || 0;
+    var rows = new Set(matched.keys());
+    eligible.forEach(e => { if (e[1] >= floor) rows.add(e[0]); });
+    return Array.from(rows).map(d => candidate(ix, d, matched.get(d) || null, words, paste));
+  }
+
+  // --- results
   function endOf(message, start, count) {
     var m = Array.from(message), i = start;
     while (count > 0 && i < m.length) {
@@ -320,75 +459,44 @@
     }
     return i;
   }
-  function pathHit(path, frames) {
-    if (!frames.length) return 0;
-    var mine = path.split("/"), best = 0;
-    frames.forEach(function (f) {
-      var theirs = f.replace(/\\/g, "/").split("/"), n = 0;
-      while (n < Math.min(mine.length, theirs.length) && mine[mine.length - 1 - n] === theirs[theirs.length - 1 - n]) n++;
-      if (n >= Math.min(2, mine.length)) best = Math.max(best, n);
+  function templateSpans(tpl, covered) {
+    var lits = tpl.segments.filter(s => s !== null), spans = [];
+    covered.forEach((count, k) => {
+      var start = tpl.spans[2 * k], end = tpl.spans[2 * k + 1];
+      if (count) spans.push([start, count === cpLen(lits[k]) ? end : endOf(tpl.message, start, count)]);
     });
-    return best;
+    return spans;
+  }
+  function result(ix, c, words) {
+    var row = ix.rows[c.row], m = c.match;
+    if (!m) {
+      var spans = [];
+      tokenize(row.title).forEach(w => { if (words.shown.has(w[0]) && !ix.stop.has(w[0])) spans.push([w[1], w[2]]); });
+      return { id: row.id, score: c.key.strength, kind: words.near.has(c.row) ? "near" : "words", values: [], spans: spans,
+        confident: false, variant: null };
+    }
+    return { id: row.id, score: m.quality, kind: m.end === "full" ? "full" : "partial", values: m.values,
+      spans: templateSpans(row.templates[m.variant === null ? 0 : m.variant + 1], m.covered), confident: c.confident, variant: m.variant };
   }
   function lastName(name) { return name.split(".").pop(); }
 
   function search(index, text, limit) {
     if (limit === undefined) limit = 10;
-    var rows = index.records, number = numbers(index), pf = pasteForms(text), exception = pf[1];
-    var normed = pf[0].map(function (raw) { var nw = normalize(raw); return [raw, nw[0], nw[1], cpLen(nw[0])]; });
-    var present = new Set();
-    tokenize(normed[normed.length - 1][1]).forEach(function (w) { if (number.has(w[0])) present.add(number.get(w[0])); });
-    var r = bm25(index, queryTerms(index, number, normed[0][1])), scores = r[0], near = r[1], terms = r[2];
-    var found = new Map();
-    rows.forEach(function (row, d) {
-      if (row[7] < 0 || !present.has(row[7])) return;
-      var segs = row[8].map(function (s) { return s === 0 ? null : s; }), best = null;
-      for (var i = 0; i < normed.length; i++) {
-        var w = walk(segs, normed[i][1]), total = quality(segs, normed[i][1], w[1], normed[i][3]);
-        if ((total < MIN_LITERAL && 2 * total < normed[i][3]) || total === 0) continue;
-        // A full or cut match fits the whole paste; text after the closing literal does not.
-        // In a less cleaned form a leading placeholder would take the exception name or
-        // log prefix as its value: such a partial is cut only in the most cleaned form.
-        var noisy = w[0] === "noise" || (w[0] === "cut" && i > 0 && segs[0] === null);
-        var full = w[0] === "full" ? 1 : 0, key = [noisy ? 2 : 3, total, full];
-        if (!best || key[0] > best[0][0] || (key[0] === best[0][0] && (total > best[0][1] || (total === best[0][1] && full > best[0][2]))))
-          best = [key, full ? valuesOf(normed[i][0], normed[i][2], w[2]) : [], w[1]];
-        if (full) break;
-      }
-      if (best) found.set(d, best);
+    var ix = load(index), paste = readPaste(text);
+    var forms = paste.forms.map(raw => { var nw = normalize(raw); return { raw: raw, norm: nw[0], where: nw[1], length: cpLen(nw[0]) }; });
+    var words = wordScores(ix, query(ix, forms[0].norm)), found = candidates(ix, paste, forms, words, limit);
+    found.sort((a, b) => {
+      var c = compareBy(RANK_ORDER, b.key, a.key);
+      if (c) return c;
+      var x = ix.rows[a.row].id, y = ix.rows[b.row].id;
+      return x < y ? -1 : x > y ? 1 : 0;
     });
-    // Only the best `limit` word scores (and their ties) can reach the top.
-    var floor = Array.from(scores.values()).sort(function (x, y) { return y - x; })[limit - 1] || 0;
-    var all = new Set(found.keys()), results = [];
-    scores.forEach(function (v, d) { if (v >= floor) all.add(d); });
-    all.forEach(function (d) {
-      var score = scores.get(d) || 0, row = rows[d], f = found.get(d) || [[1, score, 0], [], []];
-      var key = f[0].concat([pathHit(row[4], pf[2]),
-        exception && lastName(exception) === lastName(row[3]) ? 1 : 0, 1 - row[5], f[0][0] > 1 ? score : 0]);
-      results.push([key, row[0], d, f[1], f[2]]);
-    });
-    results.sort(function (a, b) {
-      for (var i = 0; i < a[0].length; i++) if (a[0][i] !== b[0][i]) return b[0][i] - a[0][i];
-      return a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
-    });
-    return results.slice(0, limit).map(function (res) {
-      var row = rows[res[2]], spans = [], name;
-      if (res[0][0] > 1) {
-        var lits = row[8].filter(function (s) { return s !== 0; });
-        res[4].forEach(function (count, k) {
-          var start = row[9][2 * k], end = row[9][2 * k + 1];
-          if (count) spans.push([start, count === cpLen(lits[k]) ? end : endOf(row[2], start, count)]);
-        });
-        name = res[0][2] ? "full" : "partial";
-      } else {
-        tokenize(row[1]).forEach(function (w) { if (terms.has(w[0])) spans.push([w[1], w[2]]); });
-        name = near.has(res[2]) ? "near" : "words";
-      }
-      return { id: res[1], score: res[0][1], kind: name, values: res[3], spans: spans };
-    });
+    return found.slice(0, limit).map(c => result(ix, c, words));
   }
+  // A record of the index by id, fields by name (for the search page).
+  function record(index, id) { return load(index).byId.get(id); }
 
-  var api = { search: search, fill: fill, compileTemplate: compileTemplate };
+  var api = { search: search, fill: fill, compileTemplate: compileTemplate, record: record };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.ErrorsiteMatch = api;
 })(this);

@@ -32,22 +32,18 @@
     return result.kind === "full" || result.kind === "partial" ? href + "?m=" + encodeURIComponent(text) : href;
   }
 
-  var rows = null;
-  /* The index stores each record as [id, title, message, exception, path, ..., line]. */
-  function record(index, id) {
-    if (!rows) {
-      rows = {};
-      index.records.forEach(function (row) { rows[row[0]] = row; });
-    }
-    var row = rows[id];
-    return { title: row[1], message: row[2], exception: row[3], path: row[4], line: row[10], url: "errors/" + id + "/" };
+  /* The message shown is the wording that matched: the record's message or one of its variants. */
+  function record(index, result) {
+    var row = M.record(index, result.id);
+    return { title: row.title, message: row.templates[result.variant === null ? 0 : result.variant + 1].message,
+      exception: row.exception, path: row.path, line: row.line, url: "errors/" + result.id + "/" };
   }
 
   function run(text, limit) {
     var index = window.ERRORSITE_INDEX;
     if (!index || !text.trim()) return [];
     return M.search(index, text, limit).map(function (r) {
-      r.record = record(index, r.id);
+      r.record = record(index, r);
       return r;
     });
   }
