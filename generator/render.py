@@ -93,8 +93,9 @@ def has_placeholders(message: str) -> bool:
 
 
 def natural_key(text: str) -> tuple[Any, ...]:
-    """Return a sort key that orders text as people do: case aside, `page 2` before `page 10`."""
-    return tuple(int(part) if i % 2 else part.casefold() for i, part in enumerate(re.split(r"(\d+)", text)))
+    """Return a sort key that orders text as people do: case and leading marks aside, `page 2` before `page 10`."""
+    words = text.lstrip("…`'\"([{<_-. ")
+    return tuple(int(part) if i % 2 else part.casefold() for i, part in enumerate(re.split(r"(\d+)", words)))
 
 
 def reading_order(record: Record) -> tuple[Any, ...]:

@@ -24,8 +24,8 @@ BACKTICKS_TITLE = "… is not a known sampling parameter; expected one of …"
 
 
 def natural(text: str) -> list[Any]:
-    """Order text as people read it: `x 2` before `x 10`, case aside."""
-    return [int(p) if p.isdigit() else p.casefold() for p in re.split(r"(\d+)", text)]
+    """Order text as people read it: `x 2` before `x 10`, case and a leading `…` aside."""
+    return [int(p) if p.isdigit() else p.casefold() for p in re.split(r"(\d+)", text.lstrip("… "))]
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def test_lists_put_written_pages_first_then_titles_in_natural_order(browser: Any
     with open_tab(browser, server_url, 1280) as tab:
         tab.page.goto(library.url(page))
         items = tab.page.eval_on_selector_all("main ul.errors > li", """lis => lis.map(li => [
-            li.querySelector('a').textContent, !li.querySelector('.badge:not(.removed)')])""")
+            li.querySelector('a').textContent, li.parentElement.classList.contains('written')])""")
     assert len(items) >= 2
     flags = [done for _, done in items]
     assert flags == sorted(flags, reverse=True), "a written page comes after one not yet written"
@@ -94,8 +94,9 @@ def test_lists_put_written_pages_first_then_titles_in_natural_order(browser: Any
 def test_natural_order_reads_numbers_as_numbers() -> None:
     from generator import render
 
-    titles = ["Page 10 is missing", "page 2 is missing", "Page 1 is missing", "a page"]
-    assert sorted(titles, key=render.natural_key) == ["a page", "Page 1 is missing", "page 2 is missing", "Page 10 is missing"]
+    titles = ["Page 10 is missing", "page 2 is missing", "Page 1 is missing", "a page", "… is not known", "`x` is wrong"]
+    assert sorted(titles, key=render.natural_key) == [
+        "a page", "… is not known", "Page 1 is missing", "page 2 is missing", "Page 10 is missing", "`x` is wrong"]
 
 
 # 2. Readable default titles, the same everywhere

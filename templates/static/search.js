@@ -1,13 +1,11 @@
-/* Search UI: the search page, results under the header box, and the reader's own values
-   on an error page (?m=). Text from records and from the reader is only ever set with
-   textContent, never as markup. */
+/* Search UI: the search page, suggestions under a box, the reader's own message on an error
+   page (?m=). Text from records and readers is only set as textContent, never as markup. */
 (function () {
   "use strict";
   if (window.ErrorsiteSearch) return;
   var root = document.body.getAttribute("data-root") || "./";
-  var M = window.ErrorsiteMatch;
+  var M = window.ErrorsiteMatch, byId = document.getElementById.bind(document);
   var KIND = { full: "matches your message", partial: "matches the start of your message", words: "shares words", near: "did you mean" };
-  var OTHERS = 5;
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -28,16 +26,8 @@
     return out;
   }
 
-  /* A page explains the message when the engine says so; engines that do not say
-     count a full match as that. */
-  function confident(result) {
-    return result.confident == null ? result.kind === "full" : !!result.confident;
-  }
-
-  function hrefFor(result, text) {
-    var href = root + result.record.url + "index.html";
-    return result.kind === "full" || result.kind === "partial" ? href + "?m=" + encodeURIComponent(text) : href;
-  }
+  /* A page explains the message when the engine says so (without a say: a full match). */
+  function sure(r) { return r.confident == null ? r.kind === "full" : !!r.confident; }
 
   var rows = null;
   /* The index stores each record as [id, title, message, exception, path, ..., line]. */
@@ -59,95 +49,74 @@
     });
   }
 
-  /* A result is a link, so that it opens in a new tab, copies, and works with the
-     middle button; as the listbox's option it is also reached with the arrow keys. */
-  function resultItem(result, text, full) {
-    var li = el("li"), a = el("a"), rec = result.record, other = result.variant != null;
+  /* A link (new tab, copy, middle click) that is also the listbox's option for the arrow keys. */
+  function item(r, text, full) {
+    var li = el("li"), a = el("a"), rec = r.record, exact = r.kind === "full" || r.kind === "partial";
     li.setAttribute("role", "none");
-    a.id = "r-" + result.id;
-    a.href = hrefFor(result, text);
+    a.id = "r-" + r.id;
+    a.href = root + rec.url + "index.html" + (exact ? "?m=" + encodeURIComponent(text) : "");
     a.setAttribute("role", "option");
     a.setAttribute("aria-selected", "false");
     a.appendChild(el("span", "title", rec.title));
-    a.appendChild(el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " +
-      KIND[result.kind] + (other ? " (another wording)" : "")));
+    a.appendChild(el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind]));
     if (full) {
-      var code = el("code"), exact = result.kind === "full" || result.kind === "partial";
-      /* The spans of a match of another wording are not positions in the main message. */
-      code.appendChild(highlighted(exact ? rec.message : rec.title, other && exact ? [] : result.spans));
-      var p = el("p", "message-line");
-      p.appendChild(code);
+      var p = el("p", "message-line"), code = p.appendChild(el("code"));
+      code.appendChild(highlighted(exact ? rec.message : rec.title, r.spans));
       a.appendChild(p);
     }
     li.appendChild(a);
     return li;
   }
 
-  function onLastLine(box) {
-    return box.value.indexOf("\n", box.selectionEnd) < 0;
+  function fill(list, results, text, full) {
+    list.textContent = "";
+    results.forEach(function (r) { list.appendChild(item(r, text, full)); });
   }
 
-  /* Down (from the last line of the box) and Up move through the options, Up from the first
-     back to the text; Enter follows the selected one. Enter with nothing selected submits
-     the form (site.js), Shift+Enter is a new line. */
+  /* Down (from the box's last line) and Up move through the options, Up from the first back
+     to the text; Enter follows the selected one (with none, site.js submits the form). */
   function keyboard(box, lists) {
-    var selected = -1;
+    var at = -1;
     function options() {
-      return lists.reduce(function (all, list) { return all.concat(Array.from(list.querySelectorAll("[role=option]"))); }, []);
+      return lists.reduce(function (all, l) { return all.concat(Array.from(l.querySelectorAll("[role=option]"))); }, []);
     }
     function select(i) {
       var items = options();
-      selected = i;
-      items.forEach(function (item, n) { item.setAttribute("aria-selected", n === i ? "true" : "false"); });
+      at = i;
+      items.forEach(function (o, n) { o.setAttribute("aria-selected", n === i ? "true" : "false"); });
       if (i < 0) return box.removeAttribute("aria-activedescendant");
       box.setAttribute("aria-activedescendant", items[i].id);
       items[i].scrollIntoView({ block: "nearest" });
     }
-    box.addEventListener("keydown", function (event) {
-      var count = options().length;
-      if (event.key === "ArrowDown" && count && (selected >= 0 || onLastLine(box))) {
-        event.preventDefault();
-        select((selected + 1) % count);
-      } else if (event.key === "ArrowUp" && selected >= 0) {
-        event.preventDefault();
-        select(selected - 1);
-      } else if (event.key === "Enter" && !event.shiftKey && selected >= 0) {
-        event.preventDefault();
-        window.location.href = options()[selected].href;
-      }
+    box.addEventListener("keydown", function (e) {
+      var n = options().length, key = e.key;
+      if (key === "ArrowDown" && n && (at >= 0 || box.value.indexOf("\n", box.selectionEnd) < 0)) select((at + 1) % n);
+      else if (key === "ArrowUp" && at >= 0) select(at - 1);
+      else if (key === "Enter" && !e.shiftKey && at >= 0) window.location.href = options()[at].href;
+      else return;
+      e.preventDefault();
     });
-    return function reset() { selected = -1; box.removeAttribute("aria-activedescendant"); };
+    return function reset() { at = -1; box.removeAttribute("aria-activedescendant"); };
   }
-
-  function fillList(list, results, text, full) {
-    list.textContent = "";
-    results.forEach(function (r) { list.appendChild(resultItem(r, text, full)); });
-  }
-
-  function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
 
   function searchPage() {
-    var list = document.getElementById("results");
-    if (!list) return;
-    var others = document.getElementById("others");
-    var head = document.getElementById("results-head"), othersHead = document.getElementById("others-head");
-    var box = document.querySelector("main .searchbox textarea");
-    var status = document.getElementById("search-status");
-    [list, others].forEach(function (l) { l.setAttribute("role", "listbox"); });
+    var list = byId("results"), others = byId("others"), head = byId("results-head"), othersHead = byId("others-head");
+    var box = document.querySelector("main .searchbox textarea"), status = byId("search-status");
+    list.setAttribute("role", "listbox");
+    others.setAttribute("role", "listbox");
     box.setAttribute("aria-controls", "results others");
     var reset = keyboard(box, [list, others]);
     function show() {
-      var text = box.value, results = run(text, 20);
-      var sure = results.filter(confident), weak = results.filter(function (r) { return !confident(r); });
+      var text = box.value, results = run(text, 20), good = results.filter(sure);
+      var weak = results.filter(function (r) { return !sure(r); }), n = good.length;
       reset();
-      fillList(list, sure.length ? sure : weak, text, true);
-      fillList(others, sure.length ? weak.slice(0, OTHERS) : [], text, true);
+      fill(list, n ? good : weak, text, true);
+      fill(others, n ? weak.slice(0, 5) : [], text, true);
       head.hidden = !results.length;
-      head.textContent = sure.length ? (sure.length === 1 ? "The page for this message" : "Pages for this message") :
-        "Closest pages, none explains it";
+      head.textContent = n ? (n === 1 ? "The page for this message" : "Pages for this message") : "Closest pages, none explains it";
       othersHead.hidden = !others.children.length;
       status.textContent = !text.trim() ? "Type words or paste an error message." :
-        sure.length ? plural(sure.length, "page explains", "pages explain") + " this message." :
+        n ? n + (n === 1 ? " page explains" : " pages explain") + " this message." :
         results.length ? "No page explains this message." : "No error matches. Try fewer words, or browse all errors.";
       var url = new URL(window.location.href);
       if (text) url.searchParams.set("q", text); else url.searchParams.delete("q");
@@ -155,13 +124,13 @@
     }
     box.value = new URLSearchParams(window.location.search).get("q") || "";
     box.addEventListener("input", show);
-    box.form.addEventListener("submit", function (event) { event.preventDefault(); show(); });
+    box.form.addEventListener("submit", function (e) { e.preventDefault(); show(); });
     box.dispatchEvent(new Event("input"));
     if (!box.value) box.focus();
   }
 
-  /* Suggestions under a box that opens the search page: the header's, the home page's. */
-  function suggestBox(box) {
+  /* Suggestions under a box that opens the search page. */
+  function suggest(box) {
     var list = el("ul", "suggest");
     list.id = "suggest-" + box.id;
     list.setAttribute("role", "listbox");
@@ -174,15 +143,15 @@
     function show() {
       var results = run(box.value, 6);
       reset();
-      fillList(list, results, box.value, false);
+      fill(list, results, box.value, false);
       list.hidden = !results.length;
     }
     box.addEventListener("input", show);
-    box.addEventListener("keydown", function (event) { if (event.key === "Escape") list.hidden = true; });
+    box.addEventListener("keydown", function (e) { if (e.key === "Escape") list.hidden = true; });
     if (box.value) show();
   }
 
-  /* What a paste shows of the error: after a traceback's frames, the exception's line(s). */
+  /* What a paste shows of the error: after a traceback's frames, the exception's lines. */
   function messageLines(text) {
     var lines = text.split(/\r\n|\r|\n/), start = -1, at = 0;
     lines.forEach(function (line, i) { if (/^\s*Traceback \(most recent call last\):\s*$/.test(line)) start = i; });
@@ -192,36 +161,32 @@
     return rest.slice(at).join("\n").trim() || text.trim();
   }
 
-  /* On an error page: the reader's own message, its values beside the placeholders of the
-     wording it matches (the message or one of its variants). */
-  function yourValues() {
+  /* On an error page: the reader's message, and its values beside the placeholders of the
+     wording it matches (the message or a variant). */
+  function yours() {
     var article = document.querySelector("article.error[data-message]");
     var text = new URLSearchParams(window.location.search).get("m");
     if (!article || !text) return;
     var wordings = [article.querySelector(".message")].concat(Array.from(article.querySelectorAll(".variants li")));
-    var templates = [article.getAttribute("data-message")].concat(wordings.slice(1).map(function (li) { return li.getAttribute("data-message"); }));
-    var values = null, names = [];
-    for (var i = 0; i < templates.length && !values; i++) {
-      values = M.fill(templates[i], text);
-      if (values) names = Array.from(wordings[i].querySelectorAll("var.ph")).map(function (v) { return v.textContent; });
-    }
+    var values = null, names = [], table = byId("yours-table");
+    wordings.forEach(function (w, i) {
+      if (values) return;
+      values = M.fill(i ? w.getAttribute("data-message") : article.getAttribute("data-message"), text);
+      if (values) names = Array.from(w.querySelectorAll("var.ph")).map(function (v) { return v.textContent; });
+    });
     if (!values) return;
-    document.getElementById("yours-text").textContent = messageLines(text);
-    var table = document.getElementById("yours-table");
-    if (table && values.length) {
-      var body = document.getElementById("yours-values");
-      values.forEach(function (value, n) {
-        var tr = el("tr");
-        tr.appendChild(el("td", null, names[n] || "{}"));
-        tr.appendChild(el("td", null, value));
-        body.appendChild(tr);
-      });
-    } else if (table) table.hidden = true;
-    document.getElementById("yours").hidden = false;
+    byId("yours-text").textContent = messageLines(text);
+    values.forEach(function (value, n) {
+      var tr = byId("yours-values").appendChild(el("tr"));
+      tr.appendChild(el("td", null, names[n] || "{}"));
+      tr.appendChild(el("td", null, value));
+    });
+    if (table) table.hidden = !values.length;
+    byId("yours").hidden = false;
   }
 
   window.ErrorsiteSearch = true;
-  yourValues();
-  searchPage();
-  if (!document.getElementById("results")) document.querySelectorAll(".searchbox textarea").forEach(suggestBox);
+  yours();
+  if (byId("results")) searchPage();
+  else document.querySelectorAll(".searchbox textarea").forEach(suggest);
 })();
