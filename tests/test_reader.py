@@ -177,13 +177,23 @@ def test_results_follow_the_engines_confidence_when_it_gives_one(browser: Any, l
         tab.page.wait_for_selector("#results a[href]")
         assert tab.page.inner_text("#search-status") == "No page explains this message."
         assert not tab.page.is_visible("#others-head")
+        # Confident pages without a full match all count; after a full match, the others follow it.
         tab.page.evaluate("""() => {
           const search = ErrorsiteMatch.search;
-          ErrorsiteMatch.search = (index, text, limit) => search(index, text, limit).map((r, i) => ({...r, confident: i < 2}));
+          ErrorsiteMatch.search = (index, text, limit) => search(index, text, limit).map((r, i) => (
+            {...r, kind: i < 2 ? "partial" : "words", confident: i < 2}));
         }""")
         tab.page.fill("main .searchbox textarea", PASTED_MESSAGE + " ")
         tab.page.wait_for_function("document.getElementById('search-status').textContent.startsWith('2 pages')")
-        assert tab.page.locator("#results li").count() == 2
+        assert tab.page.locator("#results li").count() == 2 and tab.page.locator("#others li").count() <= 5
+        tab.page.evaluate("""() => {
+          const search = ErrorsiteMatch.search;
+          ErrorsiteMatch.search = (index, text, limit) => search(index, text, limit).map((r, i) => (
+            {...r, kind: i ? "partial" : "full", confident: true}));
+        }""")
+        tab.page.fill("main .searchbox textarea", PASTED_MESSAGE)
+        tab.page.wait_for_function("document.getElementById('search-status').textContent.startsWith('1 page ')")
+        assert tab.page.locator("#results li").count() == 1 and tab.page.locator("#others li").count() == 5
 
 
 # 4. The paste field

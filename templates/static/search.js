@@ -14,23 +14,23 @@
     return node;
   }
 
-  function highlighted(text, spans) {
-    var out = document.createDocumentFragment(), chars = Array.from(text), pos = 0;
+  /* Spans count code points; append() takes strings as text. */
+  function highlighted(node, text, spans) {
+    var chars = Array.from(text), pos = 0;
+    function part(a, b) { return chars.slice(a, b).join(""); }
     (spans || []).forEach(function (span) {
       if (span[0] < pos) return;
-      out.appendChild(document.createTextNode(chars.slice(pos, span[0]).join("")));
-      out.appendChild(el("mark", null, chars.slice(span[0], span[1]).join("")));
+      node.append(part(pos, span[0]), el("mark", null, part(span[0], span[1])));
       pos = span[1];
     });
-    out.appendChild(document.createTextNode(chars.slice(pos).join("")));
-    return out;
+    node.append(part(pos));
   }
 
   /* A page explains the message when the engine says so (without a say: a full match). */
   function sure(r) { return r.confident == null ? r.kind === "full" : !!r.confident; }
 
   var rows = null;
-  /* The index stores each record as [id, title, message, exception, path, ..., line]. */
+  /* An index row: [id, title, message, exception, path, ..., line]. */
   function record(index, id) {
     if (!rows) {
       rows = {};
@@ -51,26 +51,18 @@
 
   /* A link (new tab, copy, middle click) that is also the listbox's option for the arrow keys. */
   function item(r, text, full) {
-    var li = el("li"), a = el("a"), rec = r.record, exact = r.kind === "full" || r.kind === "partial";
+    var li = el("li"), a = li.appendChild(el("a")), rec = r.record, exact = r.kind === "full" || r.kind === "partial";
     li.setAttribute("role", "none");
     a.id = "r-" + r.id;
     a.href = root + rec.url + "index.html" + (exact ? "?m=" + encodeURIComponent(text) : "");
     a.setAttribute("role", "option");
-    a.setAttribute("aria-selected", "false");
-    a.appendChild(el("span", "title", rec.title));
-    a.appendChild(el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind]));
-    if (full) {
-      var p = el("p", "message-line"), code = p.appendChild(el("code"));
-      code.appendChild(highlighted(exact ? rec.message : rec.title, r.spans));
-      a.appendChild(p);
-    }
-    li.appendChild(a);
+    a.append(el("span", "title", rec.title), el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind]));
+    if (full) highlighted(a.appendChild(el("p", "message-line")).appendChild(el("code")), exact ? rec.message : rec.title, r.spans);
     return li;
   }
 
   function fill(list, results, text, full) {
-    list.textContent = "";
-    results.forEach(function (r) { list.appendChild(item(r, text, full)); });
+    list.replaceChildren.apply(list, results.map(function (r) { return item(r, text, full); }));
   }
 
   /* Down (from the box's last line) and Up move through the options, Up from the first back
@@ -78,7 +70,7 @@
   function keyboard(box, lists) {
     var at = -1;
     function options() {
-      return lists.reduce(function (all, l) { return all.concat(Array.from(l.querySelectorAll("[role=option]"))); }, []);
+      return lists.flatMap(function (l) { return Array.from(l.querySelectorAll("[role=option]")); });
     }
     function select(i) {
       var items = options();
@@ -102,13 +94,15 @@
   function searchPage() {
     var list = byId("results"), others = byId("others"), head = byId("results-head"), othersHead = byId("others-head");
     var box = document.querySelector("main .searchbox textarea"), status = byId("search-status");
-    list.setAttribute("role", "listbox");
-    others.setAttribute("role", "listbox");
+    [list, others].forEach(function (l) { l.setAttribute("role", "listbox"); });
     box.setAttribute("aria-controls", "results others");
     var reset = keyboard(box, [list, others]);
     function show() {
+      /* After a full match, other pages that explain it go with the other results. */
       var text = box.value, results = run(text, 20), good = results.filter(sure);
-      var weak = results.filter(function (r) { return !sure(r); }), n = good.length;
+      var full = good.filter(function (r) { return r.kind === "full"; });
+      if (full.length) good = full;
+      var weak = results.filter(function (r) { return good.indexOf(r) < 0; }), n = good.length;
       reset();
       fill(list, n ? good : weak, text, true);
       fill(others, n ? weak.slice(0, 5) : [], text, true);
@@ -131,12 +125,11 @@
 
   /* Suggestions under a box that opens the search page. */
   function suggest(box) {
-    var list = el("ul", "suggest");
+    var list = box.parentNode.appendChild(el("ul", "suggest"));
     list.id = "suggest-" + box.id;
     list.setAttribute("role", "listbox");
     list.setAttribute("aria-label", "Matching errors");
     list.hidden = true;
-    box.parentNode.appendChild(list);
     box.setAttribute("aria-controls", list.id);
     box.setAttribute("aria-autocomplete", "list");
     var reset = keyboard(box, [list]);
@@ -177,9 +170,7 @@
     if (!values) return;
     byId("yours-text").textContent = messageLines(text);
     values.forEach(function (value, n) {
-      var tr = byId("yours-values").appendChild(el("tr"));
-      tr.appendChild(el("td", null, names[n] || "{}"));
-      tr.appendChild(el("td", null, value));
+      byId("yours-values").appendChild(el("tr")).append(el("td", null, names[n] || "{}"), el("td", null, value));
     });
     if (table) table.hidden = !values.length;
     byId("yours").hidden = false;
