@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -16,6 +18,8 @@ import pytest
 
 from browser_support import (BACKTICKS, EVERY_FIELD, LIBRARY_RECORDS, LONG_LINES, LONG_PATH, TRACEBACK_OF_A_VARIANT,
                              BuiltSite, Sites, open_tab)
+from conftest import FIXTURES
+from generator import recordjson
 from test_accessibility import axe, described
 from test_layout import measure
 
@@ -325,3 +329,21 @@ def test_the_json_api_carries_the_1_1_fields(library: BuiltSite) -> None:
     assert data["example_fix"]["check"]["files"] == {"serve.toml": "chunk_size = 8192\nmax_batch_tokens = 4096\n"}
     assert data["example_fix"]["verified"] == {"commit": "d4e5f6a7b8c9d0e1f2a3", "date": "2026-11-25", "by": "errorsite verify"}
     assert "verified" not in records(library)[LONG_LINES]["example_fix"]
+
+
+def test_a_new_analysis_date_reaches_the_home_page_in_the_next_build(tmp_path: Path) -> None:
+    # Only the record's prose provenance changes: the build must still render the home page again.
+    from generator import build
+
+    content = tmp_path / "content"
+    shutil.copytree(FIXTURES / "basic", content)
+    build.build(content, tmp_path / "site")
+    path = content / "errors" / "old-kv-dtype.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["analysis"] = {"by": "human", "date": "2026-11-15", "commit": "abcdef1234567"}
+    path.write_text(recordjson.dumps(data), encoding="utf-8")
+    build.build(content, tmp_path / "site")
+    home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    recent = home[home.index('id="recent"'):home.index('id="by-exception"')]
+    assert recent.index("old-kv-dtype") < recent.index("batch-tokens-below-chunk")
+    assert "abcdef1234" in recent
