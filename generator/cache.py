@@ -333,8 +333,7 @@ def record_from_tuple(t: tuple[Any, ...]) -> Record:
         id=t[0], exception=t[1], message=t[2], title=t[3],
         source=Source(s[0], s[1], s[2], s[3], s[4], Snippet(s[5], s[6])),
         meaning=t[5], solutions=t[6],
-        example_fix=ExampleFix(*t[7][:6], Check(*t[7][6]) if t[7][6] else None,
-                               Verified(*t[7][7]) if t[7][7] else None) if t[7] else None,
+        example_fix=_example_fix(t[7]) if t[7] else None,
         when=When(*t[8]) if t[8] else None,
         related=t[9], tags=t[10],
         analysis=Analysis(*t[11]) if t[11] else None,
@@ -342,6 +341,12 @@ def record_from_tuple(t: tuple[Any, ...]) -> Record:
         variants=tuple(Variant(*v) for v in t[14]),
         review=Review(*t[15]) if t[15] else None,
     )
+
+
+def _example_fix(t: tuple[Any, ...]) -> ExampleFix:
+    """Return the example fix that `record_to_tuple` flattened."""
+    return ExampleFix(before=t[0], after=t[1], language=t[2], code=t[3], code_language=t[4], note=t[5],
+                      check=Check(*t[6]) if t[6] else None, verified=Verified(*t[7]) if t[7] else None)
 
 
 class HighlightStore:

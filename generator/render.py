@@ -111,7 +111,7 @@ def recently_changed(records: Iterable[Record], limit: int = RECENT_LIMIT) -> li
     """
     dated = [r for r in records if r.written and r.analysis and r.analysis.date]
     dated.sort(key=reading_order)
-    dated.sort(key=lambda r: r.analysis.date, reverse=True)  # type: ignore[union-attr]
+    dated.sort(key=lambda r: r.analysis.date or "" if r.analysis else "", reverse=True)
     return dated[:limit]
 
 
