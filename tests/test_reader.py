@@ -34,6 +34,7 @@ def natural(text: str) -> list[Any]:
 
 @pytest.fixture(scope="module")
 def library(sites: Sites) -> BuiltSite:
+    """Return the library-sized site, built once."""
     return sites["library"]
 
 
@@ -43,6 +44,7 @@ def records(site: BuiltSite) -> dict[str, dict[str, Any]]:
 
 
 def written(record: dict[str, Any]) -> bool:
+    """Return whether a record's JSON has any prose."""
     return any(k in record for k in ("meaning", "solutions", "example_fix", "when"))
 
 
