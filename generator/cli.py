@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__, assets, files, load
+from . import __version__, assets, cache, files, load
 from .model import Site
-from .problems import UsageError, UserError
+from .problems import BUG_REPORT_URL, UsageError, UserError
 
 DEFAULT_CONTENT = "content"
+BUG_EXIT = 70
+"""Exit status of a crash: a bug in errorsite (sysexits' EX_SOFTWARE), not a problem of the input."""
+ENVIRONMENT_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS,
+                                errno.EMFILE, errno.ENFILE, errno.EIO})
+"""Operating system errors that the machine causes (full disk, permissions), whatever the file."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -25,6 +32,7 @@ class Parser(argparse.ArgumentParser):
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit status."""
     parser = make_parser()
+    args: argparse.Namespace | None = None
     try:
         args = parser.parse_args(argv)
         return _run(args)
@@ -33,12 +41,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_code
     except KeyboardInterrupt:
         return 130
+    except Exception as error:  # noqa: BLE001 - every crash ends in one line that says it is a bug
+        if args is not None and args.debug:
+            traceback.print_exc()
+        print(bug_line(error), file=sys.stderr)
+        return BUG_EXIT
+
+
+def bug_line(error: BaseException) -> str:
+    """Return the one line printed for a crash: what it was, that it is a bug, and where to report it."""
+    try:
+        said = " ".join(str(error).split())
+    except Exception:  # noqa: BLE001 - an exception that cannot describe itself is still reported
+        said = "(its message could not be read)"
+    if len(said) > 200:
+        said = said[:200] + "..."
+    what = f"{type(error).__name__}: {said}" if said else type(error).__name__
+    return (f"error: this is a bug in errorsite ({what}); please report it at {BUG_REPORT_URL} "
+            "with the output of the same command run as 'errorsite --debug ...'")
 
 
 def _run(args: argparse.Namespace) -> int:
     try:
         return args.run(args)
     except OSError as error:
+        if not users_error(error, args):
+            raise
         # A folder that cannot be written, a disk that is full: the user's to fix, not a bug.
         raise UserError(
             f"cannot use {error.filename or 'a file'!r}: {error.strerror or error}",
@@ -47,10 +75,39 @@ def _run(args: argparse.Namespace) -> int:
         ) from None
 
 
+def users_error(error: OSError, args: argparse.Namespace) -> bool:
+    """Return whether `error` is the user's to fix: the machine refused, or it is about a path they chose.
+
+    The paths they chose are those on the command line (and the default content folder), anything
+    inside them, and what errorsite keeps beside them (the cache, a build's staging folder).
+    Any other file (errorsite's own, one it made and lost) failing is a bug.
+    """
+    if error.errno in ENVIRONMENT_ERRORS or isinstance(error, InterruptedError):
+        return True
+    named = [value for value in vars(args).values() if isinstance(value, Path)]
+    if getattr(args, "content", None) is None and "content" in vars(args):
+        named.append(Path(DEFAULT_CONTENT))
+    roots: list[Path] = []
+    for path in named:
+        path = path.absolute()
+        roots += [path, path.parent / cache.CACHE_DIR]
+    for name in (error.filename, error.filename2):
+        if not isinstance(name, (str, bytes)) or not name:
+            continue
+        where = Path(name.decode(errors="replace") if isinstance(name, bytes) else name).absolute()
+        for place in (where, *where.parents):
+            if place in roots or any(place.parent == path.absolute().parent and
+                                     place.name.startswith(f".{path.name}.new-") for path in named):
+                return True
+    return False
+
+
 def make_parser() -> Parser:
     """Return the parser of every subcommand."""
     parser = Parser(prog="errorsite", description="Turn a library's errors into a static, searchable error reference.")
     parser.add_argument("--version", action="version", version=f"errorsite {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="also print the traceback of a crash (a bug in errorsite)")
     parser.set_defaults(run=lambda args: parser.print_help() or 2)
     sub = parser.add_subparsers(title="commands", parser_class=Parser)
 
@@ -98,6 +155,16 @@ def make_parser() -> Parser:
     _content_option(explain)
     explain.add_argument("--site", type=Path, help="read a built site's api/ files instead of a content folder")
     explain.set_defaults(run=run_explain)
+
+    patterns = sub.add_parser("patterns", help="write the patterns.json a library ships beside its vendored link.py")
+    _content_option(patterns)
+    patterns.add_argument("--out", type=Path, required=True, metavar="FILE",
+                          help="where the package wants it, e.g. src/mylib/_errorsite/patterns.json")
+    patterns.add_argument("--base-url", help="where the site is published (default: base_url of site.toml)")
+    patterns.set_defaults(run=run_patterns)
+    for command in sub.choices.values():
+        # Also after the command's name; SUPPRESS keeps a --debug given before it.
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
 
 
@@ -124,6 +191,12 @@ def content_folder(args: argparse.Namespace) -> Path:
         return args.content
     if Path(DEFAULT_CONTENT).is_dir():
         return Path(DEFAULT_CONTENT)
+    # Said every time, so that nobody publishes errorsite's own reference by mistake.
+    print(
+        f"errorsite: no --content given and no {DEFAULT_CONTENT}/ folder here: "
+        "using errorsite's own error reference",
+        file=sys.stderr,
+    )
     return assets.embedded_content()
 
 
@@ -236,4 +309,15 @@ def run_lookup(args: argparse.Namespace) -> int:
     for result in results:
         record = site.by_id[result["id"]]
         print(f"{site.config.base_url}errors/{record.id}/  [{result['kind']}]  {record.exception}: {record.title}")
+    return 0
+
+
+def run_patterns(args: argparse.Namespace) -> int:
+    """Write the patterns.json of the site's active records where the package wants it."""
+    from . import patterns
+
+    site = load_site(args)
+    written = patterns.write(site, args.out)
+    count = sum(r.status == "active" for r in site.records)
+    print(f"{'wrote' if written else 'unchanged:'} {args.out} ({count} pattern{'s' if count != 1 else ''})")
     return 0

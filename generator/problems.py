@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 REFERENCE_URL = "https://errorsite.github.io/errorsite/"
 """Where errorsite's own error reference is published."""
+BUG_REPORT_URL = "https://github.com/errorsite/errorsite/issues"
+"""Where a crash of errorsite itself (a bug, not the user's mistake) is reported."""
 
 
 def page_url(page: str) -> str:

@@ -11,17 +11,21 @@ import html
 import json
 import mimetypes
 import os
+import socket
+import stat
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from . import build, cache
 from .assets import templates_dir
-from .problems import UserError
+from .problems import BUG_REPORT_URL, UserError
 
 WAIT_PATH = "/__errorsite/wait"
 POLL_SECONDS = 0.05
@@ -31,6 +35,12 @@ WAIT_SECONDS = 25.0
 RELOAD_SCRIPT = """<script>(function(){var v=%d;function w(){fetch("%s?version="+v,{cache:"no-store"})\
 .then(function(r){return r.json()}).then(function(d){if(d.version!==v){location.reload()}else{w()}})\
 .catch(function(){setTimeout(w,1000)})}w()})();</script>"""
+BACKLOG = 128
+"""Connections the listening socket queues before it accepts them (the standard library's 5 drops some)."""
+MAX_VERSION_DIGITS = 18
+"""A build version longer than this is not one the server gave out."""
+DISCONNECTS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, socket.timeout)
+"""A reader closed the tab or the connection timed out: nothing to report."""
 PROBLEMS_BOX = ('<div id="errorsite-problems" role="alert" style="position:fixed;inset:auto 0 0 0;max-height:60vh;'
                 'overflow:auto;margin:0;padding:1em;background:#fff0f0;color:#600;border-top:3px solid #c00;'
                 'z-index:2147483647;font:14px/1.4 monospace;white-space:pre-wrap">'
@@ -52,7 +62,6 @@ class Server:
         self.changed = threading.Condition()
         self.stopping = threading.Event()
         self.httpd = _listen(port, self)
-        self.httpd.daemon_threads = True
         self.threads: list[threading.Thread] = []
 
     @property
@@ -96,10 +105,14 @@ class Server:
     def watch(self, stamp: tuple[object, ...]) -> None:
         """Rebuild whenever the content or the templates change."""
         while not self.stopping.wait(POLL_SECONDS):
-            now = self.stamp()
-            if now != stamp:
-                stamp = now
-                self.rebuild()
+            try:
+                now = self.stamp()
+                if now != stamp:
+                    stamp = now
+                    self.rebuild()
+            except Exception:  # noqa: BLE001 - the watcher must outlive any one failure
+                # rebuild() reports its own failures; this is the log itself or the stamp failing.
+                self.log("error: the watcher failed; it keeps watching\n" + traceback.format_exc())
 
     def rebuild(self) -> None:
         """Build incrementally; keep the last good site and show the problems when the content is broken."""
@@ -109,6 +122,9 @@ class Server:
         except UserError as error:
             problems: str | None = str(error)
             self.log(f"error: {error}")
+        except Exception as error:  # noqa: BLE001 - a crash must not stop the server or the watcher
+            problems = crash_report(error)
+            self.log(f"error: {problems}\n{traceback.format_exc()}")
         else:
             problems = None
             if self.version:
@@ -136,6 +152,36 @@ class Server:
         return (text[:at] + extra + text[at:]).encode("utf-8")
 
 
+def crash_report(error: BaseException) -> str:
+    """Return what the page and terminal say about a build that crashed: a bug, not the user's mistake."""
+    try:
+        said = str(error)
+    except Exception:  # noqa: BLE001 - an exception that cannot describe itself still gets reported
+        said = "(its message could not be read)"
+    return (f"the build crashed with {type(error).__name__}: {said}\n"
+            f"  this is a bug in errorsite; please report it at {BUG_REPORT_URL}\n"
+            "  the server keeps running and rebuilds on the next change")
+
+
+def allowed_hosts(port: int) -> frozenset[str]:
+    """Return the Host header values under which the server answers (loopback names only)."""
+    names = {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
+    if port == 80:  # browsers leave out the default port
+        names |= {"127.0.0.1", "localhost", "[::1]"}
+    return frozenset(names)
+
+
+def _request_path(target: str) -> str | None:
+    """Return the decoded path of a request target, or None when it is not a valid one."""
+    try:
+        path = unquote(urlsplit(target).path, errors="strict")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not path.startswith("/") or any(ord(c) < 32 or ord(c) == 127 for c in path):
+        return None
+    return path
+
+
 def _prefix(out: Path) -> str | None:
     """Return the path of the built site's base_url, from its sitemap."""
     try:
@@ -151,34 +197,76 @@ def _prefix(out: Path) -> str | None:
 
 def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        with_body = True
+        """False while answering a HEAD: headers only."""
+
         def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
-            path = urlsplit(self.path).path
+            self.guarded(body=True)
+
+        def do_HEAD(self) -> None:  # noqa: N802 - the name http.server calls
+            self.guarded(body=False)
+
+        def guarded(self, body: bool) -> None:
+            """Answer the request; a crash is logged as a bug and answered 500, a reader who left is not."""
+            try:
+                self.answer(body)
+            except DISCONNECTS:
+                self.close_connection = True
+            except Exception:  # noqa: BLE001 - one failing request must not take the server down
+                self.close_connection = True
+                server.log(f"error: a request for {self.path!r} failed; this is a bug in errorsite, "
+                           f"please report it at {BUG_REPORT_URL}\n{traceback.format_exc()}")
+                try:
+                    self.send_text(HTTPStatus.INTERNAL_SERVER_ERROR, "the server failed; see its terminal")
+                except OSError:
+                    pass
+
+        def answer(self, body: bool) -> None:
+            """Answer a GET (with `body`) or a HEAD: the wait endpoint, a redirect, or a file."""
+            self.with_body = body
+            hosts = allowed_hosts(server.httpd.server_address[1])
+            if (self.headers.get("Host") or "").strip().lower() not in hosts:
+                # Another name that resolves to 127.0.0.1 (DNS rebinding) must not read the preview.
+                self.send_text(HTTPStatus.MISDIRECTED_REQUEST, "this server answers only to 127.0.0.1 and localhost")
+                return
+            path = _request_path(self.path)
+            if path is None:
+                self.send_text(HTTPStatus.BAD_REQUEST, "not a valid path")
+                return
             if path == WAIT_PATH:
-                query = urlsplit(self.path).query
-                known = int(query.partition("version=")[2] or 0)
-                self.send(HTTPStatus.OK, json.dumps({"version": server.wait(known)}).encode(), "application/json")
+                self.send_wait()
                 return
             if not path.startswith(server.prefix):
                 self.send_response(HTTPStatus.FOUND)
                 self.send_header("Location", server.prefix)
+                self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
-            self.send_file(unquote(path[len(server.prefix):]))
+            self.send_file(path[len(server.prefix):], path.endswith("/"))
 
-        def send_file(self, relative: str) -> None:
+        def send_wait(self) -> None:
+            """Hold the request until the build after `?version=N`, then answer the new version."""
+            values = parse_qs(urlsplit(self.path).query).get("version", ["0"])
+            known = values[-1]
+            if not known.isascii() or not known.isdigit() or len(known) > MAX_VERSION_DIGITS:
+                self.send_text(HTTPStatus.BAD_REQUEST, "version must be a build number")
+                return
+            self.send(HTTPStatus.OK, json.dumps({"version": server.wait(int(known))}).encode(), "application/json")
+
+        def send_file(self, relative: str, slash: bool) -> None:
+            """Send the built file at `relative`, the folder's index.html, or the 404 page with status 404."""
             root = server.out.resolve()
-            target = (root / relative).resolve()
-            if root != target and root not in target.parents:
-                target = root / "404.html"
-            if target.is_dir():
-                if not self.path.split("?")[0].endswith("/"):
+            target = _inside(root, relative)
+            if target is not None and _is(target, stat.S_ISDIR):
+                if not slash:
                     self.send_response(HTTPStatus.MOVED_PERMANENTLY)
-                    self.send_header("Location", self.path.split("?")[0] + "/")
+                    self.send_header("Location", urlsplit(self.path).path + "/")
+                    self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
                 target = target / "index.html"
             status = HTTPStatus.OK
-            if not target.is_file():
+            if target is None or not _is(target, stat.S_ISREG):
                 status, target = HTTPStatus.NOT_FOUND, root / "404.html"
             try:
                 body = target.read_bytes()
@@ -190,13 +278,18 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
                 body = server.page(body)
             self.send(status, body, kind)
 
+        def send_text(self, status: HTTPStatus, text: str) -> None:
+            """Send a short plain-text answer to a request the server will not serve."""
+            self.send(status, f"{status.value} {status.phrase}: {text}\n".encode(), "text/plain")
+
         def send(self, status: int, body: bytes, kind: str) -> None:
             self.send_response(status)
             self.send_header("Content-Type", f"{kind}; charset=utf-8" if kind.startswith(("text/", "application/j")) else kind)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
-            self.wfile.write(body)
+            if self.with_body:
+                self.wfile.write(body)
 
         def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - http.server's name
             return
@@ -204,10 +297,49 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def _inside(root: Path, relative: str) -> Path | None:
+    """Return the resolved path of `relative` under `root`, or None when it leaves `root` or cannot exist."""
+    if ".." in relative.split("/"):
+        return None
+    try:
+        target = (root / relative).resolve()
+    except (OSError, ValueError, RuntimeError):
+        return None
+    return target if target == root or root in target.parents else None
+
+
+def _is(path: Path, kind: Callable[[int], bool]) -> bool:
+    """Return whether `path` exists and is of `kind` (a `stat.S_IS*` test); a name too long is not."""
+    try:
+        return kind(path.stat().st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server with a normal backlog that reports crashes of a request but not disconnects."""
+
+    request_queue_size = BACKLOG
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
+                 log: Callable[[str], None]) -> None:
+        self.log = log
+        super().__init__(address, handler)
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """Say nothing when the reader went away; log anything else, and keep serving."""
+        error = sys.exc_info()[1]
+        if isinstance(error, DISCONNECTS):
+            return
+        self.log(f"error: a request failed; this is a bug in errorsite, please report it at {BUG_REPORT_URL}\n"
+                 + traceback.format_exc())
+
+
 def _listen(port: int, server: Server) -> ThreadingHTTPServer:
     """Return an HTTP server bound to 127.0.0.1:`port`."""
     try:
-        return ThreadingHTTPServer(("127.0.0.1", port), _handler(server))
+        return _HTTPServer(("127.0.0.1", port), _handler(server), server.log)
     except OSError as error:
         raise UserError(
             f"cannot listen on 127.0.0.1:{port}: {error.strerror}",

@@ -92,11 +92,25 @@ def test_usage_errors_exit_2_with_a_link(capsys: pytest.CaptureFixture[str]) -> 
     assert run() == 2
 
 
-def test_build_with_no_arguments_builds_the_embedded_reference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_build_with_no_arguments_builds_the_embedded_reference_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     assert run("build", "--quiet") == 0
     pages = list((tmp_path / "site" / "errors").glob("*/index.html"))
     assert len(pages) >= 15
+    said = [line for line in capsys.readouterr().err.splitlines() if "errorsite's own error reference" in line]
+    assert len(said) == 1
+
+
+@pytest.mark.parametrize("command", [("check",), ("build", "--quiet"), ("lookup", "anything")])
+def test_a_content_folder_here_is_used_without_a_word(
+        command: tuple[str, ...], content: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(content.parent)
+    if content.name != "content":
+        content.rename(content.parent / "content")
+    run(*command)
+    assert "own error reference" not in capsys.readouterr().err
 
 
 def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
@@ -146,3 +160,76 @@ def test_a_file_system_error_is_a_clean_error(content: Path, tmp_path: Path, cap
     assert run("build", "--content", str(content), "--out", str(tmp_path / "a-file" / "site")) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and "errors/file-system-error/" in err
+
+
+def crash_with(monkeypatch: pytest.MonkeyPatch, error: BaseException) -> None:
+    """Make every build raise `error`, as a bug in errorsite would."""
+    from generator import build
+
+    def crash(*args: object, **kwargs: object) -> object:
+        raise error
+
+    monkeypatch.setattr(build, "build", crash)
+
+
+def test_a_crash_is_one_line_that_says_it_is_a_bug(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    crash_with(monkeypatch, KeyError("state\nrow"))
+    assert run("build", "--content", str(content), "--out", str(tmp_path / "site")) == cli.BUG_EXIT
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("error: this is a bug in errorsite (KeyError: 'state\\nrow')")
+    assert "https://github.com/errorsite/errorsite/issues" in err and "--debug" in err
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_debug_prints_the_traceback_of_a_crash(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    crash_with(monkeypatch, RecursionError("maximum recursion depth exceeded"))
+    argv = ["build", "--content", str(content), "--out", str(tmp_path / "site")]
+    argv = ["--debug", *argv] if where == "before" else [*argv, "--debug"]
+    assert run(*argv) == cli.BUG_EXIT
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):") and "in crash" in err
+    assert err.rstrip().splitlines()[-1].startswith("error: this is a bug in errorsite (RecursionError:")
+
+
+def test_an_exception_whose_message_raises_is_still_one_line(content: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    class Hostile(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    crash_with(monkeypatch, Hostile())
+    assert run("build", "--content", str(content), "--out", str(tmp_path / "site")) == cli.BUG_EXIT
+    assert "this is a bug in errorsite (Hostile: (its message could not be read))" in capsys.readouterr().err
+
+
+def test_an_os_error_about_errorsites_own_files_is_a_bug(content: Path, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    internal = str(Path(cli.__file__).parent / "templates" / "missing.html")
+    crash_with(monkeypatch, FileNotFoundError(2, "No such file or directory", internal))
+    assert run("build", "--content", str(content), "--out", str(tmp_path / "site")) == cli.BUG_EXIT
+    err = capsys.readouterr().err
+    assert "this is a bug in errorsite (FileNotFoundError" in err and "file-system-error" not in err
+
+
+@pytest.mark.parametrize("error", [
+    PermissionError(13, "Permission denied", "/somewhere/else"),
+    OSError(28, "No space left on device", "/tmp/x"),
+    FileNotFoundError(2, "No such file or directory", "{out}/errors/x/index.html"),
+    FileNotFoundError(2, "No such file or directory", "{out_parent}/.errorsite-cache/site/state-4.sqlite"),
+    NotADirectoryError(20, "Not a directory", "{out_parent}/.site.new-123/errors"),
+    FileNotFoundError(2, "No such file or directory", "{content}/errors/gone.json"),
+])
+def test_an_os_error_about_a_path_the_user_chose_is_theirs(content: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch, error: OSError) -> None:
+    out = tmp_path / "site"
+    error.filename = error.filename.format(out=out, out_parent=tmp_path, content=content)
+    crash_with(monkeypatch, error)
+    assert run("build", "--content", str(content), "--out", str(out)) == 1
+    err = capsys.readouterr().err
+    assert "errors/file-system-error/" in err and "bug" not in err

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
+import socket
+import struct
 import sys
 import time
 import urllib.error
@@ -89,3 +92,133 @@ def test_a_broken_record_shows_its_problems_until_fixed(server: serve.Server) ->
     wait_for(server, version)
     status, body = get(server.url)
     assert "errorsite-problems" not in body
+
+
+def raw(server: serve.Server, target: str, host: str | None = None, method: str = "GET") -> tuple[int, bytes]:
+    """Return the status and body of a request sent as written, with `host` as its Host header."""
+    port = server.httpd.server_address[1]
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        head = f"{method} {target} HTTP/1.1\r\n"
+        head += f"Host: {host if host is not None else f'127.0.0.1:{port}'}\r\n" if host != "" else ""
+        conn.sendall((head + "Connection: close\r\n\r\n").encode("latin-1"))
+        data = b""
+        while chunk := conn.recv(65536):
+            data += chunk
+    status = int(data.split(b" ", 2)[1])
+    return status, data.partition(b"\r\n\r\n")[2]
+
+
+def test_a_crash_in_a_rebuild_is_shown_and_the_watcher_goes_on(server: serve.Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    logged: list[str] = []
+    server.log = logged.append
+    real = serve.build.build
+
+    def crash(*args: object, **kwargs: object) -> object:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(serve.build, "build", crash)
+    record_id = first_id(server)
+    path = server.content / "errors" / f"{record_id}.json"
+    data = json.loads(path.read_text())
+    version = server.version
+    data["meaning"] = "First edit."
+    edit(server, record_id, json.dumps(data))
+    version = wait_for(server, version)
+    status, body = get(server.url)
+    assert status == 200 and "errorsite-problems" in body
+    assert "RecursionError: maximum recursion depth exceeded" in body and "bug in errorsite" in body
+    assert any("RecursionError" in line and "Traceback" in line for line in logged)
+    monkeypatch.setattr(serve.build, "build", real)
+    data["meaning"] = "Second edit, after the crash."
+    edit(server, record_id, json.dumps(data))
+    wait_for(server, version)
+    status, body = get(f"{server.url}errors/{record_id}/")
+    assert status == 200 and "Second edit, after the crash." in body and "errorsite-problems" not in body
+
+
+def test_an_exception_whose_message_raises_is_still_reported() -> None:
+    class Hostile(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    assert "Hostile: (its message could not be read)" in serve.crash_report(Hostile())
+
+
+@pytest.mark.parametrize("target, status", [
+    ("/%00", 400),
+    ("/tinyserve/%00", 400),
+    ("/tinyserve/%ff%fe", 400),
+    ("/tinyserve/a%0ab", 400),
+    (f"{serve.WAIT_PATH}?version=abc", 400),
+    (f"{serve.WAIT_PATH}?version=-1", 400),
+    (f"{serve.WAIT_PATH}?version=" + "9" * 40, 400),
+    ("/tinyserve/../../../etc/passwd", 404),
+    ("/tinyserve/%2e%2e/%2e%2e/etc/passwd", 404),
+    ("/tinyserve/errors/../index.html", 404),
+    ("/tinyserve/" + "a" * 5000, 404),
+])
+def test_bad_requests_get_a_4xx_and_the_server_goes_on(server: serve.Server, target: str, status: int) -> None:
+    logged: list[str] = []
+    server.log = logged.append
+    assert raw(server, target)[0] == status
+    assert logged == []
+    assert get(server.url)[0] == 200
+
+
+def test_only_loopback_host_names_are_answered(server: serve.Server) -> None:
+    port = server.httpd.server_address[1]
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", f"[::1]:{port}"):
+        assert raw(server, "/tinyserve/", host)[0] == 200, host
+    for host in (f"attacker.example:{port}", "attacker.example", f"127.0.0.1:{port + 1}", "localhost", ""):
+        status, body = raw(server, "/tinyserve/", host)
+        assert status == 421 and b"<h1>" not in body, host
+    assert raw(server, f"{serve.WAIT_PATH}?version=0", f"evil.example:{port}")[0] == 421
+
+
+def test_head_requests_get_headers_only(server: serve.Server) -> None:
+    status, body = raw(server, "/tinyserve/", method="HEAD")
+    assert status == 200 and body == b""
+
+
+def test_two_hundred_concurrent_requests_are_all_answered(server: serve.Server) -> None:
+    assert server.httpd.request_queue_size >= 128
+    with concurrent.futures.ThreadPoolExecutor(max_workers=200) as pool:
+        statuses = list(pool.map(lambda _: get(server.url)[0], range(200)))
+    assert statuses == [200] * 200
+
+
+def test_a_reader_who_goes_away_is_not_reported(server: serve.Server, capfd: pytest.CaptureFixture[str]) -> None:
+    logged: list[str] = []
+    server.log = logged.append
+    port = server.httpd.server_address[1]
+    for _ in range(5):
+        conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+        conn.sendall(f"GET {serve.WAIT_PATH}?version={server.version} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        time.sleep(0.1)
+        # Closing with a zero linger resets the connection: the server's answer finds no reader.
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()
+        version = server.version
+        server.rebuild()
+        assert server.version == version + 1
+    big = "/tinyserve/static/" + sorted(p.name for p in (server.out / "static").iterdir())[0]
+    for _ in range(5):
+        conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.sendall(f"GET {big} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        conn.close()
+    time.sleep(0.5)
+    assert get(server.url)[0] == 200
+    assert [line for line in logged if not line.startswith("rebuilt")] == []
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_failing_request_is_logged_as_a_bug_and_the_server_goes_on(server: serve.Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    logged: list[str] = []
+    server.log = logged.append
+    monkeypatch.setattr(server, "page", lambda body: 1 / 0)
+    status, body = raw(server, "/tinyserve/")
+    monkeypatch.undo()
+    assert status == 500 and b"see its terminal" in body
+    assert any("ZeroDivisionError" in line and "bug in errorsite" in line for line in logged)
+    assert get(server.url)[0] == 200
