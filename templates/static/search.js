@@ -1,5 +1,5 @@
-/* Search UI: the search page, suggestions under a box, the reader's own message on an error
-   page (?m=). Text from records and readers is only set as textContent, never as markup. */
+/* Search UI: the search page and suggestions under a box. Text from records and readers is
+   only set as textContent, never as markup. */
 (function () {
   "use strict";
   if (window.ErrorsiteSearch) return;
@@ -144,40 +144,7 @@
     if (box.value) show();
   }
 
-  /* What a paste shows of the error: after a traceback's frames, the exception's lines. */
-  function messageLines(text) {
-    var lines = text.split(/\r\n|\r|\n/), start = -1, at = 0;
-    lines.forEach(function (line, i) { if (/^\s*Traceback \(most recent call last\):\s*$/.test(line)) start = i; });
-    if (start < 0) return text.trim();
-    var rest = lines.slice(start + 1);
-    while (at < rest.length && (!rest[at].trim() || /^[ \t]/.test(rest[at]))) at++;
-    return rest.slice(at).join("\n").trim() || text.trim();
-  }
-
-  /* On an error page: the reader's message, and its values beside the placeholders of the
-     wording it matches (the message or a variant). */
-  function yours() {
-    var article = document.querySelector("article.error[data-message]");
-    var text = new URLSearchParams(window.location.search).get("m");
-    if (!article || !text) return;
-    var wordings = [article.querySelector(".message")].concat(Array.from(article.querySelectorAll(".variants li")));
-    var values = null, names = [], table = byId("yours-table");
-    wordings.forEach(function (w, i) {
-      if (values) return;
-      values = M.fill(i ? w.getAttribute("data-message") : article.getAttribute("data-message"), text);
-      if (values) names = Array.from(w.querySelectorAll("var.ph")).map(function (v) { return v.textContent; });
-    });
-    if (!values) return;
-    byId("yours-text").textContent = messageLines(text);
-    values.forEach(function (value, n) {
-      byId("yours-values").appendChild(el("tr")).append(el("td", null, names[n] || "{}"), el("td", null, value));
-    });
-    if (table) table.hidden = !values.length;
-    byId("yours").hidden = false;
-  }
-
   window.ErrorsiteSearch = true;
-  yours();
   if (byId("results")) searchPage();
   else document.querySelectorAll(".searchbox textarea").forEach(suggest);
 })();

@@ -83,5 +83,8 @@
     if (!document.getElementById("results")) box.addEventListener("focus", loadSearch, { once: true });
   });
   addCopyButtons();
-  if (document.querySelector("article.error") && new URLSearchParams(window.location.search).get("m")) load(ENGINE);
+  /* An error page opened from a search shows the reader's own message (yours.js). */
+  if (document.querySelector("article.error") && new URLSearchParams(window.location.search).get("m")) {
+    load([ENGINE[0], ["static/yours.js", "ErrorsiteYours"]]);
+  }
 })();
