@@ -503,8 +503,10 @@ def _links_ok(records: list[Any], config: Any) -> bool:
 
 def _summary(record: Any) -> tuple[Any, ...]:
     s = record.source
+    # The home page lists the newest prose by its analysis date and commit.
+    analysis = (record.analysis.date, record.analysis.commit) if record.analysis else None
     return (record.id, record.title, record.exception, record.message, s.path, s.line, s.function,
-            record.tags, record.status, record.written)
+            record.tags, record.status, record.written, analysis)
 
 
 def _read_record(name: str, config: Any, old: cache.FileEntry | cache.SavedFile | None

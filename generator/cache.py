@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .model import Analysis, ExampleFix, Record, Snippet, Source, When
+from .model import Analysis, Check, ExampleFix, Record, Review, Snippet, Source, Variant, Verified, When
 
 CACHE_DIR = ".errorsite-cache"
 STATE_FORMAT = 4
@@ -377,11 +377,16 @@ def record_to_tuple(record: Record) -> tuple[Any, ...]:
         record.id, record.exception, record.message, record.title,
         (s.repo, s.commit, s.path, s.line, s.function, s.snippet.start, s.snippet.code),
         record.meaning, record.solutions,
-        (fix.before, fix.after, fix.language, fix.code, fix.code_language, fix.note) if fix else None,
+        (fix.before, fix.after, fix.language, fix.code, fix.code_language, fix.note,
+         (fix.check.files, fix.check.before, fix.check.after) if fix.check else None,
+         (fix.verified.commit, fix.verified.date) if fix.verified else None) if fix else None,
         (record.when.trigger, record.when.situations) if record.when else None,
         record.related, record.tags,
-        (record.analysis.by, record.analysis.date, record.analysis.note) if record.analysis else None,
+        (record.analysis.by, record.analysis.date, record.analysis.note, record.analysis.commit)
+        if record.analysis else None,
         record.status, record.file,
+        tuple((v.message, v.kind, v.until) for v in record.variants),
+        (record.review.since, record.review.why) if record.review else None,
     )
 
 
@@ -392,12 +397,20 @@ def record_from_tuple(t: tuple[Any, ...]) -> Record:
         id=t[0], exception=t[1], message=t[2], title=t[3],
         source=Source(s[0], s[1], s[2], s[3], s[4], Snippet(s[5], s[6])),
         meaning=t[5], solutions=t[6],
-        example_fix=ExampleFix(*t[7]) if t[7] else None,
+        example_fix=_example_fix(t[7]) if t[7] else None,
         when=When(*t[8]) if t[8] else None,
         related=t[9], tags=t[10],
         analysis=Analysis(*t[11]) if t[11] else None,
         status=t[12], file=t[13],
+        variants=tuple(Variant(*v) for v in t[14]),
+        review=Review(*t[15]) if t[15] else None,
     )
+
+
+def _example_fix(t: tuple[Any, ...]) -> ExampleFix:
+    """Return the example fix that `record_to_tuple` flattened."""
+    return ExampleFix(before=t[0], after=t[1], language=t[2], code=t[3], code_language=t[4], note=t[5],
+                      check=Check(*t[6]) if t[6] else None, verified=Verified(*t[7]) if t[7] else None)
 
 
 class HighlightStore:

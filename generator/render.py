@@ -29,6 +29,16 @@ from .write import process_running
 HOME_LIST_LIMIT = 1000
 """Above this many records the home page lists groups, not every error."""
 
+RECENT_LIMIT = 8
+"""How many recently written or updated pages the home page names."""
+
+VARIANT_KINDS = {"plural": "Plural form", "alternative": "Another branch", "earlier": "Earlier wording"}
+"""How the page names each kind of variant wording."""
+
+REVIEW_REASONS = {"message changed": "the message changed", "code changed": "the code around the raise changed",
+                  "moved": "the raise moved"}
+"""How the review notice says why the prose may be out of date."""
+
 
 FORBIDDEN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef\ufffe\uffff]")
 """Code points HTML forbids in a document: controls other than white space, and noncharacters."""
@@ -102,6 +112,9 @@ def environment(highlighter: highlight.Highlighter, compiled: Path | None = None
     )
     env.filters["md"] = lambda text: Markup(markdown.render(text, highlighter))
     env.filters["message_html"] = lambda text: Markup(message_html(text))
+    env.filters["path_html"] = lambda text: Markup(path_html(text))
+    env.globals["variant_kinds"] = VARIANT_KINDS
+    env.globals["review_reasons"] = REVIEW_REASONS
     env.globals["urls"] = urls
     return env
 
@@ -113,6 +126,39 @@ def message_html(message: str) -> str:
         safe = str(Markup.escape(text))
         out.append(f'<var class="ph">{safe}</var>' if hole else safe)
     return "".join(out)
+
+
+def path_html(path: str) -> str:
+    """Return a path as HTML that may wrap after each `/`, so a long one breaks at its folders."""
+    return "/<wbr>".join(str(Markup.escape(part)) for part in path.split("/"))
+
+
+def has_placeholders(message: str) -> bool:
+    """Return whether a message template interpolates any value."""
+    return any(hole for _, hole in match.template_parts(message))
+
+
+def natural_key(text: str) -> tuple[Any, ...]:
+    """Return a sort key that orders text as people do: case and leading marks aside, `page 2` before `page 10`."""
+    words = text.lstrip("…`'\"([{<_-. ")
+    return tuple(int(part) if i % 2 else part.casefold() for i, part in enumerate(re.split(r"(\d+)", words)))
+
+
+def reading_order(record: Record) -> tuple[Any, ...]:
+    """Return the key that lists written pages first, then by title in natural order (the id breaks ties)."""
+    return (not record.written, natural_key(record.title), record.id)
+
+
+def recently_changed(records: Iterable[Record], limit: int = RECENT_LIMIT) -> list[Record]:
+    """Return the written records whose prose is newest, by `analysis.date`, newest first.
+
+    Commits are hashes and carry no order without the repository, so the date the analysis
+    gives is the order; records without one are left out, and equal dates go by title.
+    """
+    dated = [r for r in records if r.written and r.analysis and r.analysis.date]
+    dated.sort(key=reading_order)
+    dated.sort(key=lambda r: r.analysis.date or "" if r.analysis else "", reverse=True)
+    return dated[:limit]
 
 
 def render_site(site: Site) -> dict[str, bytes]:
@@ -138,8 +184,9 @@ class Renderer:
         self.by_exception = _group(site.records, lambda r: [r.exception])
         self.by_file = _group(site.records, lambda r: [r.source.path])
         self.by_tag = _group(site.records, lambda r: list(r.tags))
-        for members in self.by_file.values():
-            members.sort(key=lambda r: (r.source.line, r.id))
+        for groups in (self.by_exception, self.by_file, self.by_tag):
+            for members in groups.values():
+                members.sort(key=reading_order)
 
     def all(self) -> dict[str, bytes]:
         """Return every file of the site."""
@@ -234,7 +281,8 @@ class Renderer:
             edit_link=self.edit_link(record),
             before_after=tuple(map(Markup, before_after)) if before_after else None,
             fix_code=Markup(self.highlighter.code_html(fix.code, fix.code_language)) if fix and fix.code else None,
-            related=self.related[record.id],
+            related=sorted(self.related[record.id], key=lambda item: (item.automatic, not item.record.written)),
+            has_values=any(map(has_placeholders, [record.message, *(v.message for v in record.variants)])),
         )
 
     def list_page(self, path: str, title: str, kind: str, members: list[Record], key: str) -> bytes:
@@ -267,11 +315,12 @@ class Renderer:
             by_tag=self.by_tag,
             list_all=len(self.site.records) <= HOME_LIST_LIMIT,
             counts=self.counts(),
+            recent=recently_changed(self.site.records),
         )
 
     def all_errors_page(self) -> bytes:
         """Return the page listing every error."""
-        records = sorted(self.site.records, key=lambda r: (r.title.lower(), r.id))
+        records = sorted(self.site.records, key=reading_order)
         return self.page("list.html", "errors/index.html", title="All errors",
                          description=f"Every error in {self.config.title}.",
                          kind="all", key="", records=records)
@@ -315,6 +364,7 @@ class Renderer:
         return {
             "errors": len(self.site.records),
             "active": sum(r.status == "active" for r in self.site.records),
+            "written": sum(r.written for r in self.site.records),
             "exceptions": len(self.by_exception),
             "files": len(self.by_file),
             "tags": len(self.by_tag),
@@ -414,6 +464,10 @@ def record_data(record: Record) -> dict[str, Any]:
         data["example_fix"] = {k: v for k, v in {
             "before": fix.before, "after": fix.after, "language": fix.language, "code": fix.code,
             "code_language": fix.code_language if fix.code else None, "note": fix.note,
+            "check": {"files": dict(fix.check.files), "before": fix.check.before, "after": fix.check.after}
+            if fix.check else None,
+            "verified": {"commit": fix.verified.commit, "date": fix.verified.date, "by": "errorsite verify"}
+            if fix.verified else None,
         }.items() if v is not None}
     if record.when:
         data["when"] = {k: v for k, v in {"trigger": record.when.trigger, "situations": record.when.situations}.items() if v}
@@ -423,7 +477,12 @@ def record_data(record: Record) -> dict[str, Any]:
         data["tags"] = list(record.tags)
     if record.analysis:
         a = record.analysis
-        data["analysis"] = {k: v for k, v in {"by": a.by, "date": a.date, "note": a.note}.items() if v}
+        data["analysis"] = {k: v for k, v in {"by": a.by, "date": a.date, "note": a.note, "commit": a.commit}.items() if v}
+    if record.variants:
+        data["variants"] = [{k: v for k, v in {"message": x.message, "kind": x.kind, "until": x.until}.items() if v}
+                            for x in record.variants]
+    if record.review:
+        data["review"] = {"since": record.review.since, "why": record.review.why}
     return data
 
 

@@ -7,13 +7,16 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
-from . import urls
+from . import match, urls
 from .config import settings_to_config, with_base_url
 from .highlight import lexer_exists
 from .load import Content, RawRecord, pointer_part
 from .model import Analysis, Check, Config, ExampleFix, Record, Review, Site, Snippet, Source, Variant, Verified, When
 from .problems import Invalid, Problem, ProblemsFound, did_you_mean
 from .schema import SCHEMA
+
+PLACEHOLDER_MARK = "…"
+"""What a default title shows for each value the message interpolates."""
 
 TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -353,8 +356,16 @@ def _check(check: dict[str, Any] | None) -> Check | None:
 
 
 def default_title(message: str, limit: int = 80) -> str:
-    """Return the message in one line, literal braces undoubled, cut at a word boundary to `limit` characters."""
-    first = " ".join(message.replace("{{", "{").replace("}}", "}").split())
+    """Return the message as a plain one-line title: placeholders as `…`, no backticks, cut at a word boundary.
+
+    The title is shown as text (lists, `<title>`, link previews, search results), never as
+    Markdown, so the backticks that quote names in messages would show as they are.
+    """
+    text = "".join(PLACEHOLDER_MARK if hole else part for part, hole in match.template_parts(message))
+    text = re.sub(f"(?:{PLACEHOLDER_MARK}\\s*)+{PLACEHOLDER_MARK}", PLACEHOLDER_MARK, text.replace("`", ""))
+    first = " ".join(text.split())
+    if not any(c.isalnum() for c in first):
+        return ""
     if len(first) <= limit:
         return first
     cut = first[:limit].rsplit(" ", 1)[0]

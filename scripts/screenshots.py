@@ -1,6 +1,6 @@
-"""Write screenshots of every checked page, at 360 and 1280 px wide, in light and dark, for a person to look at.
+"""Write screenshots of every checked page, at 360, 390 and 1280 px wide, in light and dark, for a person to look at.
 
-Run: python scripts/screenshots.py OUTDIR [--full-page]
+Run: python scripts/screenshots.py OUTDIR [--only VIEW,...] [--widths 390,1280] [--viewport-only]
 
 Builds the same sites as the browser tests, serves them locally and saves
 `OUTDIR/<view>-<width>-<scheme>.png` for each view that the tests check.
@@ -24,6 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="folder to write the PNG files into")
     parser.add_argument("--only", default="", help="comma-separated view names (default: every view)")
+    parser.add_argument("--widths", default="360,390,1280", help="comma-separated window widths in px")
     parser.add_argument("--viewport-only", action="store_true", help="capture the first screen, not the whole page")
     args = parser.parse_args(argv)
     wanted = {name for name in args.only.split(",") if name}
@@ -32,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp, support.serve(Path(tmp)) as (sites, server_url), \
             support.launch() as browser:
         for view in views:
-            for width in support.WIDTHS:
+            for width in [int(w) for w in args.widths.split(",") if w]:
                 for scheme in support.SCHEMES:
                     with support.open_tab(browser, server_url, width, scheme) as tab:
                         view.show(tab, sites)

@@ -12,6 +12,7 @@ install.
 
 from __future__ import annotations
 
+import json
 import mimetypes
 import shutil
 import sys
@@ -23,7 +24,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import pytest
 
@@ -41,6 +42,9 @@ AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SETUP_HINT = ("run .ci/run, which installs them; or by hand: "
               "apt-get install chromium default-jre-headless nodejs npm && npm ci --ignore-scripts")
 SYNTHETIC_RECORDS = 1000
+LIBRARY_RECORDS = 320
+LIBRARY_WRITTEN = 4
+"""Of the library site's synthetic records, how many keep their prose (the others are skeletons)."""
 WIDTHS = (360, 1280)
 SCHEMES = ("light", "dark")
 
@@ -101,6 +105,88 @@ def synthetic_content(out: Path) -> Path:
     return out
 
 
+LONG_PATH = ("tinyserve/distributed/long_subsystem_name_for_layout_checks/another_deeply_nested_package/"
+             "configuration_validation_helpers_with_a_long_name.py")
+LONG_COMMAND = ("tinyserve serve --model /models/very-long-organisation-name/a-model-with-a-long-name-and-version-"
+                "suffix-v2.5-instruct --chunk-size 8192 --max-batch-tokens 4096 --tensor-parallel-size 8 "
+                "--pipeline-parallel-size 2 --kv-cache-dtype fp8 --enable-prefix-caching")
+TRACEBACK_OF_A_VARIANT = """Traceback (most recent call last):
+  File "/srv/app/launch.py", line 12, in <module>
+    main()
+  File "/usr/lib/python3/site-packages/tinyserve/config/batching.py", line 3, in check
+    raise ValueError(f"chunk_size ({args.chunk_size}) must not exceed max_batch_tokens ({args.max_batch_tokens})")
+ValueError: chunk_size (8192) must not exceed max_batch_tokens (4096)"""
+"""A paste of EVERY_FIELD's message, with its frames."""
+EVERY_FIELD = "every-field"
+"""The library record that has every field of record format 1.1."""
+LONG_LINES = "long-lines"
+"""A written library record with a long path, long example lines and a message without values."""
+BACKTICKS = "backticks-skeleton"
+"""An unwritten library record whose message quotes a placeholder in backticks."""
+
+
+def _library_record(record_id: str, message: str, path: str, **fields: Any) -> dict[str, Any]:
+    code = f"def check(args):\n    if args.bad:\n        raise ValueError(f{message!r})\n"
+    return {"id": record_id, "exception": "ValueError", "message": message,
+            "source": {"commit": "4f2a9c1d0b7e6a5f4e3d2c1b0a9f8e7d6c5b4a39", "path": path, "line": 3,
+                       "function": "check", "snippet": {"start": 1, "code": code}}, **fields}
+
+
+def library_content(out: Path) -> Path:
+    """Write a content folder like a real library's: 320 synthetic records, a few written, and three by hand.
+
+    Of the synthetic records only the first few (by id) keep their prose. The hand-made ones are
+    EVERY_FIELD (variants, review, analysis.commit, a verified check), LONG_LINES and BACKTICKS.
+    """
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks.synth import synthesize
+    finally:
+        sys.path.remove(str(ROOT))
+    synthesize(LIBRARY_RECORDS, out, seed=7)
+    prose = ("meaning", "solutions", "example_fix", "when", "analysis")
+    for n, path in enumerate(sorted((out / "errors").glob("*.json"))):
+        if n >= LIBRARY_WRITTEN:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            path.write_text(json.dumps({k: v for k, v in data.items() if k not in prose}, indent=2), encoding="utf-8")
+    fix = {"before": "tinyserve serve --chunk-size 8192 --max-batch-tokens 4096",
+           "after": "tinyserve serve --chunk-size 2048 --max-batch-tokens 4096"}
+    records = [
+        _library_record(
+            EVERY_FIELD, "chunk_size ({args.chunk_size}) must not exceed max_batch_tokens ({args.max_batch_tokens})",
+            "tinyserve/config/batching.py",
+            meaning="Every chunk of a prompt must fit into one batch.",
+            solutions=["Lower `--chunk-size`.", "Or raise `--max-batch-tokens`."],
+            example_fix={**fix, "check": {"files": {"serve.toml": "chunk_size = 8192\nmax_batch_tokens = 4096\n"},
+                                          "before": "tinyserve serve --config serve.toml",
+                                          "after": "tinyserve serve --config serve.toml --chunk-size 2048"},
+                         "verified": {"commit": "d4e5f6a7b8c9d0e1f2a3", "date": "2026-11-25", "by": "errorsite verify"}},
+            variants=[
+                {"message": "chunk_sizes ({sizes}) must not exceed max_batch_tokens ({args.max_batch_tokens})",
+                 "kind": "plural"},
+                {"message": "chunk_size must be set when max_batch_tokens is {args.max_batch_tokens}",
+                 "kind": "alternative"},
+                {"message": "chunk_size {args.chunk_size} is larger than max_batch_tokens", "kind": "earlier",
+                 "until": "a1b2c3d4e5f6a7b8"},
+            ],
+            review={"since": "b2c3d4e5f6a7b8c9", "why": "code changed"},
+            analysis={"by": "human", "date": "2026-11-29", "commit": "c3d4e5f6a7b8c9d0e1f2"},
+            tags=["batching"]),
+        _library_record(
+            LONG_LINES, "speculative decoding cannot be combined with pipeline parallelism; disable one of them",
+            LONG_PATH, meaning="The draft model runs on one pipeline stage only.",
+            example_fix={"before": LONG_COMMAND, "after": LONG_COMMAND.replace(" --pipeline-parallel-size 2", ""),
+                         "code": f"# {LONG_COMMAND}\nif args.pipeline_parallel_size > 1 and args.speculative:\n"
+                                 "    args.speculative = False\n"},
+            analysis={"by": "human", "date": "2026-11-28"}),
+        _library_record(BACKTICKS, "`{name}` is not a known sampling parameter; expected one of {choices}",
+                        "tinyserve/sampling/params.py"),
+    ]
+    for record in records:
+        (out / "errors" / f"{record['id']}.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+    return out
+
+
 def build(content: Path, out: Path, base_url: str) -> None:
     """Build a content folder into `out` with the command line, as a user would for where it is served."""
     code = cli.main(["build", "--content", str(content), "--out", str(out), "--base-url", base_url])
@@ -115,6 +201,7 @@ class Sites:
         "hostile": lambda tmp: FIXTURES / "hostile",
         "embedded": lambda tmp: assets.embedded_content(),
         "synthetic": lambda tmp: synthetic_content(tmp / "synthetic-content"),
+        "library": lambda tmp: library_content(tmp / "library-content"),
     }
 
     def __init__(self, folder: Path, server_url: str) -> None:
@@ -288,7 +375,7 @@ class View:
         path = self.path.replace("{fullest}", site.fullest_error()) if "{fullest}" in self.path else self.path
         page.goto(site.url(path), wait_until="load")
         if self.typed:
-            page.fill(".top .searchbox input", self.typed)
+            page.fill(".top .searchbox textarea", self.typed)
         page.wait_for_selector(self.wait_for, state="visible" if self.wait_for != "main h1" else "attached")
 
 
@@ -318,4 +405,17 @@ VIEWS = [
     View("embedded-error", "embedded", "errors/{fullest}/index.html"),
     View("embedded-search", "embedded", "search/index.html?q=build", wait_for="#results li"),
     View("synthetic-error", "synthetic", "errors/{fullest}/index.html"),
+    View("library-home", "library", "index.html"),
+    View("library-every-field", "library", f"errors/{EVERY_FIELD}/index.html"),
+    View("library-every-field-with-your-values", "library",
+         f"errors/{EVERY_FIELD}/index.html?m=" + quote(TRACEBACK_OF_A_VARIANT), wait_for="#yours"),
+    View("library-long-lines", "library", f"errors/{LONG_LINES}/index.html"),
+    View("library-skeleton", "library", f"errors/{BACKTICKS}/index.html"),
+    View("library-all-errors", "library", "errors/index.html"),
+    View("library-exception", "library", "exceptions/ValueError/index.html"),
+    View("library-long-file", "library", f"files/{LONG_PATH}/index.html"),
+    View("library-search-full", "library", "search/index.html?q=" + quote(TRACEBACK_OF_A_VARIANT),
+         wait_for="#results li"),
+    View("library-search-none", "library", "search/index.html?q=" + quote("chunk size of the scheduler is wrong"),
+         wait_for="#results li"),
 ]

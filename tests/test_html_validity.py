@@ -39,7 +39,7 @@ def described(messages: list[dict], site: BuiltSite) -> str:
     return "\n".join(lines) + (f"\n... and {len(messages) - 40} more" if len(messages) > 40 else "")
 
 
-@pytest.mark.parametrize("name", ["embedded", "basic", "hostile", "synthetic"])
+@pytest.mark.parametrize("name", ["embedded", "basic", "hostile", "synthetic", "library"])
 def test_every_page_is_valid_html(sites: Sites, name: str) -> None:
     site = sites[name]
     messages = vnu(site)

@@ -232,4 +232,4 @@ def test_a_very_long_path_segment_still_gets_a_file_page(content: Path, tmp_path
 
 
 def test_titles_show_literal_braces_once(files: dict[str, bytes]) -> None:
-    assert "<h1>kv_cache_dtype {dtype!r} is not supported; use one of {&#39;auto&#39;, &#39;fp8&#39;}</h1>" in page(files, "errors/old-kv-dtype/index.html")
+    assert "<h1>kv_cache_dtype … is not supported; use one of {&#39;auto&#39;, &#39;fp8&#39;}</h1>" in page(files, "errors/old-kv-dtype/index.html")

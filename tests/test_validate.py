@@ -28,7 +28,7 @@ def test_valid_content_gives_a_site(content: Path) -> None:
     record = site.by_id[GOOD]
     assert record.source.repo == "example/tinyserve"
     assert record.example_fix is not None and record.example_fix.language == "shell"
-    assert site.by_id["batch-tokens-multiple"].title == "max_batch_tokens must be a multiple of 8, got %d"
+    assert site.by_id["batch-tokens-multiple"].title == "max_batch_tokens must be a multiple of 8, got …"
 
 
 def _set(pointer: str, value: Any):
@@ -176,6 +176,16 @@ def test_integral_float_counts_as_integer(content: Path) -> None:
 def test_default_title_is_cut_at_a_word_boundary() -> None:
     title = validate.default_title("word " * 40)
     assert len(title) <= 81 and title.endswith("word…")
+
+
+def test_default_title_reads_as_text() -> None:
+    # Placeholders of every style show as one neutral mark; backticks quote names in
+    # messages but a title is plain text; literal braces are undoubled.
+    title = validate.default_title
+    assert title("`{name}` must be at least {limit!r}") == "… must be at least …"
+    assert title("chunk ({args.chunk_size}) exceeds %d, got %s %r") == "chunk (…) exceeds …, got …"
+    assert title("use one of {{'auto', 'fp8'}}") == "use one of {'auto', 'fp8'}"
+    assert title("{}: {}") == ""  # nothing to read: the caller falls back to the id
 
 
 def test_every_bad_redirect_is_reported(content: Path) -> None:

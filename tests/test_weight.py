@@ -44,7 +44,7 @@ def test_no_request_leaves_the_site(browser: Any, sites: Sites, server_url: str,
     with open_tab(browser, server_url, 360) as tab:
         view.show(tab, sites)
         # Using the search box loads the index, the engine and the UI: those count too.
-        tab.page.focus(".top .searchbox input")
+        tab.page.focus(".searchbox textarea")
         tab.page.keyboard.type("max")
         tab.page.wait_for_load_state("networkidle")
         # The browser's own fetches (a favicon) bypass routing but show in Resource Timing.

@@ -1,11 +1,10 @@
-/* Search UI: the search page, results under the header box, and the reader's own values
-   on an error page (?m=). Text from records and from the reader is only ever set with
-   textContent, never as markup. */
+/* Search UI: the search page and suggestions under a box. Text from records and readers is
+   only set as textContent, never as markup. */
 (function () {
   "use strict";
   if (window.ErrorsiteSearch) return;
   var root = document.body.getAttribute("data-root") || "./";
-  var M = window.ErrorsiteMatch;
+  var M = window.ErrorsiteMatch, byId = document.getElementById.bind(document);
   var KIND = { full: "matches your message", partial: "matches the start of your message", words: "shares words", near: "did you mean" };
 
   function el(tag, className, text) {
@@ -15,22 +14,20 @@
     return node;
   }
 
-  function highlighted(text, spans) {
-    var out = document.createDocumentFragment(), chars = Array.from(text), pos = 0;
+  /* Spans count code points; append() takes strings as text. */
+  function highlighted(node, text, spans) {
+    var chars = Array.from(text), pos = 0;
+    function part(a, b) { return chars.slice(a, b).join(""); }
     (spans || []).forEach(function (span) {
       if (span[0] < pos) return;
-      out.appendChild(document.createTextNode(chars.slice(pos, span[0]).join("")));
-      out.appendChild(el("mark", null, chars.slice(span[0], span[1]).join("")));
+      node.append(part(pos, span[0]), el("mark", null, part(span[0], span[1])));
       pos = span[1];
     });
-    out.appendChild(document.createTextNode(chars.slice(pos).join("")));
-    return out;
+    node.append(part(pos));
   }
 
-  function hrefFor(result, text) {
-    var href = root + result.record.url + "index.html";
-    return result.kind === "full" || result.kind === "partial" ? href + "?m=" + encodeURIComponent(text) : href;
-  }
+  /* A page explains the message when the engine says so (without a say: a full match). */
+  function sure(r) { return r.confident == null ? r.kind === "full" : !!r.confident; }
 
   /* The message shown is the wording that matched: the record's message or one of its variants. */
   function record(index, result) {
@@ -48,125 +45,102 @@
     });
   }
 
-  function resultItem(result, text, full) {
-    /* An option may hold no link (axe: nested-interactive): it carries its address, and
-       Enter or a click follows it. */
-    var li = el("li"), rec = result.record;
-    li.id = "r-" + result.id;
-    li.setAttribute("role", "option");
-    li.setAttribute("data-href", hrefFor(result, text));
-    li.appendChild(el("span", "title", rec.title));
-    var meta = el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[result.kind]);
-    li.appendChild(meta);
-    if (full) {
-      var code = el("code");
-      code.appendChild(highlighted(result.kind === "full" || result.kind === "partial" ? rec.message : rec.title, result.spans));
-      var p = el("p", "message-line");
-      p.appendChild(code);
-      li.appendChild(p);
-    }
+  /* A link (new tab, copy, middle click) that is also the listbox's option for the arrow keys. */
+  function item(r, text, full) {
+    var li = el("li"), a = li.appendChild(el("a")), rec = r.record, exact = r.kind === "full" || r.kind === "partial";
+    li.setAttribute("role", "none");
+    a.id = "r-" + r.id;
+    a.href = root + rec.url + "index.html" + (exact ? "?m=" + encodeURIComponent(text) : "");
+    a.setAttribute("role", "option");
+    a.append(el("span", "title", rec.title), el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind]));
+    if (full) highlighted(a.appendChild(el("p", "message-line")).appendChild(el("code")), exact ? rec.message : rec.title, r.spans);
     return li;
   }
 
-  /* Arrow keys move through the options; Enter follows the selected one, as does a click. */
-  function keyboard(input, list, onEnterWithout) {
-    var selected = -1;
-    function select(i) {
-      var items = list.querySelectorAll("li");
-      if (!items.length) return;
-      selected = (i + items.length) % items.length;
-      items.forEach(function (item, n) { item.setAttribute("aria-selected", n === selected ? "true" : "false"); });
-      input.setAttribute("aria-activedescendant", items[selected].id);
-      items[selected].scrollIntoView({ block: "nearest" });
+  function fill(list, results, text, full) {
+    list.replaceChildren.apply(list, results.map(function (r) { return item(r, text, full); }));
+  }
+
+  /* Down (from the box's last line) and Up move through the options, Up from the first back
+     to the text; Enter follows the selected one (with none, site.js submits the form). */
+  function keyboard(box, lists) {
+    var at = -1;
+    function options() {
+      return lists.flatMap(function (l) { return Array.from(l.querySelectorAll("[role=option]")); });
     }
-    input.addEventListener("keydown", function (event) {
-      if (event.key === "ArrowDown") { event.preventDefault(); select(selected + 1); }
-      else if (event.key === "ArrowUp") { event.preventDefault(); select(selected - 1); }
-      else if (event.key === "Enter" && selected >= 0) {
-        event.preventDefault();
-        window.location.href = list.querySelectorAll("li")[selected].getAttribute("data-href");
-      } else if (event.key === "Enter" && onEnterWithout) { onEnterWithout(event); }
+    function select(i) {
+      var items = options();
+      at = i;
+      items.forEach(function (o, n) { o.setAttribute("aria-selected", n === i ? "true" : "false"); });
+      if (i < 0) return box.removeAttribute("aria-activedescendant");
+      box.setAttribute("aria-activedescendant", items[i].id);
+      items[i].scrollIntoView({ block: "nearest" });
+    }
+    box.addEventListener("keydown", function (e) {
+      var n = options().length, key = e.key;
+      if (key === "ArrowDown" && n && (at >= 0 || box.value.indexOf("\n", box.selectionEnd) < 0)) select((at + 1) % n);
+      else if (key === "ArrowUp" && at >= 0) select(at - 1);
+      else if (key === "Enter" && !e.shiftKey && at >= 0) window.location.href = options()[at].href;
+      else return;
+      e.preventDefault();
     });
-    list.addEventListener("click", function (event) {
-      var option = event.target.closest("li[data-href]");
-      if (option) window.location.href = option.getAttribute("data-href");
-    });
-    return function reset() { selected = -1; input.removeAttribute("aria-activedescendant"); };
+    return function reset() { at = -1; box.removeAttribute("aria-activedescendant"); };
   }
 
   function searchPage() {
-    var list = document.getElementById("results");
-    if (!list) return;
-    var input = document.querySelector("main .searchbox input");
-    var status = document.getElementById("search-status");
-    list.setAttribute("role", "listbox");
-    list.setAttribute("aria-label", "Results");
-    input.setAttribute("aria-controls", "results");
-    var reset = keyboard(input, list);
+    var list = byId("results"), others = byId("others"), head = byId("results-head"), othersHead = byId("others-head");
+    var box = document.querySelector("main .searchbox textarea"), status = byId("search-status");
+    [list, others].forEach(function (l) { l.setAttribute("role", "listbox"); });
+    box.setAttribute("aria-controls", "results others");
+    var reset = keyboard(box, [list, others]);
     function show() {
-      var text = input.value;
-      var results = run(text, 20);
-      list.textContent = "";
+      /* After a full match, other pages that explain it go with the other results. */
+      var text = box.value, results = run(text, 20), good = results.filter(sure);
+      var full = good.filter(function (r) { return r.kind === "full"; });
+      if (full.length) good = full;
+      var weak = results.filter(function (r) { return good.indexOf(r) < 0; }), n = good.length;
       reset();
-      results.forEach(function (r) { list.appendChild(resultItem(r, text, true)); });
+      fill(list, n ? good : weak, text, true);
+      fill(others, n ? weak.slice(0, 5) : [], text, true);
+      head.hidden = !results.length;
+      head.textContent = n ? (n === 1 ? "The page for this message" : "Pages for this message") : "Closest pages, none explains it";
+      othersHead.hidden = !others.children.length;
       status.textContent = !text.trim() ? "Type words or paste an error message." :
-        results.length ? results.length + " result" + (results.length === 1 ? "" : "s") + "." : "No error matches. Try fewer words, or browse all errors.";
+        n ? n + (n === 1 ? " page explains" : " pages explain") + " this message." :
+        results.length ? "No page explains this message." : "No error matches. Try fewer words, or browse all errors.";
       var url = new URL(window.location.href);
       if (text) url.searchParams.set("q", text); else url.searchParams.delete("q");
       try { history.replaceState(null, "", url.href); } catch (e) { /* file:// may refuse */ }
     }
-    input.value = new URLSearchParams(window.location.search).get("q") || "";
-    input.addEventListener("input", show);
-    input.form.addEventListener("submit", function (event) { event.preventDefault(); show(); });
-    show();
-    if (!input.value) input.focus();
+    box.value = new URLSearchParams(window.location.search).get("q") || "";
+    box.addEventListener("input", show);
+    box.form.addEventListener("submit", function (e) { e.preventDefault(); show(); });
+    box.dispatchEvent(new Event("input"));
+    if (!box.value) box.focus();
   }
 
-  function headerBox(input) {
-    if (document.getElementById("results")) return;
-    var list = el("ul", "suggest");
-    list.id = "suggest-" + input.id;
+  /* Suggestions under a box that opens the search page. */
+  function suggest(box) {
+    var list = box.parentNode.appendChild(el("ul", "suggest"));
+    list.id = "suggest-" + box.id;
     list.setAttribute("role", "listbox");
     list.setAttribute("aria-label", "Matching errors");
     list.hidden = true;
-    input.parentNode.appendChild(list);
-    input.setAttribute("aria-controls", list.id);
-    input.setAttribute("aria-autocomplete", "list");
-    var reset = keyboard(input, list);
+    box.setAttribute("aria-controls", list.id);
+    box.setAttribute("aria-autocomplete", "list");
+    var reset = keyboard(box, [list]);
     function show() {
-      var results = run(input.value, 6);
-      list.textContent = "";
+      var results = run(box.value, 6);
       reset();
-      results.forEach(function (r) { list.appendChild(resultItem(r, input.value, false)); });
+      fill(list, results, box.value, false);
       list.hidden = !results.length;
     }
-    input.addEventListener("input", show);
-    input.addEventListener("keydown", function (event) { if (event.key === "Escape") list.hidden = true; });
-    if (input.value) show();
-  }
-
-  /* On an error page: the reader's own message, its values beside the placeholders. */
-  function yourValues() {
-    var article = document.querySelector("article.error[data-message]");
-    var text = new URLSearchParams(window.location.search).get("m");
-    if (!article || !text) return;
-    var template = article.getAttribute("data-message");
-    var values = M.fill(template, text);
-    if (!values) return;
-    var names = Array.from(article.querySelectorAll(".message var.ph")).map(function (v) { return v.textContent; });
-    document.getElementById("yours-text").textContent = text;
-    var body = document.getElementById("yours-values");
-    values.forEach(function (value, i) {
-      var tr = el("tr");
-      tr.appendChild(el("td", null, names[i] || "{}"));
-      tr.appendChild(el("td", null, value));
-      body.appendChild(tr);
-    });
-    document.getElementById("yours").hidden = false;
+    box.addEventListener("input", show);
+    box.addEventListener("keydown", function (e) { if (e.key === "Escape") list.hidden = true; });
+    if (box.value) show();
   }
 
   window.ErrorsiteSearch = true;
-  yourValues();
-  searchPage();
-  document.querySelectorAll(".top .searchbox input").forEach(headerBox);
+  if (byId("results")) searchPage();
+  else document.querySelectorAll(".searchbox textarea").forEach(suggest);
 })();

@@ -1,4 +1,5 @@
-/* Progressive enhancements: copy buttons on code, "/" to search, search as you type. */
+/* Progressive enhancements: copy buttons on code, "/" to search, a paste field that grows and
+   searches on Enter, search as you type. */
 (function () {
   "use strict";
   var root = document.body.getAttribute("data-root") || "./";
@@ -32,7 +33,7 @@
 
   document.addEventListener("keydown", function (event) {
     if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
-    var box = document.querySelector("main input[type=search]") || document.querySelector("input[type=search]");
+    var box = document.querySelector("main .searchbox textarea") || document.querySelector(".searchbox textarea");
     if (box) {
       event.preventDefault();
       box.focus();
@@ -59,15 +60,31 @@
     loading = true;
     load([["search-index.js", "ERRORSITE_INDEX"]].concat(ENGINE), function () {
       /* What was typed while the index loaded is searched now that it is here. */
-      document.querySelectorAll(".top .searchbox input").forEach(function (input) {
-        if (input.value) input.dispatchEvent(new Event("input"));
+      boxes.forEach(function (box) {
+        if (box.value) box.dispatchEvent(new Event("input"));
       });
     });
   }
 
-  document.querySelectorAll(".top .searchbox input").forEach(function (input) {
-    input.addEventListener("focus", loadSearch, { once: true });
+  /* The box grows with what is pasted; Enter searches (unless an option is selected, which
+     search.js follows), Shift+Enter starts a new line. */
+  function grow(box) {
+    box.style.height = "auto";
+    box.style.height = box.scrollHeight + box.offsetHeight - box.clientHeight + "px";
+  }
+  var boxes = Array.from(document.querySelectorAll(".searchbox textarea"));
+  boxes.forEach(function (box) {
+    box.addEventListener("input", function () { grow(box); });
+    box.addEventListener("keydown", function (event) {
+      if (event.key !== "Enter" || event.shiftKey || event.isComposing || box.hasAttribute("aria-activedescendant")) return;
+      event.preventDefault();
+      box.form.requestSubmit();
+    });
+    if (!document.getElementById("results")) box.addEventListener("focus", loadSearch, { once: true });
   });
   addCopyButtons();
-  if (document.querySelector("article.error") && new URLSearchParams(window.location.search).get("m")) load(ENGINE);
+  /* An error page opened from a search shows the reader's own message (yours.js). */
+  if (document.querySelector("article.error") && new URLSearchParams(window.location.search).get("m")) {
+    load([ENGINE[0], ["static/yours.js", "ErrorsiteYours"]]);
+  }
 })();

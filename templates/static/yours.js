@@ -1,0 +1,43 @@
+/* On an error page opened from a search (?m=): the message the reader saw, and its values
+   beside the placeholders of the wording it matches (the message or a variant). Text from the
+   reader is only set as textContent, never as markup. */
+(function () {
+  "use strict";
+  if (window.ErrorsiteYours) return;
+  window.ErrorsiteYours = true;
+  var M = window.ErrorsiteMatch, byId = document.getElementById.bind(document);
+  var article = document.querySelector("article.error[data-message]");
+  var text = new URLSearchParams(window.location.search).get("m");
+  if (!article || !text || !M) return;
+
+  function cell(value) {
+    var td = document.createElement("td");
+    td.textContent = value;
+    return td;
+  }
+
+  /* What a paste shows of the error: after a traceback's frames, the exception's lines. */
+  function messageLines(paste) {
+    var lines = paste.split(/\r\n|\r|\n/), start = -1, at = 0;
+    lines.forEach(function (line, i) { if (/^\s*Traceback \(most recent call last\):\s*$/.test(line)) start = i; });
+    if (start < 0) return paste.trim();
+    var rest = lines.slice(start + 1);
+    while (at < rest.length && (!rest[at].trim() || /^[ \t]/.test(rest[at]))) at++;
+    return rest.slice(at).join("\n").trim() || paste.trim();
+  }
+
+  var wordings = [article.querySelector(".message")].concat(Array.from(article.querySelectorAll(".variants li")));
+  var values = null, names = [], table = byId("yours-table");
+  wordings.forEach(function (w, i) {
+    if (values) return;
+    values = M.fill(i ? w.getAttribute("data-message") : article.getAttribute("data-message"), text);
+    if (values) names = Array.from(w.querySelectorAll("var.ph")).map(function (v) { return v.textContent; });
+  });
+  if (!values) return;
+  byId("yours-text").textContent = messageLines(text);
+  values.forEach(function (value, n) {
+    byId("yours-values").appendChild(document.createElement("tr")).append(cell(names[n] || "{}"), cell(value));
+  });
+  if (table) table.hidden = !values.length;
+  byId("yours").hidden = false;
+})();
