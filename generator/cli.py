@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import errno
 import sys
 import time
@@ -42,6 +43,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader stopped reading (`errorsite lookup ... | head -1`): nothing is wrong, and
+        # nothing more can be said. Standard output goes to devnull so that the interpreter's
+        # last flush does not fail again on its way out.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except Exception as error:  # noqa: BLE001 - every crash ends in one line that says it is a bug
         if args is not None and args.debug:
             traceback.print_exc()

@@ -261,3 +261,12 @@ def test_an_os_error_about_a_path_the_user_chose_is_theirs(content: Path, tmp_pa
     assert run("build", "--content", str(content), "--out", str(out)) == 1
     err = capsys.readouterr().err
     assert "errors/file-system-error/" in err and "bug" not in err
+
+
+def test_a_reader_that_stops_reading_is_no_bug(content: Path) -> None:
+    program = [sys.executable, "-m", "generator", "lookup", "--content", str(content), "-"]
+    with subprocess.Popen(program, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        proc.stdout.close()  # like `| head -0`: the pipe is gone before errorsite prints
+        _, err = proc.communicate(b"max_batch_tokens must be a multiple of 8, got 1001\n" * 2000, timeout=60)
+    assert b"bug" not in err and b"Traceback" not in err, err
+    assert proc.returncode == 1
