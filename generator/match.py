@@ -449,6 +449,19 @@ class Paste:
     """The frames of the last traceback, outermost first (of the whole text when it has no header)."""
 
 
+def _named(head: str, rest: list[str]) -> tuple[str, list[str]]:
+    """Return the exception name in front of `head` ("" when none) and the messages after it."""
+    m = _EXCEPTION.match(head)
+    if not m:
+        return "", []
+    exception = m.group(1)
+    message = "\n".join([head[m.end():]] + rest)
+    # KeyError shows its message as a repr, in quotes.
+    if exception.split(".")[-1] == "KeyError" and len(message) >= 2 and message[0] in "'\"" and message[-1] == message[0]:
+        return exception, [message[1:-1], message]
+    return exception, [message]
+
+
 def read_paste(text: str) -> Paste:
     """Return the candidate messages in `text`, its exception name and its traceback frames."""
     lines = _LINE_BREAK.split(text)
@@ -469,16 +482,15 @@ def read_paste(text: str) -> Paste:
     if not body:
         return Paste((text,), "", frames)
     head, named = _strip_log(body[0])
-    forms = []
-    exception = ""
-    m = _EXCEPTION.match(head)
-    if m:
-        exception = m.group(1)
-        message = "\n".join([head[m.end():]] + body[1:])
-        # KeyError shows its message as a repr, in quotes.
-        if exception.split(".")[-1] == "KeyError" and len(message) >= 2 and message[0] in "'\"" and message[-1] == message[0]:
-            forms.append(message[1:-1])
-        forms.append(message)
+    exception, forms = _named(head, body[1:])
+    if not starts:
+        # A CLI prints its usage, a blank line, then `Error: message`: the last paragraph is the error.
+        filled = [i for i, line in enumerate(body) if line.strip(" \t")]
+        ends = filled[-1] + 1
+        gap = max((i for i in range(ends) if not body[i].strip(" \t")), default=-1)
+        tail_exception, tail_forms = _named(body[gap + 1], body[gap + 2:ends]) if gap > 0 else ("", [])
+        if tail_exception:
+            exception, forms = tail_exception, tail_forms + ["\n".join(body[gap + 1:ends])] + forms
     forms.append("\n".join([head] + body[1:]))
     forms.append("\n".join([named] + body[1:]))
     forms.append(text)

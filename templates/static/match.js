@@ -205,6 +205,16 @@
     return seen ? [line.slice(pos), line.slice(logger >= 0 ? logger : pos)] : [line, line];
   }
   function blank(line) { return !/[^ \t]/.test(line); }
+  // Returns [the exception name in front of head ("" when none), the messages after it].
+  function named(head, rest) {
+    var m = EXCEPTION.exec(head);
+    if (!m) return ["", []];
+    var message = [head.slice(m[0].length)].concat(rest).join("\n"), q = message[0];
+    // KeyError shows its message as a repr, in quotes.
+    if (lastName(m[1]) === "KeyError" && message.length >= 2 && (q === "'" || q === '"') && message[message.length - 1] === q)
+      return [m[1], [message.slice(1, -1), message]];
+    return [m[1], [message]];
+  }
   // Returns {forms (most cleaned first), exception, frames (of the last traceback, outermost first)}.
   function readPaste(text) {
     var lines = text.split(/\r\n|\r|\n/), frames = [], body = lines, start = -1, m;
@@ -221,14 +231,15 @@
     }
     while (body.length && blank(body[0])) body = body.slice(1);
     if (!body.length) return { forms: [text], exception: "", frames: frames };
-    var stripped = stripLog(body[0]), head = stripped[0], forms = [], exception = "";
-    if ((m = EXCEPTION.exec(head))) {
-      exception = m[1];
-      var message = [head.slice(m[0].length)].concat(body.slice(1)).join("\n"), q = message[0];
-      // KeyError shows its message as a repr, in quotes.
-      if (lastName(exception) === "KeyError" && message.length >= 2 && (q === "'" || q === '"') && message[message.length - 1] === q)
-        forms.push(message.slice(1, -1));
-      forms.push(message);
+    var stripped = stripLog(body[0]), head = stripped[0], found = named(head, body.slice(1));
+    var exception = found[0], forms = found[1];
+    if (start < 0) {
+      // A CLI prints its usage, a blank line, then `Error: message`: the last paragraph is the error.
+      var ends = body.length, gap = -1;
+      while (ends && blank(body[ends - 1])) ends--;
+      for (var i = 0; i < ends; i++) if (blank(body[i])) gap = i;
+      var tail = gap > 0 ? named(body[gap + 1], body.slice(gap + 2, ends)) : ["", []];
+      if (tail[0]) { exception = tail[0]; forms = tail[1].concat([body.slice(gap + 1, ends).join("\n")], forms); }
     }
     forms.push([head].concat(body.slice(1)).join("\n"), [stripped[1]].concat(body.slice(1)).join("\n"), text);
     return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception: exception, frames: frames };
