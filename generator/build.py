@@ -210,7 +210,7 @@ class _Update:
                 keys.update(record_keys(record_id, saved.sha, saved.related or (), summary, common))
                 bodies[render._disk(urls.error(record_id))] = renderer.error_page(record)
                 bodies[render._disk(urls.record_json(record_id))] = renderer.record_json(record)
-                entry = render.search_entry(record)
+                entry = match.search_entry(record)
                 terms = match.document_terms(entry)
                 searched[record_id] = (entry, terms, index_key(entry, terms))
         finally:
@@ -393,7 +393,7 @@ class _Job:
         return cache.digest(self.env, repr(site.config))
 
 
-INDEX_FIELDS = ("id", "title", "message", "exception", "path", "status", "line")
+INDEX_FIELDS = ("id", "title", "message", "exception", "path", "status", "line", "function", "written", "variants")
 """What the search index takes of a record's search entry, besides its terms (see match.build_index)."""
 
 
@@ -505,8 +505,9 @@ def _summary(record: Any) -> tuple[Any, ...]:
     s = record.source
     # The home page lists the newest prose by its analysis date and commit.
     analysis = (record.analysis.date, record.analysis.commit) if record.analysis else None
+    # The search index holds every wording of the message, not only its terms.
     return (record.id, record.title, record.exception, record.message, s.path, s.line, s.function,
-            record.tags, record.status, record.written, analysis)
+            record.tags, record.status, record.written, analysis, tuple(v.message for v in record.variants))
 
 
 def _read_record(name: str, config: Any, old: cache.FileEntry | cache.SavedFile | None
@@ -533,9 +534,9 @@ def _read_record(name: str, config: Any, old: cache.FileEntry | cache.SavedFile 
 
 def _search_found(record: Any) -> tuple[dict[str, Any], dict[str, int], str]:
     """Return a record's search entry, its weighted terms, and their `index_key`."""
-    from . import match, render
+    from . import match
 
-    entry = render.search_entry(record)
+    entry = match.search_entry(record)
     terms = match.document_terms(entry)
     return entry, terms, index_key(entry, terms)
 

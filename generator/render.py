@@ -396,7 +396,7 @@ class Renderer:
     def search_index(self) -> bytes:
         """Return the search index as a script, so it loads from file:// too."""
         known, terms = self.search_entries, self.search_terms
-        return search_script(match.build_index([known.get(r.id) or search_entry(r) for r in self.site.records],
+        return search_script(match.build_index([known.get(r.id) or match.search_entry(r) for r in self.site.records],
                                                lambda rec: terms.get(rec["id"]) or match.document_terms(rec)))
 
     def sitemap(self) -> bytes:
@@ -430,17 +430,6 @@ def read_search_script(script: bytes) -> dict[str, Any] | None:
     if not (text.startswith(SCRIPT_START) and text.endswith(SCRIPT_END)):
         return None
     return json.loads(text[len(SCRIPT_START) : -len(SCRIPT_END)])  # type: ignore[no-any-return]
-
-
-def search_entry(record: Record) -> dict[str, Any]:
-    """Return what the search index needs of one record."""
-    return {
-        "id": record.id, "title": record.title, "exception": record.exception,
-        "message": record.message, "path": record.source.path, "line": record.source.line,
-        "function": record.source.function or "", "tags": list(record.tags),
-        "meaning": markdown.plain(record.meaning) if record.meaning else "",
-        "status": record.status, "url": record.url,
-    }
 
 
 def record_data(record: Record) -> dict[str, Any]:

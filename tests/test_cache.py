@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator import assets, build, cache, render
+from generator import assets, build, cache, match, render
 from generator.problems import UserError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from synth import synthesize  # noqa: E402
 
-OPS = ["prose", "title", "message", "tags", "add", "delete", "break", "template", "settings", "touch", "redirect"]
+OPS = ["prose", "title", "message", "tags", "variant", "add", "delete", "break", "template", "settings", "touch", "redirect"]
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -48,6 +48,9 @@ def apply(op: str, n: int, content: Path, templates: Path) -> bool:
         edit(content, target, lambda d: d.update(title=f"Title {n}"))
     elif op == "message":
         edit(content, target, lambda d: d.update(message=f"value {{x}} must exceed {n} tokens"))
+    elif op == "variant":
+        edit(content, target, lambda d: d.update(variants=[{"message": f"quota {{x}} ran out after {n} calls",
+                                                            "kind": "alternative"}]))
     elif op == "tags":
         edit(content, target, lambda d: d.update(tags=[f"tag-{n % 3}"]))
     elif op == "add":
@@ -150,6 +153,22 @@ def test_deleting_the_cache_is_safe(tmp_path: Path) -> None:
     shutil.rmtree(cache.cache_folder(tmp_path / "site").parent)
     assert build.build(tmp_path / "content", tmp_path / "site", jobs=1).full
     assert tree(tmp_path / "site") == before
+
+
+def test_a_variant_edit_reaches_the_search_index(tmp_path: Path) -> None:
+    synthesize(6, tmp_path / "content")
+    build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    record_id = ids(tmp_path / "content")[2]
+    pasted = "QuotaError: quota 'gpu' ran out after 17 calls"
+    index = render.read_search_script((tmp_path / "site" / "search-index.js").read_bytes())
+    assert index is not None and not any(r["confident"] for r in match.search(index, pasted, 5))
+    edit(tmp_path / "content", record_id,
+         lambda d: d.update(variants=[{"message": "quota {name!r} ran out after {n} calls", "kind": "alternative"}]))
+    build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    index = render.read_search_script((tmp_path / "site" / "search-index.js").read_bytes())
+    assert index is not None
+    first = match.search(index, pasted, 5)[0]
+    assert (first["id"], first["kind"], first["variant"]) == (record_id, "full", 0)
 
 
 def test_removed_record_files_are_deleted_from_the_output(tmp_path: Path) -> None:
