@@ -44,6 +44,20 @@ def test_pasting_a_traceback(browser: Any, sites: Sites, server_url: str) -> Non
         assert first_result(tab.page) == "batch-tokens-multiple"
 
 
+def test_a_full_match_is_said_to_match_only_when_it_is_confident(browser: Any, sites: Sites, server_url: str) -> None:
+    with open_tab(browser, server_url) as tab:
+        tab.page.goto(sites["basic"].url("search/index.html"))
+        tab.page.fill("main .searchbox textarea", "ValueError: max_batch_tokens must be a multiple of 8, got 1001")
+        assert first_result(tab.page) == "batch-tokens-multiple"
+        assert "matches your message" in tab.page.inner_text("#results li:first-child")
+        # Another exception class says this raise did not print it: the match only resembles it.
+        tab.page.fill("main .searchbox textarea", "TypeError: max_batch_tokens must be a multiple of 8, got 1001")
+        tab.page.wait_for_function("document.querySelector('#results li') && "
+                                   "document.querySelector('#results li').textContent.includes('resembles')")
+        assert first_result(tab.page) == "batch-tokens-multiple"
+        assert "matches your message" not in tab.page.inner_text("#results")
+
+
 def test_q_parameter_opens_a_search_and_enter_follows_the_selected_result(browser: Any, sites: Sites, server_url: str) -> None:
     with open_tab(browser, server_url) as tab:
         tab.page.goto(sites["basic"].url("search/index.html?q=" + quote(FILLED)))

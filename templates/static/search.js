@@ -5,7 +5,8 @@
   if (window.ErrorsiteSearch) return;
   var root = document.body.getAttribute("data-root") || "./";
   var M = window.ErrorsiteMatch, byId = document.getElementById.bind(document);
-  var KIND = { full: "matches your message", partial: "matches the start of your message", words: "shares words", near: "did you mean" };
+  /* A full match the engine is unsure of only resembles the message. */
+  var KIND = { full: "matches your message", like: "resembles your message", partial: "matches the start of your message", words: "shares words", near: "did you mean" };
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -52,7 +53,7 @@
     a.id = "r-" + r.id;
     a.href = root + rec.url + "index.html" + (exact ? "?m=" + encodeURIComponent(text) : "");
     a.setAttribute("role", "option");
-    a.append(el("span", "title", rec.title), el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind]));
+    a.append(el("span", "title", rec.title), el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind === "full" && !sure(r) ? "like" : r.kind]));
     if (full) highlighted(a.appendChild(el("p", "message-line")).appendChild(el("code")), exact ? rec.message : rec.title, r.spans);
     return li;
   }
