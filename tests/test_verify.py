@@ -351,13 +351,6 @@ BROKEN = {
 """Own checks that fail now, and why: their records carry no `verified`, so no page claims a proof."""
 
 
-UNCHECKED = {
-    "bad-usage",  # "{self.prog}: {message}": a template of placeholders only, which lookup cannot tell apart
-    "line-not-a-raise",  # "{where}: {...}": the same
-    "source-not-found",  # "{where}: {file.error}": the same
-    "output-changed-during-build",  # another process replacing the output during a build: a race
-}
-"""Own records without a check, and why."""
 
 
 def test_commands_find_this_python_and_errorsite_first_on_the_path(tmp_path: Path) -> None:
