@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from test_gitrepo import Repo
 
-from generator import cli, extract, sync
+from generator import cli, extract, load, sourcecheck, sync, validate
+from generator.model import SourceSettings
 
 CORPUS = Path(__file__).parent / "data" / "extract_corpus"
 """Standard-library modules copied as they are: argparse, json, tomllib, gettext, configparser."""
@@ -369,7 +370,7 @@ def test_warnings_setting_in_site_toml(tmp_path: Path, capsys: pytest.CaptureFix
     assert (record["exception"], record["message"]) == ("UserWarning", "old API")
     capsys.readouterr()
     assert cli.main(["check", "--content", str(content), "--source", str(repo.path), "--strict"]) == 0
-    assert "documentation coverage 1/1 raise sites" in capsys.readouterr().out
+    assert "raise sites: 1 at" in (out := capsys.readouterr().out) and "1 documented (documentation coverage 100.0%)" in out
 
 
 def test_hostile_files_are_skipped_with_a_reason_and_the_run_goes_on(tmp_path: Path) -> None:
@@ -432,8 +433,9 @@ def test_check_source_counts_the_new_sites_and_accepts_their_lines(tmp_path: Pat
         ),
     })
     assert sorted(records) == [("m.py", 6), ("m.py", 7)]
-    data = [(f"{r['id']}.json", r) for r in records.values()]
-    report = extract.check_source(data, repo.path)
+    site = validate.build_site(load.load(content))
+    report = sourcecheck.check_source(site, repo.path, SourceSettings())
     assert (report.sites, report.documented, report.problems) == (2, 2, ())
-    report = extract.check_source([(name, r) for name, r in data if r["source"]["line"] == 7], repo.path)
+    (content / "errors" / f"{records[('m.py', 6)]['id']}.json").unlink()
+    report = sourcecheck.check_source(validate.build_site(load.load(content)), repo.path, SourceSettings())
     assert [(s.line, s.kind) for s in report.undocumented] == [(6, "helper")]
