@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import load, match, render, validate
+from . import load, match, validate
 from .load import RawRecord
 from .model import Check, Record, Site
 from .problems import Invalid, Problem, UserError, did_you_mean, page_url
@@ -118,7 +118,7 @@ def verify(content_dir: Path, ids: Sequence[str] = (), today: str | None = None)
     settings = site.config.verify
     if settings.setup and records:
         setup(settings.setup, content_dir, settings.timeout)
-    index = match.build_index([render.search_entry(r) for r in site.records])
+    index = match.build_index([match.search_entry(r) for r in site.records])
     date = today or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     workers = max(1, min(len(records), os.cpu_count() or 1))
     with ThreadPoolExecutor(workers) as pool:
