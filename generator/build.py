@@ -346,7 +346,7 @@ class _Job:
                 continue
             files[name] = cache.FileEntry(*self.scan[name], *found)
             records.append(cache.record_from_tuple(found[1]))
-        if broken or not _links_ok(records, config):
+        if broken or not _links_ok(records, config) or next(validate.check_pages(records), None) is not None:
             return validate.build_site(load.load(self.content), self.base_url)
         for name, entry in files.items():
             if entry.mtime_ns >= self.scanned_ns - RACY_NS:
@@ -659,16 +659,20 @@ def _unchanged(entry: cache.FileEntry | None, name: str, stat: tuple[int, int]) 
     if entry.mtime_ns != RACY:
         return entry.mtime_ns == stat[1]
     try:
-        return cache.digest(Path(name).read_bytes()) == entry.sha
-    except OSError:
+        return cache.digest(load.read_bytes(Path(name))) == entry.sha
+    except (OSError, Invalid):
         return False
 
 
 def _settings_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError:
+    """Return the bytes of site.toml, read as the one reader reads it (never a FIFO, never past its limit)."""
+    if not os.path.lexists(path):
         return b"\0missing"
+    try:
+        return load.read_bytes(path, load.MAX_SETTINGS_BYTES)
+    except (OSError, Invalid):
+        # Validation names the problem; here it only has to differ from every readable file.
+        return b"\0unreadable"
 
 
 def _scan(errors: Path) -> dict[str, tuple[int, int]]:

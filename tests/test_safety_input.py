@@ -165,6 +165,17 @@ def test_pages_that_would_collide_are_problems(content: Path, capsys: pytest.Cap
     assert status == 1 and "batch-tokens-multiple.json: /source/path: its page 'files/" in err
 
 
+@pytest.mark.parametrize("paths, pointer", COLLISIONS[1:3], ids=["file and folder", "letter case"])
+def test_a_build_reports_colliding_pages_and_writes_nothing(tmp_path: Path, content: Path,
+                                                           capsys: pytest.CaptureFixture[str],
+                                                           paths: dict[str, str], pointer: str) -> None:
+    for record_id, path in paths.items():
+        edit_record(content, record_id, _at("/source/path", path))
+    status, err = run(capsys, "build", "--content", str(content), "--out", str(tmp_path / "site"), "--quiet")
+    assert status == 1 and f"batch-tokens-multiple.json: {pointer}: its page 'files/" in err
+    assert "errors/page-collision/" in err and not (tmp_path / "site").exists()
+
+
 def test_an_exception_named_like_the_list_page_collides(content: Path) -> None:
     edit_record(content, GOOD, _at("/exception", "index.html"))
     assert problems_of(content) == [(f"{GOOD}.json", "/exception", "page-collision")]
@@ -208,6 +219,14 @@ def test_a_fifo_site_toml_is_a_problem_not_a_hang(content: Path) -> None:
     os.mkfifo(content / "site.toml")
     done = subprocess_check(content)
     assert done.returncode == 1 and "site.toml: the file is a named pipe (FIFO), not a regular file" in done.stderr
+
+
+def test_a_build_with_a_fifo_site_toml_is_a_problem_not_a_hang(tmp_path: Path, content: Path) -> None:
+    (content / "site.toml").unlink()
+    os.mkfifo(content / "site.toml")
+    done = subprocess_check(content, "build", "--out", str(tmp_path / "site"))
+    assert done.returncode == 1 and "site.toml: the file is a named pipe (FIFO), not a regular file" in done.stderr
+    assert not (tmp_path / "site").exists()
 
 
 @pytest.mark.parametrize("special, kind", [("/dev/null", "character device"), ("/", "folder")])
