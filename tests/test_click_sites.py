@@ -110,6 +110,8 @@ class Case:
     """The ids of every page `errorsite lookup` listed for the whole output, explaining or weaker, best first."""
     explained: tuple[str, ...]
     """The ids of the pages lookup says explain the output's error line (`Error: ...`), best first."""
+    whole: tuple[str, ...]
+    """The ids of the pages lookup says explain the whole output (usage, blank line, error), best first."""
 
     @property
     def first_is_right(self) -> bool:
@@ -157,7 +159,8 @@ def cases(click_site: tuple[Path, Path, dict[str, dict]], tmp_path_factory: pyte
             group.main(args, prog_name="prog.py", standalone_mode=False)
         error_line = result.stderr.strip().splitlines()[-1]
         found[kind] = Case(result.stderr, _documenting(caught.value, records, spans),
-                           _lookup(result.stderr, content)[1], _explained(error_line, content))
+                           _lookup(result.stderr, content)[1], _explained(error_line, content),
+                           _explained(result.stderr, content))
     return found
 
 
@@ -250,11 +253,18 @@ first but does not say it explains the line (a suggestion NoSuchOption
 appends, twice; `Path '...' does not exist.` and `... is a file.`, whose
 printed wording is the helper record's variant; `Missing option '--token'.`,
 a variant of the class's record). Pasted whole, with click's `Usage:` and
-`Try ...` lines above the error, 3 of 21 are explained, though every
-documenting page is listed.
+`Try ...` lines above the error, lookup reads the last paragraph and puts
+the same page first.
 """
 
 
 def test_lookup_puts_the_documenting_page_first(cases: dict[str, Case]) -> None:
     missed = {kind: case.output.strip().splitlines()[-1] for kind, case in cases.items() if not case.first_is_right}
     assert len(cases) - len(missed) >= FIRST_PAGE_FLOOR, missed
+
+
+def test_the_whole_output_is_explained_as_its_error_line_is(cases: dict[str, Case]) -> None:
+    # The usage lines above the blank line are no message: lookup reads the last paragraph.
+    differ = {kind: (case.whole[:1], case.explained[:1]) for kind, case in cases.items()
+              if case.whole[:1] != case.explained[:1]}
+    assert differ == {}
