@@ -341,12 +341,10 @@ BROKEN = {
     # After merging the matching and input-safety work, these examples no longer prove their pages.
     "content-not-found": "lookup ranks no-errors-folder first for the message with its hint lines",
     "no-errors-folder": "lookup ranks content-not-found first for the message with its hint lines",
-    "invalid-site-toml": "lookup ranks invalid-toml first",
     "output-is-a-file": "lookup ranks output-is-a-link first",
     "output-not-ours": "lookup ranks output-changed-during-build first",
     "verified-stale": "lookup ranks unreachable-pin first",
     "unreadable-file": "a dangling link now reports file-outside-folder; the example needs another trigger",
-    "unreadable-record": "extract now reports invalid-json first; the example needs another trigger",
 }
 """Own checks that fail now, and why: their records carry no `verified`, so no page claims a proof."""
 
