@@ -186,10 +186,13 @@ class _PinnedFile:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError) as error:
             return cls(lines, frozenset(), f"the file does not parse: {error}")
-        spans = [range(n.lineno, (n.end_lineno or n.lineno) + 1)
-                 for n in ast.walk(tree) if isinstance(n, (ast.Raise, ast.Assert))]
-        starts = {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.Return))}
-        return cls(lines, frozenset(line for span in spans for line in span) | starts, None)
+        raise_lines: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Raise, ast.Assert)):
+                raise_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+            elif isinstance(node, (ast.Call, ast.Return)):
+                raise_lines.add(node.lineno)
+        return cls(lines, frozenset(raise_lines), None)
 
 
 def _drift(record: Record, file: _PinnedFile) -> list[Problem]:

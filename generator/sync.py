@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import load
+from . import load, schema
 from .config import settings_to_config
 from .gitrepo import History
 from .model import Config
@@ -73,8 +73,8 @@ REVIEW_WEIGHT = {"message changed": 0, "moved": 1, "code changed": 2}
 PROSE_FIELDS = ("meaning", "solutions", "example_fix", "when")
 """A record with any of these has prose that a change of its code may outdate."""
 
-REPO_NAME = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
-"""An `owner/name` repository."""
+REPO_NAME = re.compile(schema.REPO)
+"""An `owner/name` repository, by the record format's own pattern, so extract accepts what check does."""
 
 _LINK = re.compile(r"errors/([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)(?=/|[\s)\"'>#?,;]|\.(?:\s|$)|$)")
 """A link to a record page inside a message; the lookahead keeps `errors/app.log` out."""
