@@ -189,9 +189,10 @@ class _Update:
     def render(self, config: Any, edited: dict[str, tuple[cache.SavedFile, Any]]
                ) -> tuple[dict[str, bytes], dict[str, str], dict[str, tuple[dict[str, Any], dict[str, int], str]]]:
         """Return the edited records' pages and JSON, their keys, and their search entries, terms and index keys."""
-        from . import highlight, match, render, urls
+        from . import highlight, render, urls
         from .model import Site
-        from .related import Related
+        from .search import match
+        from .search.related import Related
 
         linked = {other for saved, _ in edited.values() for other, _ in saved.related or ()}
         by_id = {i: cache.record_from_tuple(t) for i, t in self.saved.records(sorted(linked - set(edited))).items()}
@@ -361,7 +362,7 @@ class _Job:
 
     def related(self, site: Any) -> dict[str, tuple[Any, ...]]:
         """Return the related map, recomputed only when a record's place, words, tags or links changed."""
-        from .related import Related, related_map
+        from .search.related import Related, related_map
 
         key = cache.digest(repr([
             (r.id, r.message, r.tags, r.source.path, r.source.line, r.source.function, r.status, r.related)
@@ -534,7 +535,7 @@ def _read_record(name: str, config: Any, old: cache.FileEntry | cache.SavedFile 
 
 def _search_found(record: Any) -> tuple[dict[str, Any], dict[str, int], str]:
     """Return a record's search entry, its weighted terms, and their `index_key`."""
-    from . import match
+    from .search import match
 
     entry = match.search_entry(record)
     terms = match.document_terms(entry)

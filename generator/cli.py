@@ -343,7 +343,7 @@ def run_explain(args: argparse.Namespace) -> int:
 
 def run_lookup(args: argparse.Namespace) -> int:
     """Print the pages that explain a message, best first, and weaker candidates apart; exit 1 when none explains it."""
-    from . import match
+    from .search import match
 
     text = sys.stdin.read() if args.message == "-" else args.message
     site = load_site(args)

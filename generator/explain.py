@@ -7,7 +7,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from . import load, match, render
+from . import load, render
+from .search import match
 from .model import Site
 from .problems import Invalid, Problem, ProblemsFound, UserError
 from .schema import ID_PATTERN

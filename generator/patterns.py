@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import match
+from .search import match
 from .model import Record, Site
 from .problems import UserError
 

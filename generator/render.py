@@ -19,10 +19,11 @@ from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, Stric
 from jinja2.bccache import Bucket
 from markupsafe import Markup
 
-from . import __version__, highlight, markdown, match, urls
+from . import __version__, highlight, markdown, urls
 from .assets import templates_dir
 from .model import Record, Site
-from .related import Related, related_map
+from .search import match
+from .search.related import Related, related_map
 from .schema import SCHEMA
 from .write import process_running
 

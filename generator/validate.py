@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
-from . import match, urls
+from . import urls
+from .search import match
 from .config import settings_to_config, with_base_url
 from .highlight import lexer_exists
 from .load import Content, RawRecord, pointer_part

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import load, match, validate
+from . import load, validate
+from .search import match
 from .load import RawRecord
 from .model import Check, Record, Site
 from .problems import Invalid, Problem, UserError, did_you_mean, page_url

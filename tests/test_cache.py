@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator import assets, build, cache, match, render
+from generator import assets, build, cache, render
+from generator.search import match
 from generator.problems import UserError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from generator.match import INDEX_FIELDS, build_index, compile_template, fill, load_index, search
+from generator.search.match import INDEX_FIELDS, build_index, compile_template, fill, load_index, search
 
 HERE = Path(__file__).parent
 CASES = json.loads((HERE / "match_cases.json").read_text(encoding="utf-8"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from generator.model import Record, Snippet, Source
-from generator.related import MAX_RELATED, related_map
+from generator.search.related import MAX_RELATED, related_map
 
 
 def record(rid: str, path: str = "a.py", line: int = 1, function: str | None = "f", tags: tuple[str, ...] = (),

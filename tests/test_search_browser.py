@@ -9,7 +9,7 @@ from urllib.parse import quote
 import pytest
 
 from browser_support import Sites, open_tab
-from generator import match
+from generator.search import match
 
 TRACEBACK = """Traceback (most recent call last):
   File "/srv/app/launch.py", line 12, in <module>

@@ -15,7 +15,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .model import Record
+    from ..model import Record
 
 INDEX_VERSION = 2
 URL_PATTERN = "errors/{id}/"
@@ -555,7 +555,7 @@ def _first_word(segs: Segments) -> str:
 
 def search_entry(record: Record) -> dict[str, Any]:
     """Return what the search index needs of one record."""
-    from . import markdown
+    from .. import markdown
 
     return {
         "id": record.id, "title": record.title, "exception": record.exception,

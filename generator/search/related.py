@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .model import Record
+from ..model import Record
 
 MAX_RELATED = 8
 NEIGHBOURS = 8
