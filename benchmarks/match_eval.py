@@ -45,10 +45,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from generator.extract import scan_files  # noqa: E402
-from generator.search.match import (  # noqa: E402
-    SearchIndex, _first_word, _frame_hit, build_index, compile_template, load_index, read_paste, search, template_parts,
-    tokenize,
-)
+from generator.search.index import SearchIndex, build_index, load_index  # noqa: E402
+from generator.search.paste import read_paste  # noqa: E402
+from generator.search.rank import frame_hit, search  # noqa: E402
+from generator.search.template import compile_template, first_word, template_parts  # noqa: E402
+from generator.search.text import tokenize  # noqa: E402
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 SITE = Path(sysconfig.get_paths()["purelib"])
@@ -334,7 +335,7 @@ def frame_hits(index: SearchIndex, text: str) -> Callable[[str], Any]:
     """Return, for a record id, where the traceback in `text` names its raise (errorsite's own rule)."""
     frames = read_paste(text).frames
     position = {row.id: d for d, row in enumerate(index.rows)}
-    return lambda rid: _frame_hit(index.rows[position[rid]], frames)
+    return lambda rid: frame_hit(index.rows[position[rid]], frames)
 
 
 def concrete(message: str) -> bool:
@@ -348,7 +349,7 @@ def concrete(message: str) -> bool:
 
 def cut_concrete(message: str, text: str) -> bool:
     """Return whether a cut paste still holds 6+ literal characters, among them the template's first whole word."""
-    word = _first_word(compile_template(message))
+    word = first_word(compile_template(message))
     return prefix_cover(message, text) >= 6 and word in {w for w, _, _ in tokenize(text)}
 
 

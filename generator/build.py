@@ -191,7 +191,7 @@ class _Update:
         """Return the edited records' pages and JSON, their keys, and their search entries, terms and index keys."""
         from . import highlight, render, urls
         from .model import Site
-        from .search import match
+        from .search.index import document_terms, search_entry
         from .search.related import Related
 
         linked = {other for saved, _ in edited.values() for other, _ in saved.related or ()}
@@ -211,8 +211,8 @@ class _Update:
                 keys.update(record_keys(record_id, saved.sha, saved.related or (), summary, common))
                 bodies[render._disk(urls.error(record_id))] = renderer.error_page(record)
                 bodies[render._disk(urls.record_json(record_id))] = renderer.record_json(record)
-                entry = match.search_entry(record)
-                terms = match.document_terms(entry)
+                entry = search_entry(record)
+                terms = document_terms(entry)
                 searched[record_id] = (entry, terms, index_key(entry, terms))
         finally:
             store.close()
@@ -225,7 +225,8 @@ class _Update:
 
         None when the output's index is not the one the last build wrote.
         """
-        from . import reindex, render
+        from . import reindex
+        from .search.index import field_positions, index_script, read_index_script
 
         try:
             script = (self.out / "search-index.js").read_bytes()
@@ -233,15 +234,16 @@ class _Update:
             return None
         if "search-index.js" not in outputs or cache.digest(script) != outputs["search-index.js"][1]:
             return None
-        index = render.read_search_script(script)
+        index = read_index_script(script)
         if index is None:
             return None
-        position = {row[0]: number for number, row in enumerate(index["records"])}
+        at = field_positions(index)["id"]
+        position = {row[at]: number for number, row in enumerate(index["records"])}
         for record_id, (saved, _) in sorted(edited.items()):
             if saved.search is None:
                 return None
             reindex.update_index(index, position[record_id], saved.search[1], searched[record_id][1])
-        return render.search_script(index)
+        return index_script(index)
 
 
 @dataclass
@@ -395,7 +397,7 @@ class _Job:
 
 
 INDEX_FIELDS = ("id", "title", "message", "exception", "path", "status", "line", "function", "written", "variants")
-"""What the search index takes of a record's search entry, besides its terms (see match.build_index)."""
+"""What the search index takes of a record's search entry, besides its terms (see search.index.build_index)."""
 
 
 def index_key(entry: dict[str, Any], terms: dict[str, int]) -> str:
@@ -535,10 +537,10 @@ def _read_record(name: str, config: Any, old: cache.FileEntry | cache.SavedFile 
 
 def _search_found(record: Any) -> tuple[dict[str, Any], dict[str, int], str]:
     """Return a record's search entry, its weighted terms, and their `index_key`."""
-    from .search import match
+    from .search.index import document_terms, search_entry
 
-    entry = match.search_entry(record)
-    terms = match.document_terms(entry)
+    entry = search_entry(record)
+    terms = document_terms(entry)
     return entry, terms, index_key(entry, terms)
 
 

@@ -343,12 +343,12 @@ def run_explain(args: argparse.Namespace) -> int:
 
 def run_lookup(args: argparse.Namespace) -> int:
     """Print the pages that explain a message, best first, and weaker candidates apart; exit 1 when none explains it."""
-    from .search import match
+    from .search.index import index_of
+    from .search.rank import search
 
     text = sys.stdin.read() if args.message == "-" else args.message
     site = load_site(args)
-    index = match.build_index([match.search_entry(r) for r in site.records])
-    results = match.search(index, text, limit=args.limit)
+    results = search(index_of(site.records), text, limit=args.limit)
 
     def line(result: dict[str, Any]) -> str:
         record = site.by_id[result["id"]]

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from . import load, render
-from .search import match
+from .search.index import index_of, script_json
+from .search.rank import search
 from .model import Site
 from .problems import Invalid, Problem, ProblemsFound, UserError
 from .schema import ID_PATTERN
 
 WIDTH = 88
-INDEX_PREFIX = "window.ERRORSITE_INDEX="
 MAX_SITE_FILE_BYTES = 256 * 1024 * 1024
 """The largest file of a built site that explain reads (the search index of a very large site)."""
 
@@ -91,14 +92,14 @@ def published_record(site: Path, query: str) -> tuple[dict[str, Any], str]:
 
 
 def _site_index(site: Path) -> dict[str, Any]:
-    return _site_json(site / "search-index.js", site, INDEX_PREFIX, ";")
+    return _site_json(site / "search-index.js", site, script_json)
 
 
-def _site_json(path: Path, folder: Path, prefix: str = "", suffix: str = "") -> Any:
-    """Return the JSON of a built site's file (inside `prefix` and `suffix`), proven a regular file inside `folder`."""
+def _site_json(path: Path, folder: Path, unwrap: Callable[[bytes], bytes | None] = lambda data: None) -> Any:
+    """Return the JSON of a built site's file (`unwrap` takes it out of a script), proven a regular file inside `folder`."""
     try:
-        text = load.decode(load.read_bytes(path, MAX_SITE_FILE_BYTES, folder)).strip()
-        return load.parse_json(text.removeprefix(prefix).removesuffix(suffix).encode())
+        data = load.read_bytes(path, MAX_SITE_FILE_BYTES, folder)
+        return load.parse_json(unwrap(data) or data)
     except load.FileProblems as found:
         raise ProblemsFound(found.problems(str(path))) from None
     except Invalid as error:
@@ -109,13 +110,12 @@ def content_record(site: Site, query: str) -> tuple[dict[str, Any], str]:
     """Return the record that `query` (an id or a message) names in validated content."""
     record = site.by_id.get(query)
     if record is None:
-        index = match.build_index([match.search_entry(r) for r in site.records])
-        record = site.by_id[_best_match(index, query)]
+        record = site.by_id[_best_match(index_of(site.records), query)]
     return render.record_data(record), f"{site.config.base_url}{record.url}"
 
 
 def _best_match(index: dict[str, Any], query: str) -> str:
-    results = match.search(index, query, limit=3)
+    results = search(index, query, limit=3)
     if results and results[0]["kind"] in ("full", "partial"):
         return results[0]["id"]
     # Words in common are a search result, not an explanation: name them and let the reader pick.

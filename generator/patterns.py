@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .search import match
+from .search.template import compile_template
 from .model import Record, Site
 from .problems import UserError
 
@@ -26,10 +26,10 @@ def entry(record: Record, base_url: str) -> dict[str, Any]:
     """Return what `link.py` needs of one record to link a message to its page."""
     data: dict[str, Any] = {
         "id": record.id, "url": base_url + record.url, "exception": record.exception,
-        "pattern": match.compile_template(record.message),
+        "pattern": compile_template(record.message),
     }
     if record.variants:
-        data["variants"] = [match.compile_template(v.message) for v in record.variants]
+        data["variants"] = [compile_template(v.message) for v in record.variants]
     data.update(path=record.source.path, line=record.source.line, function=record.source.function or "",
                 written=record.written)
     return data

@@ -1,17 +1,17 @@
 """Change one record's terms in a built search index, touching only those terms.
 
-`match.build_index` stays the reference: for the same records, `update_index` gives the same
+`search.index.build_index` stays the reference: for the same records, `update_index` gives the same
 index, value for value, and so the same bytes once serialised.
 """
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left
 from itertools import accumulate
 from typing import Any
 
-from .search.match import _first_word
+from .search.index import average_length, field_positions, idf, segments
+from .search.template import first_word
 
 
 def update_index(index: dict[str, Any], doc: int, old: dict[str, int], new: dict[str, int]) -> None:
@@ -26,13 +26,14 @@ def update_index(index: dict[str, Any], doc: int, old: dict[str, int], new: dict
     postings = {t: _patched(index["postings"][number[t]] if t in number else [], doc, min(new.get(t, 0), 7))
                 for t in touched}
     rows = index["records"]
-    rows[doc][6] = sum(new.values())
+    length = field_positions(index)["dl"]
+    rows[doc][length] = sum(new.values())
     n = len(rows)
-    index["avgdl"] = round(sum(row[6] for row in rows) / n, 4)
+    index["avgdl"] = average_length([row[length] for row in rows])
     if all((t in number) == bool(posting) for t, posting in postings.items()):
         for term, posting in postings.items():
             index["postings"][number[term]] = posting
-            index["idf"][number[term]] = _idf(n, len(posting))
+            index["idf"][number[term]] = idf(n, len(posting))
         return
     _renumber(index, postings)
 
@@ -41,23 +42,25 @@ def _renumber(index: dict[str, Any], changed: dict[str, list[int]]) -> None:
     """Rebuild the term list when terms appear or vanish, and every reference to a term's number."""
     old_terms: list[str] = index["terms"]
     postings = dict(zip(old_terms, index["postings"]))
-    idf = dict(zip(old_terms, index["idf"]))
+    idfs = dict(zip(old_terms, index["idf"]))
     n = len(index["records"])
     for term, posting in changed.items():
         postings[term] = posting
-        idf[term] = _idf(n, len(posting))
+        idfs[term] = idf(n, len(posting))
     terms = sorted(t for t, p in postings.items() if p)
     number = {t: i for i, t in enumerate(terms)}
+    at = field_positions(index)
+    first, pattern = at["first"], at["pattern"]
     for row in index["records"]:
-        if row[7] >= 0:
-            word = old_terms[row[7]]
+        if row[first] >= 0:
+            word = old_terms[row[first]]
         else:
             # Its first word was no term before; it may be one now.
-            word = _first_word([None if s == 0 else s for s in row[8]])
-        row[7] = number.get(word, -1)
+            word = first_word(segments(row[pattern]))
+        row[first] = number.get(word, -1)
     index["terms"] = terms
     index["postings"] = [postings[t] for t in terms]
-    index["idf"] = [idf[t] for t in terms]
+    index["idf"] = [idfs[t] for t in terms]
 
 
 def _patched(posting: list[int], doc: int, weight: int) -> list[int]:
@@ -78,6 +81,3 @@ def _patched(posting: list[int], doc: int, weight: int) -> list[int]:
         out += posting[after + 1 :]
     return out
 
-
-def _idf(n: int, df: int) -> float:
-    return round(math.log(1 + (n - df + 0.5) / (df + 0.5)), 4)

@@ -22,8 +22,9 @@ from markupsafe import Markup
 from . import __version__, highlight, markdown, urls
 from .assets import templates_dir
 from .model import Record, Site
-from .search import match
+from .search.index import build_index, document_terms, index_script, search_entry
 from .search.related import Related, related_map
+from .search.template import compile_template, template_parts
 from .schema import SCHEMA
 from .write import process_running
 
@@ -123,7 +124,7 @@ def environment(highlighter: highlight.Highlighter, compiled: Path | None = None
 def message_html(message: str) -> str:
     """Return the template as HTML with each placeholder in a <var>."""
     out = []
-    for text, hole in match.template_parts(message):
+    for text, hole in template_parts(message):
         safe = str(Markup.escape(text))
         out.append(f'<var class="ph">{safe}</var>' if hole else safe)
     return "".join(out)
@@ -136,7 +137,7 @@ def path_html(path: str) -> str:
 
 def has_placeholders(message: str) -> bool:
     """Return whether a message template interpolates any value."""
-    return any(hole for _, hole in match.template_parts(message))
+    return any(hole for _, hole in template_parts(message))
 
 
 def natural_key(text: str) -> tuple[Any, ...]:
@@ -390,15 +391,15 @@ class Renderer:
         """Return every active record's compiled pattern, for linking from messages."""
         return _json({"version": 1, "base_url": self.config.base_url, "patterns": [
             {"id": r.id, "url": self.absolute(f"errors/{r.id}/"), "exception": r.exception,
-             "pattern": match.compile_template(r.message)}
+             "pattern": compile_template(r.message)}
             for r in self.site.records if r.status == "active"
         ]})
 
     def search_index(self) -> bytes:
         """Return the search index as a script, so it loads from file:// too."""
         known, terms = self.search_entries, self.search_terms
-        return search_script(match.build_index([known.get(r.id) or match.search_entry(r) for r in self.site.records],
-                                               lambda rec: terms.get(rec["id"]) or match.document_terms(rec)))
+        return index_script(build_index([known.get(r.id) or search_entry(r) for r in self.site.records],
+                                        lambda rec: terms.get(rec["id"]) or document_terms(rec)))
 
     def sitemap(self) -> bytes:
         """Return the sitemap of every page, with absolute URLs."""
@@ -412,25 +413,6 @@ class Renderer:
         return ('<?xml version="1.0" encoding="UTF-8"?>\n'
                 '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
                 f"{body}</urlset>\n").encode()
-
-
-SCRIPT_START, SCRIPT_END = "window.ERRORSITE_INDEX=", ";\n"
-
-
-def search_script(index: dict[str, Any]) -> bytes:
-    """Return the search index as a script, so it loads from file:// too."""
-    text = json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    # "<" only occurs inside strings; escaped, no "</script>" can end the script early.
-    text = text.replace("<", "\\u003c")
-    return f"{SCRIPT_START}{text}{SCRIPT_END}".encode()
-
-
-def read_search_script(script: bytes) -> dict[str, Any] | None:
-    """Return the index that `search_script` wrote (serialised again, it gives the same bytes), or None."""
-    text = script.decode()
-    if not (text.startswith(SCRIPT_START) and text.endswith(SCRIPT_END)):
-        return None
-    return json.loads(text[len(SCRIPT_START) : -len(SCRIPT_END)])  # type: ignore[no-any-return]
 
 
 def record_data(record: Record) -> dict[str, Any]:

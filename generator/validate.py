@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from . import urls
-from .search import match
+from .search.template import template_parts
 from .config import settings_to_config, with_base_url
 from .highlight import lexer_exists
 from .load import Content, RawRecord, pointer_part
@@ -362,7 +362,7 @@ def default_title(message: str, limit: int = 80) -> str:
     The title is shown as text (lists, `<title>`, link previews, search results), never as
     Markdown, so the backticks that quote names in messages would show as they are.
     """
-    text = "".join(PLACEHOLDER_MARK if hole else part for part, hole in match.template_parts(message))
+    text = "".join(PLACEHOLDER_MARK if hole else part for part, hole in template_parts(message))
     text = re.sub(f"(?:{PLACEHOLDER_MARK}\\s*)+{PLACEHOLDER_MARK}", PLACEHOLDER_MARK, text.replace("`", ""))
     first = " ".join(text.split())
     if not any(c.isalnum() for c in first):

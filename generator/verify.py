@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from . import load, validate
-from .search import match
+from .search.index import index_of
+from .search.rank import search
 from .load import RawRecord
 from .model import Check, Record, Site
 from .problems import Invalid, Problem, UserError, did_you_mean, page_url
@@ -119,7 +120,7 @@ def verify(content_dir: Path, ids: Sequence[str] = (), today: str | None = None)
     settings = site.config.verify
     if settings.setup and records:
         setup(settings.setup, content_dir, settings.timeout)
-    index = match.build_index([match.search_entry(r) for r in site.records])
+    index = index_of(site.records)
     date = today or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     workers = max(1, min(len(records), os.cpu_count() or 1))
     with ThreadPoolExecutor(workers) as pool:
@@ -276,7 +277,7 @@ def before_fails(record: Record, run: CommandRun, index: dict[str, Any], timeout
         return f"`before` did not finish within {timeout} s"
     if run.status == 0:
         return "`before` exited with status 0; it must fail with this error"
-    results = match.search(index, run.output, limit=1)
+    results = search(index, run.output, limit=1)
     if not results:
         return "the output of `before` matches no record: it failed with another error"
     if results[0]["id"] != record.id:
@@ -295,7 +296,7 @@ def after_passes(record: Record, run: CommandRun, index: dict[str, Any], timeout
         return f"`after` did not finish within {timeout} s"
     if run.status == 0:
         return None
-    if any(r["id"] == record.id and r["kind"] in MESSAGE_MATCHES for r in match.search(index, run.output)):
+    if any(r["id"] == record.id and r["kind"] in MESSAGE_MATCHES for r in search(index, run.output)):
         return f"`after` exited with status {run.status} and its output still shows this error"
     return None
 

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator import assets, build, cache, render
-from generator.search import match
+from generator.search.index import read_index_script
+from generator.search.rank import search
 from generator.problems import UserError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -161,14 +162,14 @@ def test_a_variant_edit_reaches_the_search_index(tmp_path: Path) -> None:
     build.build(tmp_path / "content", tmp_path / "site", jobs=1)
     record_id = ids(tmp_path / "content")[2]
     pasted = "QuotaError: quota 'gpu' ran out after 17 calls"
-    index = render.read_search_script((tmp_path / "site" / "search-index.js").read_bytes())
-    assert index is not None and not any(r["confident"] for r in match.search(index, pasted, 5))
+    index = read_index_script((tmp_path / "site" / "search-index.js").read_bytes())
+    assert index is not None and not any(r["confident"] for r in search(index, pasted, 5))
     edit(tmp_path / "content", record_id,
          lambda d: d.update(variants=[{"message": "quota {name!r} ran out after {n} calls", "kind": "alternative"}]))
     build.build(tmp_path / "content", tmp_path / "site", jobs=1)
-    index = render.read_search_script((tmp_path / "site" / "search-index.js").read_bytes())
+    index = read_index_script((tmp_path / "site" / "search-index.js").read_bytes())
     assert index is not None
-    first = match.search(index, pasted, 5)[0]
+    first = search(index, pasted, 5)[0]
     assert (first["id"], first["kind"], first["variant"]) == (record_id, "full", 0)
 
 

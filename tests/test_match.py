@@ -13,7 +13,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from generator.search.match import INDEX_FIELDS, build_index, compile_template, fill, load_index, search
+from generator.search.index import INDEX_FIELDS, build_index, load_index
+from generator.search.rank import search
+from generator.search.template import compile_template
+from generator.search.walk import fill
 
 HERE = Path(__file__).parent
 CASES = json.loads((HERE / "match_cases.json").read_text(encoding="utf-8"))

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator import reindex
-from generator.search import match
+from generator.search.index import build_index
 
 WORDS = ["size", "must", "be", "at", "least", "chunk", "page", "x", "{value}", "{{", "%s", "tokens"]
 TERMS = ["size", "must", "chunk", "page", "tokens", "least", "alpha", "beta", "zeta"]
@@ -31,8 +31,8 @@ def test_update_equals_build(records: list[tuple[str, dict[str, int]]], which: i
     before = {e["id"]: terms for e, (_, terms) in zip(entries, records)}
     doc = which % len(entries)
     after = {**before, entries[doc]["id"]: new}
-    index = match.build_index(entries, lambda e: before[e["id"]])
+    index = build_index(entries, lambda e: before[e["id"]])
     index = json.loads(json.dumps(index))  # as read back from a built site
     reindex.update_index(index, doc, before[entries[doc]["id"]], new)
-    expected = match.build_index(entries, lambda e: after[e["id"]])
+    expected = build_index(entries, lambda e: after[e["id"]])
     assert json.dumps(index, sort_keys=True) == json.dumps(expected, sort_keys=True)

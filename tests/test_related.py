@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from generator.model import Record, Snippet, Source
-from generator.search.related import MAX_RELATED, related_map
+from generator.search.related import MAX_RELATED, message_words, related_map
 
 
 def record(rid: str, path: str = "a.py", line: int = 1, function: str | None = "f", tags: tuple[str, ...] = (),
@@ -40,3 +40,15 @@ def test_no_duplicates_no_self_no_removed_at_most_eight() -> None:
     ids = [r.record.id for r in result]
     assert len(ids) == MAX_RELATED == len(set(ids))
     assert ids[0] == "r05" and "r00" not in ids and "gone" not in ids
+
+
+def test_message_words_read_the_template_as_matching_does() -> None:
+    # `{{literal}}` is literal text and `%(name)s` a placeholder, as for the page and the index.
+    assert message_words("expected {{literal}} braces, got %(name)s") == {"expected", "literal", "braces", "got"}
+    assert message_words("{x!r} is not {kind:>{width}}, 50% done") == {"not", "done"}
+
+
+def test_records_sharing_only_a_placeholder_name_are_not_related_by_wording() -> None:
+    records = [record("a", path="a.py", message="cannot open %(filename)s"),
+               record("b", path="b.py", function="g", message="%(filename)s, the file, broke")]
+    assert related_map(records)["a"] == ()

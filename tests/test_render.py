@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from generator import load, render, validate
-from generator.search.match import template_parts
+from generator.search.template import template_parts
 
 from conftest import FIXTURES, edit_record
 

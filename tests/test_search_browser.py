@@ -9,7 +9,7 @@ from urllib.parse import quote
 import pytest
 
 from browser_support import Sites, open_tab
-from generator.search import match
+from generator.search.rank import search
 
 TRACEBACK = """Traceback (most recent call last):
   File "/srv/app/launch.py", line 12, in <module>
@@ -126,5 +126,5 @@ def test_browser_and_python_rank_alike(browser: Any, sites: Sites, server_url: s
         tab.page.wait_for_function("window.ERRORSITE_INDEX && window.ErrorsiteMatch")
         in_browser = tab.page.evaluate(
             "qs => qs.map(q => ErrorsiteMatch.search(window.ERRORSITE_INDEX, q, 5).map(r => [r.id, r.kind]))", queries)
-    in_python = [[[r["id"], r["kind"]] for r in match.search(index, q, 5)] for q in queries]
+    in_python = [[[r["id"], r["kind"]] for r in search(index, q, 5)] for q in queries]
     assert in_browser == in_python

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..model import Record
+from .template import literal_text
 
 MAX_RELATED = 8
 NEIGHBOURS = 8
@@ -15,7 +16,6 @@ NEIGHBOURS = 8
 RARE = 50
 """A word or tag shared by more records than this says too little to relate them."""
 WORDS = re.compile(r"[a-z][a-z0-9_]{2,}")
-PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGc]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +48,8 @@ def related_map(records: Iterable[Record]) -> dict[str, tuple[Related, ...]]:
 
 
 def message_words(message: str) -> frozenset[str]:
-    """Return the distinct words of a message's literal text."""
-    return frozenset(WORDS.findall(PLACEHOLDER.sub(" ", message).lower()))
+    """Return the distinct words of a message's literal text (placeholders and their names left out)."""
+    return frozenset(WORDS.findall(literal_text(message).lower()))
 
 
 def _candidates(records: list[Record], words: dict[str, frozenset[str]]) -> dict[str, set[str]]:

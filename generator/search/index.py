@@ -1,0 +1,265 @@
+"""The search index: what a record contributes, the compact JSON the site ships, and reading it back.
+
+Rows are lists to keep the index small, and the index names their fields once (`fields`), so
+both runtimes read values by name (docs/matching.md, The index).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .template import Segments, compile_with_spans, first_word, repr_placeholders
+from .text import tokenize
+
+if TYPE_CHECKING:
+    from ..model import Record
+
+INDEX_VERSION = 2
+"""The format of the index; a reader of another version must not guess."""
+URL_PATTERN = "errors/{id}/"
+"""Every record's page, relative to the site's root."""
+MEANING_CHARS = 300
+"""How much of a record's meaning counts for its words."""
+STOP_WORDS = frozenset("""
+an and are as at be been but by can could did do does for from had has have if in into is it its may
+might must no nor not of on or our should so such than that the their then there these they this those
+to was we were what when where which while who will with would you your
+""".split())
+"""Words that say nothing alone: a record that shares only these with the paste is no result."""
+FIELD_WEIGHTS = (("title", 2), ("message", 2), ("variants", 1), ("exception", 1), ("function", 1),
+                 ("path", 1), ("tags", 1), ("meaning", 1))
+"""How much each field of a record counts for its words."""
+INDEX_FIELDS = ("id", "title", "message", "exception", "path", "removed", "dl", "first", "pattern", "spans",
+                "line", "function", "written", "reprs", "variants")
+"""The fields of an index row, in the order rows store them; the index carries this list as `fields`."""
+
+
+def search_entry(record: Record) -> dict[str, Any]:
+    """Return what the search index needs of one record."""
+    from .. import markdown
+
+    return {
+        "id": record.id, "title": record.title, "exception": record.exception,
+        "message": record.message, "path": record.source.path, "line": record.source.line,
+        "function": record.source.function or "", "tags": list(record.tags),
+        "meaning": markdown.plain(record.meaning) if record.meaning else "",
+        "status": record.status, "url": record.url,
+        "written": record.written, "variants": [v.message for v in record.variants],
+    }
+
+
+def document_terms(rec: dict[str, Any]) -> dict[str, int]:
+    """Return the weighted term frequencies of one record of the index."""
+    tf: dict[str, int] = {}
+    for name, weight in FIELD_WEIGHTS:
+        value = rec.get(name) or ""
+        if name in ("tags", "variants"):
+            value = " ".join(value)
+        elif name == "meaning":
+            value = value[:MEANING_CHARS]
+        for word, _, _ in tokenize(value):
+            tf[word] = tf.get(word, 0) + weight
+    return tf
+
+
+def _is_written(rec: dict[str, Any]) -> bool:
+    """Return whether a search entry's page has prose (entries without `written`: whether it has a meaning)."""
+    return bool(rec["written"] if "written" in rec else rec.get("meaning"))
+
+
+def _pattern(segs: Segments) -> list[str | int]:
+    """Return a compiled template as the index stores it: 0 for a placeholder."""
+    return [0 if s is None else s for s in segs]
+
+
+def segments(pattern: list[str | int]) -> Segments:
+    """Return the compiled template that the index stores as `pattern`."""
+    return [None if s == 0 else str(s) for s in pattern]
+
+
+def _variant_json(message: str) -> dict[str, Any]:
+    """Return a variant wording as the index stores it."""
+    segs, spans = compile_with_spans(message)
+    return {"message": message, "pattern": _pattern(segs), "spans": spans,
+            "first": first_word(segs), "reprs": repr_placeholders(message)}
+
+
+def _check_url(rec: dict[str, Any]) -> None:
+    if rec["url"] != URL_PATTERN.format(id=rec["id"]):
+        raise ValueError(
+            f"record {rec['id']}: url {rec['url']!r} is not {URL_PATTERN!r}. "
+            "See https://errorsite.github.io/errorsite/errors/index-url-mismatch/"
+        )
+
+
+def _postings(docs: list[dict[str, int]], number: dict[str, int]) -> list[list[int]]:
+    """Return each term's posting: per record containing it, (record - previous) * 8 + min(tf, 7)."""
+    postings: list[list[int]] = [[] for _ in number]
+    last = [0] * len(number)
+    for d, tf in enumerate(docs):
+        for t in sorted(tf):
+            i = number[t]
+            postings[i].append((d - last[i]) * 8 + min(tf[t], 7))
+            last[i] = d
+    return postings
+
+
+def _row(rec: dict[str, Any], length: int, number: dict[str, int]) -> list[Any]:
+    """Return one record's row: its values in the order of INDEX_FIELDS."""
+    segs, spans = compile_with_spans(rec["message"])
+    row = {
+        "id": rec["id"], "title": rec.get("title") or rec["message"], "message": rec["message"],
+        "exception": rec["exception"], "path": rec.get("path") or "",
+        "removed": 1 if rec.get("status") == "removed" else 0, "dl": length,
+        "first": number.get(first_word(segs), -1), "pattern": _pattern(segs),
+        "spans": spans, "line": rec.get("line") or 0, "function": rec.get("function") or "",
+        "written": 1 if _is_written(rec) else 0, "reprs": repr_placeholders(rec["message"]),
+        "variants": [_variant_json(m) for m in rec.get("variants") or ()],
+    }
+    return [row[name] for name in INDEX_FIELDS]
+
+
+def idf(n: int, df: int) -> float:
+    """Return the stored inverse document frequency of a term in `df` of `n` records."""
+    return round(math.log(1 + (n - df + 0.5) / (df + 0.5)), 4)
+
+
+def build_index(records: list[dict[str, Any]],
+                terms_of: Callable[[dict[str, Any]], dict[str, int]] = document_terms) -> dict[str, Any]:
+    """Return the compact, JSON-able search index of `records`; `terms_of` may answer from a cache."""
+    records = sorted(records, key=lambda r: r["id"])
+    for rec in records:
+        _check_url(rec)
+    docs = [terms_of(rec) for rec in records]
+    terms = sorted({t for tf in docs for t in tf})
+    number = {t: i for i, t in enumerate(terms)}
+    postings = _postings(docs, number)
+    n = len(records)
+    lengths = [sum(tf.values()) for tf in docs]
+    return {
+        "version": INDEX_VERSION,
+        "url": URL_PATTERN,
+        "avgdl": average_length(lengths),
+        "fields": list(INDEX_FIELDS),
+        "stop": sorted(STOP_WORDS),
+        "records": [_row(rec, length, number) for rec, length in zip(records, lengths)],
+        "terms": terms,
+        "idf": [idf(n, len(p)) for p in postings],
+        "postings": postings,
+    }
+
+
+def average_length(lengths: list[int]) -> float:
+    """Return the stored average document length (1 for no records)."""
+    return round(sum(lengths) / len(lengths), 4) if lengths else 1
+
+
+def index_of(records: Iterable[Record]) -> dict[str, Any]:
+    """Return the search index of validated records."""
+    return build_index([search_entry(r) for r in records])
+
+
+def field_positions(index: dict[str, Any]) -> dict[str, int]:
+    """Return where each named field sits in the rows of a built index (its `fields`), for code that edits rows."""
+    return {name: i for i, name in enumerate(index["fields"])}
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """One wording of a record's message, as matching reads it."""
+
+    message: str
+    """The template as the record writes it."""
+    segments: Segments
+    """Normalised literals, None for each placeholder (see `compile_template`)."""
+    spans: tuple[int, ...]
+    """Each literal's start and end in `message`, flat, in code points."""
+    first: str
+    """The first whole literal word, "" when none: the template is tried only on pastes that have it."""
+    reprs: tuple[int, ...]
+    """Placeholders (by position) that show a repr, so a confident match must find a repr there."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One record of the search index."""
+
+    id: str
+    title: str
+    exception: str
+    path: str
+    line: int
+    function: str
+    removed: bool
+    written: bool
+    """The page has prose; a skeleton's has not."""
+    length: int
+    """Weighted token count (BM25's document length)."""
+    templates: tuple[Template, ...]
+    """The message, then each variant in the record's order."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchIndex:
+    """A search index read back from its JSON form (`build_index`), rows by field name."""
+
+    rows: tuple[Row, ...]
+    terms: list[str]
+    number: dict[str, int]
+    """Each term's position in `terms`."""
+    idf: list[float]
+    postings: list[list[int]]
+    avgdl: float
+    stop: frozenset[str]
+    """Stop words, as the index lists them."""
+
+
+def load_index(data: dict[str, Any]) -> SearchIndex:
+    """Return the index `build_index` made, read by the names in its `fields`."""
+    terms: list[str] = data["terms"]
+    at = field_positions(data)
+
+    def template(message: str, pattern: list[str | int], spans: list[int], first: str, reprs: list[int]) -> Template:
+        return Template(message, segments(pattern), tuple(spans), first, tuple(reprs))
+
+    def row(values: list[Any]) -> Row:
+        def get(name: str) -> Any:
+            return values[at[name]]
+
+        first = get("first")
+        main = template(get("message"), get("pattern"), get("spans"), terms[first] if first >= 0 else "", get("reprs"))
+        variants = [template(v["message"], v["pattern"], v["spans"], v["first"], v["reprs"]) for v in get("variants")]
+        return Row(get("id"), get("title"), get("exception"), get("path"), get("line"), get("function"),
+                   bool(get("removed")), bool(get("written")), get("dl"), (main, *variants))
+
+    return SearchIndex(tuple(row(values) for values in data["records"]), terms, {t: i for i, t in enumerate(terms)},
+                       data["idf"], data["postings"], data["avgdl"], frozenset(data["stop"]))
+
+
+SCRIPT_START, SCRIPT_END = b"window.ERRORSITE_INDEX=", b";\n"
+"""What wraps the index's JSON in `search-index.js`, a script so that the site works from file:// too."""
+
+
+def index_script(index: dict[str, Any]) -> bytes:
+    """Return the search index as the script `search-index.js`."""
+    text = json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    # "<" only occurs inside strings; escaped, no "</script>" can end the script early.
+    text = text.replace("<", "\\u003c")
+    return SCRIPT_START + text.encode() + SCRIPT_END
+
+
+def script_json(script: bytes) -> bytes | None:
+    """Return the JSON inside a script that `index_script` wrote, or None when it is not one."""
+    if not (script.startswith(SCRIPT_START) and script.endswith(SCRIPT_END)):
+        return None
+    return script[len(SCRIPT_START):-len(SCRIPT_END)]
+
+
+def read_index_script(script: bytes) -> dict[str, Any] | None:
+    """Return the index that `index_script` wrote (serialised again, it gives the same bytes), or None."""
+    data = script_json(script)
+    return None if data is None else json.loads(data)

@@ -1,0 +1,152 @@
+"""What a user pasted, read: the message in each form it may take, its exception name and traceback.
+
+Tracebacks, chained tracebacks, exception lines, log lines and a CLI's usage-then-error
+paragraphs (docs/matching.md, Paste forms).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_FRAME = re.compile(r'^[ \t]*File "([^"]+)", line ([0-9]+)(?:, in ([^ \t]+))?')
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
+_EXCEPTION = re.compile(r"^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+|$)")
+_SEP = re.compile(r"[ \t]*[:|-]?[ \t]*")
+_BRACKET = re.compile(r"\[[^\]\r\n]{1,80}\]")
+_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}|DEBUG|INFO|WARN|ERROR|CRITICAL|FATAL")
+_TIMESTAMP = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:[.,][0-9]+)?)?"
+    r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
+)
+_LEVEL = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[ \t:|-]|$)")
+_LOGGER = re.compile(r"in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))")
+
+
+def strip_log(line: str) -> tuple[str, str]:
+    """Return `line` without a log prefix (timestamp, level, logger), and without it up to a logger name only.
+
+    What looks like a logger name may be the message's start (`ERROR: file:// scheme ...`).
+    """
+    pos = 0
+    seen = False
+    logger = -1
+    while True:
+        sep = _SEP.match(line, pos)
+        pos = sep.end() if sep else pos
+        m = _BRACKET.match(line, pos)
+        if m:
+            seen = seen or bool(_STAMP.search(m.group()))
+            pos = m.end()
+            continue
+        m = _TIMESTAMP.match(line, pos) or _LEVEL.match(line, pos)
+        named = not m and seen
+        if named:
+            m = _LOGGER.match(line, pos)
+        if not m or m.end() == pos:
+            break
+        if named and logger < 0:
+            logger = pos
+        seen = True
+        pos = m.end()
+    if not seen:
+        return line, line
+    return line[pos:], line[logger if logger >= 0 else pos:]
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One frame of a pasted traceback."""
+
+    path: str
+    """The file as the traceback names it, `\\` read as `/`."""
+    line: int
+    function: str
+    """The function's name as the traceback shows it ("" when the line has none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Paste:
+    """What a user pasted, read: the message in each form it may take, and its context."""
+
+    forms: tuple[str, ...]
+    """Candidate messages, most cleaned first, duplicates removed; the last is the text as pasted."""
+    exception: str
+    """The exception name in front of the message ("" when none)."""
+    frames: tuple[Frame, ...]
+    """The frames of the last traceback, outermost first (of the whole text when it has no header)."""
+
+
+def _named(head: str, rest: list[str]) -> tuple[str, list[str]]:
+    """Return the exception name in front of `head` ("" when none) and the messages after it."""
+    m = _EXCEPTION.match(head)
+    if not m:
+        return "", []
+    exception = m.group(1)
+    message = "\n".join([head[m.end():]] + rest)
+    # KeyError shows its message as a repr, in quotes.
+    if exception.split(".")[-1] == "KeyError" and len(message) >= 2 and message[0] in "'\"" and message[-1] == message[0]:
+        return exception, [message[1:-1], message]
+    return exception, [message]
+
+
+def _frames(lines: list[str]) -> tuple[Frame, ...]:
+    """Return the traceback frames among `lines`, outermost first."""
+    return tuple(Frame(m.group(1).replace("\\", "/"), int(m.group(2)), m.group(3) or "")
+                 for m in map(_FRAME.match, lines) if m)
+
+
+def _blank(line: str) -> bool:
+    return not line.strip(" \t")
+
+
+def _body(lines: list[str], traceback: bool) -> list[str]:
+    """Return the lines that carry the message: after a traceback's frames and code, without blank edges."""
+    body = lines
+    if traceback:
+        at = next((i for i, line in enumerate(lines) if not _blank(line) and line[0] not in " \t"), len(lines))
+        body = lines[at:]
+        while body and _blank(body[-1]):
+            body = body[:-1]
+    while body and _blank(body[0]):
+        body = body[1:]
+    return body
+
+
+def _last_paragraph(body: list[str]) -> tuple[str, list[str]]:
+    """Return the exception name and messages of the body's last paragraph, when it follows a blank line.
+
+    A CLI prints its usage, a blank line, then `Error: message`: the last paragraph is the error.
+    """
+    filled = [i for i, line in enumerate(body) if not _blank(line)]
+    ends = filled[-1] + 1
+    gap = max((i for i in range(ends) if _blank(body[i])), default=-1)
+    if gap <= 0:
+        return "", []
+    exception, forms = _named(body[gap + 1], body[gap + 2:ends])
+    if not exception:
+        return "", []
+    return exception, forms + ["\n".join(body[gap + 1:ends])]
+
+
+def read_paste(text: str) -> Paste:
+    """Return the candidate messages in `text`, its exception name and its traceback frames."""
+    lines = _LINE_BREAK.split(text)
+    starts = [i for i, line in enumerate(lines) if _TRACEBACK.search(line)]
+    # Frames and lines of an earlier, chained traceback belong to another exception.
+    last = lines[starts[-1] + 1:] if starts else lines
+    frames = _frames(last)
+    body = _body(last, bool(starts))
+    if not body:
+        return Paste((text,), "", frames)
+    head, named = strip_log(body[0])
+    exception, forms = _named(head, body[1:])
+    if not starts:
+        tail_exception, tail_forms = _last_paragraph(body)
+        if tail_exception:
+            exception, forms = tail_exception, tail_forms + forms
+    forms.append("\n".join([head] + body[1:]))
+    forms.append("\n".join([named] + body[1:]))
+    forms.append(text)
+    return Paste(tuple(dict.fromkeys(forms)), exception, frames)

@@ -1,0 +1,194 @@
+"""Ranking: every record a template or the words found, ordered by a named key; `search` itself.
+
+docs/matching.md, Ranking and Results. The key's fields compare in the order they are declared,
+greater first, and match.js compares the same fields in the same order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .index import Row, SearchIndex, Template, load_index
+from .match import Form, Tier, TemplateMatch, forms_of, match_row
+from .paste import Frame, Paste, read_paste
+from .text import WHITESPACE, tokenize
+from .words import WordScores, query, word_scores
+
+GENERIC_EXCEPTIONS = frozenset({"Error", "Exception", "Warning"})
+"""Names programs print in front of a message that say nothing about its class (click's `Error: ...`)."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class FrameHit:
+    """Where a pasted traceback names a record's raise: depth of the innermost such frame (1 = outermost, 0 = none)."""
+
+    at_line: int
+    """A frame in the record's file at the record's line."""
+    in_function: int
+    """A frame in the record's file and function."""
+    in_file: int
+    """A frame in the record's file (path suffix: 2+ trailing components, or the whole path)."""
+    suffix: int
+    """The most trailing path components any such frame shares with the record's path."""
+
+
+NO_FRAME = FrameHit(0, 0, 0, 0)
+
+
+def _shared_suffix(mine: list[str], theirs: list[str]) -> int:
+    """Return how many trailing path components two paths share."""
+    n = 0
+    while n < min(len(mine), len(theirs)) and mine[-1 - n] == theirs[-1 - n]:
+        n += 1
+    return n
+
+
+def frame_hit(row: Row, frames: tuple[Frame, ...]) -> FrameHit:
+    """Return where the paste's traceback names the row's raise."""
+    if not frames or not row.path:
+        return NO_FRAME
+    mine = row.path.split("/")
+    function = row.function.split(".")[-1] or "<module>"
+    at_line = in_function = in_file = suffix = 0
+    for depth, frame in enumerate(frames, 1):
+        n = _shared_suffix(mine, frame.path.split("/"))
+        if n < min(2, len(mine)):
+            continue
+        in_file, suffix = depth, max(suffix, n)
+        if frame.line == row.line:
+            at_line = depth
+        if frame.function.split(".")[-1] == function:
+            in_function = depth
+    return FrameHit(at_line, in_function, in_file, suffix)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class RankKey:
+    """How a result ranks: fields compare in order, greater first; equal keys go by id."""
+
+    tier: Tier
+    """How the result accounts for the paste."""
+    strength: float
+    """Quality for template matches (the one explaining most of the paste with literal text wins,
+    so a long message's template ranks above a short one that fits by swallowing the rest into a
+    value); the word score for word results."""
+    full: bool
+    """A full match over a cut one."""
+    frames: FrameHit
+    """Among records that explain the text alike, the traceback decides."""
+    exception: bool
+    """The pasted exception's last dotted part is the record's."""
+    active: bool
+    """Over removed."""
+    written: bool
+    """A written page over a skeleton."""
+    words: float
+    """For template matches, the word score: the most distinctive shared words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A record that may be a result, with what found it."""
+
+    row: int
+    """The record's position in the index."""
+    key: RankKey
+    match: TemplateMatch | None
+    """The template match, None for a word result."""
+    confident: bool
+    """The record's template explains the paste, and the paste's exception and traceback do not say otherwise."""
+
+
+def _names_a_class(name: str) -> bool:
+    """Return whether an exception name's last part is written like a class (CapWords)."""
+    return "A" <= name[:1] <= "Z"
+
+
+def _contradicts(paste: Paste, row: Row, frames: FrameHit) -> bool:
+    """Return whether the paste's exception name or traceback shows that the row did not raise it."""
+    theirs, mine = paste.exception.split(".")[-1], row.exception.split(".")[-1]
+    other_class = (_names_a_class(theirs) and theirs not in GENERIC_EXCEPTIONS and _names_a_class(mine)
+                   and theirs != mine)
+    return other_class or bool(paste.frames) and frames.in_file == 0
+
+
+def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: WordScores, paste: Paste) -> Candidate:
+    """Return row `d` as a candidate, with its rank key."""
+    row = index.rows[d]
+    score = words.score.get(d, 0.0)
+    exception = bool(paste.exception) and paste.exception.split(".")[-1] == row.exception.split(".")[-1]
+    frames = frame_hit(row, paste.frames)
+    if match is None:
+        key = RankKey(Tier.WORDS, score, False, frames, exception, not row.removed, row.written, 0.0)
+        return Candidate(d, key, None, False)
+    key = RankKey(match.tier, match.quality, match.end == "full", frames, exception, not row.removed, row.written,
+                  score)
+    return Candidate(d, key, match, match.explains and not _contradicts(paste, row, frames))
+
+
+def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: WordScores, limit: int) -> list[Candidate]:
+    """Return every record a template matched, and the word results that can reach the top `limit`."""
+    present = {w for w, _, _ in tokenize(forms[-1].norm)}
+    matched = {}
+    for d, row in enumerate(index.rows):
+        found = match_row(row, forms, present)
+        if found:
+            matched[d] = found
+    eligible = {d: s for d, s in words.score.items() if d in words.content}
+    # Only the best `limit` word scores (and their ties) can reach the top.
+    ranked = sorted(eligible.values(), reverse=True)
+    floor = ranked[limit - 1] if 0 < limit <= len(ranked) else 0.0
+    rows = sorted(set(matched) | {d for d, s in eligible.items() if s >= floor})
+    return [_candidate(index, d, matched.get(d), words, paste) for d in rows]
+
+
+def _end_of(message: str, start: int, count: int) -> int:
+    """Return the index in `message` after `count` normalised chars of literal text from `start`."""
+    i = start
+    while count > 0 and i < len(message):
+        if message[i] in WHITESPACE:
+            while i < len(message) and message[i] in WHITESPACE:
+                i += 1
+        else:
+            i += 2 if message[i:i + 2] in ("{{", "}}", "%%") else 1
+        count -= 1
+    return i
+
+
+def _template_spans(template: Template, covered: list[int]) -> list[list[int]]:
+    """Return the ranges of `template.message` a match covered, the last cut where the match stopped."""
+    literals = [s for s in template.segments if s is not None]
+    spans = []
+    for k, count in enumerate(covered):
+        start, end = template.spans[2 * k], template.spans[2 * k + 1]
+        if count:
+            spans.append([start, end if count == len(literals[k]) else _end_of(template.message, start, count)])
+    return spans
+
+
+def _result(index: SearchIndex, found: Candidate, words: WordScores) -> dict[str, Any]:
+    """Return one result as search gives it."""
+    row = index.rows[found.row]
+    match = found.match
+    if match is None:
+        spans = [[s, e] for w, s, e in tokenize(row.title) if w in words.shown and w not in index.stop]
+        return {"id": row.id, "score": found.key.strength, "kind": "near" if found.row in words.near else "words",
+                "values": [], "spans": spans, "confident": False, "variant": None}
+    template = row.templates[0 if match.variant is None else match.variant + 1]
+    return {"id": row.id, "score": match.quality, "kind": "full" if match.end == "full" else "partial",
+            "values": match.values, "spans": _template_spans(template, match.covered),
+            "confident": found.confident, "variant": match.variant}
+
+
+def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> list[dict[str, Any]]:
+    """Return the records that best match `text`, best first (see docs/matching.md, Results)."""
+    if not isinstance(index, SearchIndex):
+        index = load_index(index)
+    paste = read_paste(text)
+    forms = forms_of(paste)
+    words = word_scores(index, query(index, forms[0].norm))
+    found = _candidates(index, paste, forms, words, limit)
+    found.sort(key=lambda c: index.rows[c.row].id)
+    found.sort(key=lambda c: c.key, reverse=True)
+    return [_result(index, c, words) for c in found[:limit]]
