@@ -11,7 +11,6 @@ screen, then the time for one more query typed on the warm page.
 from __future__ import annotations
 
 import gzip
-import json
 import sys
 import tempfile
 import threading
@@ -24,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.synth import synthesize  # noqa: E402
 from generator import cli  # noqa: E402
+from generator.search.index import field_positions, read_index_script  # noqa: E402
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -60,9 +60,9 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="search-bench-"))
     synthesize(n, work / "content")
     cli.main(["build", "--content", str(work / "content"), "--out", str(work / "site"), "--quiet"])
-    index_js = (work / "site" / "search-index.js").read_bytes()
-    records = json.loads(index_js.decode().removeprefix("window.ERRORSITE_INDEX=").rstrip().removesuffix(";"))["records"]
-    query = "ValueError: " + filled(records[n // 2][2])
+    index = read_index_script((work / "site" / "search-index.js").read_bytes())
+    assert index is not None
+    query = "ValueError: " + filled(index["records"][n // 2][field_positions(index)["message"]])
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(work / "site")))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/search/index.html?q={quote(query)}"

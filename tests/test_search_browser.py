@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 
 from browser_support import Sites, open_tab
+from generator.search.index import field_positions, read_index_script
 from generator.search.rank import search
 
 TRACEBACK = """Traceback (most recent call last):
@@ -118,9 +118,10 @@ QUERIES = [
 @pytest.mark.parametrize("site", ["basic", "embedded"])
 def test_browser_and_python_rank_alike(browser: Any, sites: Sites, server_url: str, site: str) -> None:
     built = sites[site]
-    script = (built.out_path / "search-index.js").read_text(encoding="utf-8")
-    index = json.loads(script.removeprefix("window.ERRORSITE_INDEX=").rstrip().removesuffix(";"))
-    queries = QUERIES + [r[2] for r in index["records"][:20]]
+    index = read_index_script((built.out_path / "search-index.js").read_bytes())
+    assert index is not None
+    message = field_positions(index)["message"]
+    queries = QUERIES + [r[message] for r in index["records"][:20]]
     with open_tab(browser, server_url) as tab:
         tab.page.goto(built.url("search/index.html"))
         tab.page.wait_for_function("window.ERRORSITE_INDEX && window.ErrorsiteMatch")

@@ -1,4 +1,4 @@
-/* Error message matching: the algorithm of docs/matching.md, identical to generator/match.py. */
+/* Error message matching: the algorithm of docs/matching.md, identical to generator/search/. */
 (function (root) {
   "use strict";
   var K1 = 1.2, B = 0.75, MIN_LITERAL = 6, MAX_EXPR = 300, MAX_QUERY_TERMS = 64,
