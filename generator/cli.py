@@ -348,7 +348,7 @@ def run_lookup(args: argparse.Namespace) -> int:
 
     text = sys.stdin.read() if args.message == "-" else args.message
     site = load_site(args)
-    results = search(index_of(site.records), text, limit=args.limit)
+    results = search(index_of(site), text, limit=args.limit)
 
     def line(result: dict[str, Any]) -> str:
         record = site.by_id[result["id"]]

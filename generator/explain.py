@@ -110,7 +110,7 @@ def content_record(site: Site, query: str) -> tuple[dict[str, Any], str]:
     """Return the record that `query` (an id or a message) names in validated content."""
     record = site.by_id.get(query)
     if record is None:
-        record = site.by_id[_best_match(index_of(site.records), query)]
+        record = site.by_id[_best_match(index_of(site), query)]
     return render.record_data(record), f"{site.config.base_url}{record.url}"
 
 

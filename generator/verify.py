@@ -120,7 +120,7 @@ def verify(content_dir: Path, ids: Sequence[str] = (), today: str | None = None)
     settings = site.config.verify
     if settings.setup and records:
         setup(settings.setup, content_dir, settings.timeout)
-    index = index_of(site.records)
+    index = index_of(site)
     date = today or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     workers = max(1, min(len(records), os.cpu_count() or 1))
     with ThreadPoolExecutor(workers) as pool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,7 @@ from .template import Segments, compile_with_spans, first_word, repr_placeholder
 from .text import tokenize
 
 if TYPE_CHECKING:
-    from ..model import Record
+    from ..model import Record, Site
 
 INDEX_VERSION = 2
 """The format of the index; a reader of another version must not guess."""
@@ -129,8 +129,9 @@ def idf(n: int, df: int) -> float:
 
 
 def build_index(records: list[dict[str, Any]],
-                terms_of: Callable[[dict[str, Any]], dict[str, int]] = document_terms) -> dict[str, Any]:
-    """Return the compact, JSON-able search index of `records`; `terms_of` may answer from a cache."""
+                terms_of: Callable[[dict[str, Any]], dict[str, int]] = document_terms,
+                base_url: str = "") -> dict[str, Any]:
+    """Return the compact, JSON-able search index of `records` published at `base_url`; `terms_of` may answer from a cache."""
     records = sorted(records, key=lambda r: r["id"])
     for rec in records:
         _check_url(rec)
@@ -143,6 +144,7 @@ def build_index(records: list[dict[str, Any]],
     return {
         "version": INDEX_VERSION,
         "url": URL_PATTERN,
+        "base_url": base_url,
         "avgdl": average_length(lengths),
         "fields": list(INDEX_FIELDS),
         "stop": sorted(STOP_WORDS),
@@ -158,9 +160,9 @@ def average_length(lengths: list[int]) -> float:
     return round(sum(lengths) / len(lengths), 4) if lengths else 1
 
 
-def index_of(records: Iterable[Record]) -> dict[str, Any]:
-    """Return the search index of validated records."""
-    return build_index([search_entry(r) for r in records])
+def index_of(site: Site) -> dict[str, Any]:
+    """Return the search index of a validated site's records."""
+    return build_index([search_entry(r) for r in site.records], base_url=site.config.base_url)
 
 
 def field_positions(index: dict[str, Any]) -> dict[str, int]:
@@ -216,6 +218,8 @@ class SearchIndex:
     avgdl: float
     stop: frozenset[str]
     """Stop words, as the index lists them."""
+    base_url: str
+    """Where the site is published ("" when unknown): a paste that links to one of its pages decides."""
 
 
 def load_index(data: dict[str, Any]) -> SearchIndex:
@@ -237,7 +241,8 @@ def load_index(data: dict[str, Any]) -> SearchIndex:
                    bool(get("removed")), bool(get("written")), get("dl"), (main, *variants))
 
     return SearchIndex(tuple(row(values) for values in data["records"]), terms, {t: i for i, t in enumerate(terms)},
-                       data["idf"], data["postings"], data["avgdl"], frozenset(data["stop"]))
+                       data["idf"], data["postings"], data["avgdl"], frozenset(data["stop"]),
+                       data.get("base_url", ""))
 
 
 SCRIPT_START, SCRIPT_END = b"window.ERRORSITE_INDEX=", b";\n"

@@ -22,6 +22,9 @@ _TIMESTAMP = re.compile(
 )
 _LEVEL = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[ \t:|-]|$)")
 _LOGGER = re.compile(r"in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))")
+_URLISH = re.compile(r"[^ \t\n\r\f\v\xa0'\"<>()\[\]{}`]+")
+"""A run of text that may be a URL: no whitespace, quotes or brackets."""
+_WEB = re.compile(r"https?://")
 
 
 def strip_log(line: str) -> tuple[str, str]:
@@ -150,3 +153,18 @@ def read_paste(text: str) -> Paste:
     forms.append("\n".join([named] + body[1:]))
     forms.append(text)
     return Paste(tuple(dict.fromkeys(forms)), exception, frames)
+
+
+def page_ids(text: str, base_url: str) -> set[str]:
+    """Return the ids of the pages under `base_url` whose URL the text contains (docs/matching.md, Links)."""
+    site = base_url.split("://", 1)[1] if "://" in base_url else ""
+    path = site[site.find("/"):] if site else base_url
+    found = set()
+    for url in _URLISH.findall(text) if "errors/" in text else ():
+        url = url.rstrip(".,;:!?").split("#")[0].removesuffix("/index.html").removesuffix("/")
+        web = _WEB.match(url)
+        prefix = site if web else path
+        rest = url[web.end():] if web else url
+        if prefix and rest.startswith(prefix + "errors/"):
+            found.add(rest[len(prefix) + 7:])
+    return found

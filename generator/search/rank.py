@@ -11,7 +11,7 @@ from typing import Any
 
 from .index import Row, SearchIndex, Template, load_index
 from .match import Form, Tier, TemplateMatch, forms_of, match_row
-from .paste import Frame, Paste, read_paste
+from .paste import Frame, Paste, page_ids, read_paste
 from .text import WHITESPACE, tokenize
 from .words import WordScores, query, word_scores
 
@@ -67,6 +67,8 @@ def frame_hit(row: Row, frames: tuple[Frame, ...]) -> FrameHit:
 class RankKey:
     """How a result ranks: fields compare in order, greater first; equal keys go by id."""
 
+    linked: bool
+    """The paste contains the URL of the record's page: the page the message itself names."""
     tier: Tier
     """How the result accounts for the paste."""
     strength: float
@@ -97,7 +99,8 @@ class Candidate:
     match: TemplateMatch | None
     """The template match, None for a word result."""
     confident: bool
-    """The record's template explains the paste, and the paste's exception and traceback do not say otherwise."""
+    """The paste links to the record's page, or its template explains the paste and the paste's exception and
+    traceback do not say otherwise."""
 
 
 def _names_a_class(name: str) -> bool:
@@ -113,22 +116,30 @@ def _contradicts(paste: Paste, row: Row, frames: FrameHit) -> bool:
     return other_class or bool(paste.frames) and frames.in_file == 0
 
 
-def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: WordScores, paste: Paste) -> Candidate:
+def _linked(index: SearchIndex, text: str) -> set[int]:
+    """Return the rows whose page's URL under the index's `base_url` the text contains."""
+    ids = page_ids(text, index.base_url)
+    return {d for d, row in enumerate(index.rows) if row.id in ids} if ids else set()
+
+
+def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: WordScores, paste: Paste,
+               linked: bool) -> Candidate:
     """Return row `d` as a candidate, with its rank key."""
     row = index.rows[d]
     score = words.score.get(d, 0.0)
     exception = bool(paste.exception) and paste.exception.split(".")[-1] == row.exception.split(".")[-1]
     frames = frame_hit(row, paste.frames)
     if match is None:
-        key = RankKey(Tier.WORDS, score, False, frames, exception, not row.removed, row.written, 0.0)
-        return Candidate(d, key, None, False)
-    key = RankKey(match.tier, match.quality, match.end == "full", frames, exception, not row.removed, row.written,
-                  score)
-    return Candidate(d, key, match, match.explains and not _contradicts(paste, row, frames))
+        key = RankKey(linked, Tier.WORDS, score, False, frames, exception, not row.removed, row.written, 0.0)
+        return Candidate(d, key, None, linked)
+    key = RankKey(linked, match.tier, match.quality, match.end == "full", frames, exception, not row.removed,
+                  row.written, score)
+    return Candidate(d, key, match, linked or match.explains and not _contradicts(paste, row, frames))
 
 
-def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: WordScores, limit: int) -> list[Candidate]:
-    """Return every record a template matched, and the word results that can reach the top `limit`."""
+def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: WordScores, limit: int,
+                linked: set[int]) -> list[Candidate]:
+    """Return every record the paste links to or a template matched, and the word results that can reach the top `limit`."""
     present = {w for w, _, _ in tokenize(forms[-1].norm)}
     matched = {}
     for d, row in enumerate(index.rows):
@@ -139,8 +150,8 @@ def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: Word
     # Only the best `limit` word scores (and their ties) can reach the top.
     ranked = sorted(eligible.values(), reverse=True)
     floor = ranked[limit - 1] if 0 < limit <= len(ranked) else 0.0
-    rows = sorted(set(matched) | {d for d, s in eligible.items() if s >= floor})
-    return [_candidate(index, d, matched.get(d), words, paste) for d in rows]
+    rows = sorted(set(matched) | linked | {d for d, s in eligible.items() if s >= floor})
+    return [_candidate(index, d, matched.get(d), words, paste, d in linked) for d in rows]
 
 
 def _end_of(message: str, start: int, count: int) -> int:
@@ -171,14 +182,16 @@ def _result(index: SearchIndex, found: Candidate, words: WordScores) -> dict[str
     """Return one result as search gives it."""
     row = index.rows[found.row]
     match = found.match
+    linked = found.key.linked
     if match is None:
         spans = [[s, e] for w, s, e in tokenize(row.title) if w in words.shown and w not in index.stop]
-        return {"id": row.id, "score": found.key.strength, "kind": "near" if found.row in words.near else "words",
-                "values": [], "spans": spans, "confident": False, "variant": None}
+        kind = "link" if linked else "near" if found.row in words.near else "words"
+        return {"id": row.id, "score": found.key.strength, "kind": kind, "values": [], "spans": spans,
+                "confident": found.confident, "variant": None, "linked": linked}
     template = row.templates[0 if match.variant is None else match.variant + 1]
     return {"id": row.id, "score": match.quality, "kind": "full" if match.end == "full" else "partial",
             "values": match.values, "spans": _template_spans(template, match.covered),
-            "confident": found.confident, "variant": match.variant}
+            "confident": found.confident, "variant": match.variant, "linked": linked}
 
 
 def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> list[dict[str, Any]]:
@@ -188,7 +201,7 @@ def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> l
     paste = read_paste(text)
     forms = forms_of(paste)
     words = word_scores(index, query(index, forms[0].norm))
-    found = _candidates(index, paste, forms, words, limit)
+    found = _candidates(index, paste, forms, words, limit, _linked(index, text))
     found.sort(key=lambda c: index.rows[c.row].id)
     found.sort(key=lambda c: c.key, reverse=True)
     return [_result(index, c, words) for c in found[:limit]]
