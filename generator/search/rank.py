@@ -137,20 +137,30 @@ def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: W
     return Candidate(d, key, match, linked or match.explains and not _contradicts(paste, row, frames))
 
 
-def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: WordScores, limit: int,
-                linked: set[int]) -> list[Candidate]:
-    """Return every record the paste links to or a template matched, and the word results that can reach the top `limit`."""
+def _matched(index: SearchIndex, forms: list[Form]) -> dict[int, TemplateMatch]:
+    """Return the best template match of every row that has one."""
     present = {w for w, _, _ in tokenize(forms[-1].norm)}
     matched = {}
     for d, row in enumerate(index.rows):
         found = match_row(row, forms, present)
         if found:
             matched[d] = found
+    return matched
+
+
+def _word_rows(words: WordScores, limit: int) -> set[int]:
+    """Return the rows that can be word results: only the best `limit` word scores (and their ties) can reach the top."""
     eligible = {d: s for d, s in words.score.items() if d in words.content}
-    # Only the best `limit` word scores (and their ties) can reach the top.
     ranked = sorted(eligible.values(), reverse=True)
     floor = ranked[limit - 1] if 0 < limit <= len(ranked) else 0.0
-    rows = sorted(set(matched) | linked | {d for d, s in eligible.items() if s >= floor})
+    return {d for d, s in eligible.items() if s >= floor}
+
+
+def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: WordScores, limit: int,
+                linked: set[int]) -> list[Candidate]:
+    """Return every record the paste links to or a template matched, and the word results that can reach the top `limit`."""
+    matched = _matched(index, forms)
+    rows = sorted(set(matched) | linked | _word_rows(words, limit))
     return [_candidate(index, d, matched.get(d), words, paste, d in linked) for d in rows]
 
 

@@ -84,6 +84,23 @@ def _tail(text: str, lit: str, p: int, first: bool) -> int:
     return 0
 
 
+def _find(text: str, lit: str, p: int, first: bool, closing: bool) -> int:
+    """Return where the literal `lit` is found from `p`: as the opening, a middle or the closing literal."""
+    if closing:
+        return _ends_at(text, lit, p, first)
+    return _find_first(text, lit) if first else _find_after(text, lit, p)
+
+
+def _stop(text: str, lit: str, p: int, first: bool, closing: bool, covered: list[int], opening: int) -> Walk:
+    """Return how a walk ends at a literal that is not where it must be: text after it, or the text cut inside it."""
+    if closing and _find(text, lit, p, first, False) != MISSING:
+        return Walk("noise", covered + [len(lit)], [])
+    got = _tail(text, lit, p, first)
+    if first:
+        opening = len(text) - got
+    return Walk("cut" if opening == 0 else "noise", covered + [got], [])
+
+
 def walk(segs: Segments, text: str) -> Walk:
     """Return how the compiled template `segs` matches normalised `text` (docs/matching.md, Matching one template)."""
     covered: list[int] = []
@@ -99,10 +116,7 @@ def walk(segs: Segments, text: str) -> Walk:
             open_at = p
             continue
         first = k == 0
-        if k == last:
-            q = _ends_at(text, seg, p, first)
-        else:
-            q = _find_first(text, seg) if first else _find_after(text, seg, p)
+        q = _find(text, seg, p, first, k == last)
         if q == MISSING and k == last - 1 and len(seg) > 1 and seg[-1] == " ":
             # The last placeholder was empty, and trimming took the space before it.
             q = _ends_at(text, seg[:-1], p, first)
@@ -111,18 +125,9 @@ def walk(segs: Segments, text: str) -> Walk:
                     opening = q
                 if open_at >= 0:
                     ranges += [open_at, max(q, open_at)]
-                covered.append(len(seg))
-                return Walk(_explained(opening), covered, ranges + [len(text), len(text)])
+                return Walk(_explained(opening), covered + [len(seg)], ranges + [len(text), len(text)])
         if q == MISSING:
-            if k == last:
-                found = _find_first(text, seg) if first else _find_after(text, seg, p)
-                if found != MISSING:
-                    covered.append(len(seg))
-                    return Walk("noise", covered, [])
-            covered.append(_tail(text, seg, p, first))
-            if first:
-                opening = len(text) - covered[-1]
-            return Walk("cut" if opening == 0 else "noise", covered, [])
+            return _stop(text, seg, p, first, k == last, covered, opening)
         if first:
             opening = q
         if open_at >= 0:
