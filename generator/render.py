@@ -114,6 +114,7 @@ def environment(highlighter: highlight.Highlighter, compiled: Path | None = None
     )
     env.filters["md"] = lambda text: Markup(markdown.render(text, highlighter))
     env.filters["message_html"] = lambda text: Markup(message_html(text))
+    env.filters["pattern_json"] = pattern_json
     env.filters["path_html"] = lambda text: Markup(path_html(text))
     env.globals["variant_kinds"] = VARIANT_KINDS
     env.globals["review_reasons"] = REVIEW_REASONS
@@ -128,6 +129,11 @@ def message_html(message: str) -> str:
         safe = str(Markup.escape(text))
         out.append(f'<var class="ph">{safe}</var>' if hole else safe)
     return "".join(out)
+
+
+def pattern_json(message: str) -> str:
+    """Return the compiled template as JSON, for the page's script to find the reader's values (match.js `fill`)."""
+    return json.dumps(compile_template(message), ensure_ascii=False, separators=(",", ":"))
 
 
 def path_html(path: str) -> str:

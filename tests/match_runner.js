@@ -1,5 +1,5 @@
 // Reads {"index": ..., "calls": [[op, ...args], ...]} on stdin, where op is
-// "search", "fill" or "compile", and writes the list of answers as JSON.
+// "search" or "fill" (of a compiled template), and writes the list of answers as JSON.
 "use strict";
 const path = require("path");
 const match = require(path.join(__dirname, "..", "templates", "static", "match.js"));
@@ -12,7 +12,6 @@ process.stdin.on("end", () => {
   const answers = calls.map(([op, ...args]) => {
     if (op === "search") return match.search(index, args[0], args[1]);
     if (op === "fill") return match.fill(args[0], args[1]);
-    if (op === "compile") return match.compileTemplate(args[0]);
     throw new Error(`unknown op ${op}`);
   });
   process.stdout.write(JSON.stringify(answers));

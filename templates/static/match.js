@@ -1,12 +1,11 @@
 /* Error message matching: the algorithm of docs/matching.md, identical to generator/search/. */
 (function (root) {
   "use strict";
-  var K1 = 1.2, B = 0.75, MIN_LITERAL = 6, MAX_EXPR = 300, MAX_QUERY_TERMS = 64,
+  var K1 = 1.2, B = 0.75, MIN_LITERAL = 6, MAX_QUERY_TERMS = 64,
     MAX_FUZZY_TOKENS = 8, MAX_PREFIX_TERMS = 50, PREFIX_WEIGHT = 0.9, FUZZY_WEIGHTS = [1, 0.7, 0.5];
-  var WS = "[\t-\r\x1c- \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]", WS_RUN = RegExp(WS + "+", "g");
+  var WS = "[\t-\r\x1c- \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]";
   WS = RegExp("^" + WS + "$");
   var NON_WORD = [0x80, 0xbf, 0xd7, 0xd7, 0xf7, 0xf7, 0x2000, 0x2bff, 0x3000, 0x303f, 0xff00, 0xff0f, 0x1f000, 0x1faff];
-  var PERCENT = /%(?:\([^()]*\))?[-#0+]*(?:\*|[0-9]+)?(?:\.(?:\*|[0-9]+))?[hlL]?[diouxXeEfFgGcrsa]/y;
   var FRAME = /^[ \t]*File "([^"]+)", line ([0-9]+)(?:, in ([^ \t]+))?/;
   var TRACEBACK = /Traceback \(most recent call last\):/;
   var EXCEPTION = /^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+|$)/;
@@ -50,7 +49,6 @@
     }
     return [out.join(""), where];
   }
-  function collapse(text) { return lower(text).replace(WS_RUN, " "); }
   function tokenize(text) {
     var words = [], start = -1, i = 0, cur = "";
     for (var ch of lower(text) + " ") {
@@ -61,47 +59,7 @@
     return words;
   }
 
-  function close(m, i) {
-    var depth = 0, seen = 0;
-    for (var j = i; j < m.length && seen < MAX_EXPR; j++) {
-      var c = m.charCodeAt(j);
-      if (c < 0xdc00 || c > 0xdfff) seen++; else continue;
-      if (m[j] === "{") depth++;
-      else if (m[j] === "}" && --depth === 0) return j;
-    }
-    return -1;
-  }
   function pair(m, i) { var p = m.substr(i, 2); return p === "{{" || p === "}}" || p === "%%"; }
-  function unescape(m, start, end) {
-    var out = "";
-    for (var i = start; i < end; i += pair(m, i) && i + 1 < end ? 2 : 1) out += m[i];
-    return out;
-  }
-  function compileTemplate(m) {
-    var pieces = [], start = 0, i = 0, segs = [];
-    while (i < m.length) {
-      if (pair(m, i)) { i += 2; continue; }
-      var end = -1;
-      if (m[i] === "{") end = close(m, i) + 1;
-      else if (m[i] === "%") { PERCENT.lastIndex = i; end = PERCENT.exec(m) ? PERCENT.lastIndex : -1; }
-      if (end > 0) {
-        if (i > start) pieces.push([start, i]);
-        if (pieces[pieces.length - 1] !== null) pieces.push(null);
-        i = start = end; continue;
-      }
-      i++;
-    }
-    if (i > start) pieces.push([start, i]);
-    pieces.forEach((piece, k) => {
-      if (piece === null) { if (segs[segs.length - 1] !== null) segs.push(null); return; }
-      var s = piece[0], e = piece[1];
-      if (k === 0) while (s < e && isWs(m[s])) s++;
-      if (k === pieces.length - 1) while (e > s && isWs(m[e - 1])) e--;
-      var lit = collapse(unescape(m, s, e));
-      if (lit) segs.push(lit);
-    });
-    return segs;
-  }
 
   function boundary(t, q, lit) { return q === 0 || !isWord(lit.codePointAt(0)) || !isWord(cpBefore(t, q)); }
   function findFirst(t, lit) {
@@ -251,8 +209,9 @@
     for (var i = 0; i < spans.length; i += 2) out.push(spans[i + 1] > spans[i] ? raw.slice(where[spans[i]], where[spans[i + 1] - 1] + 1) : "");
     return out;
   }
-  function fill(message, text) {
-    var segs = compileTemplate(message), forms = readPaste(text).forms;
+  // The values of a compiled template's placeholders (generator/search/template.py compiles it) in the text, or null.
+  function fill(segs, text) {
+    var forms = readPaste(text).forms;
     for (var i = 0; i < forms.length; i++) {
       var nw = normalize(forms[i]), r = walk(segs, nw[0]);
       if (r[0] === "full") return valuesOf(forms[i], nw[1], r[2]);
@@ -492,7 +451,7 @@
   // A record of the index by id, fields by name (for the search page).
   function record(index, id) { var ix = load(index); return ix.rows[ix.byId.get(id)]; }
 
-  var api = { search: search, fill: fill, compileTemplate: compileTemplate, record: record };
+  var api = { search: search, fill: fill, record: record };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.ErrorsiteMatch = api;
 })(this);

@@ -6,7 +6,7 @@
   if (window.ErrorsiteYours) return;
   window.ErrorsiteYours = true;
   var M = window.ErrorsiteMatch, byId = document.getElementById.bind(document);
-  var article = document.querySelector("article.error[data-message]");
+  var article = document.querySelector("article.error[data-pattern]");
   var text = new URLSearchParams(window.location.search).get("m");
   if (!article || !text || !M) return;
 
@@ -30,7 +30,7 @@
   var values = null, names = [], table = byId("yours-table");
   wordings.forEach(function (w, i) {
     if (values) return;
-    values = M.fill(i ? w.getAttribute("data-message") : article.getAttribute("data-message"), text);
+    values = M.fill(JSON.parse((i ? w : article).getAttribute("data-pattern")), text);
     if (values) names = Array.from(w.querySelectorAll("var.ph")).map(function (v) { return v.textContent; });
   });
   if (!values) return;
