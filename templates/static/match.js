@@ -95,11 +95,11 @@
     }
     return 0;
   }
-  // Returns [end ("full", "cut" or "noise"), covered (code points per literal), values (UTF-16 ranges)].
+  // Returns {end ("full", "cut" or "noise"), covered (code points per literal), values (UTF-16 ranges)}, as walk.py.
   function walk(segs, t) {
     var covered = [], values = [], p = 0, open = -1, opening = 0, last = segs.length - 1;
     function cov(seg, k) { covered.push(cpLen(seg.slice(0, k))); }
-    if (!segs.length) return ["cut", covered, values];
+    if (!segs.length) return { end: "cut", covered, values };
     for (var k = 0; k < segs.length; k++) {
       var seg = segs[k];
       if (seg === null) { open = p; continue; }
@@ -113,18 +113,18 @@
           if (first) opening = q;
           if (open >= 0) values.push(open, Math.max(q, open));
           cov(seg, seg.length);
-          return [explained(opening), covered, values.concat([t.length, t.length])];
+          return { end: explained(opening), covered, values: values.concat([t.length, t.length]) };
         }
       }
       if (q === -2) {
         if (k === last && (first ? findFirst(t, seg) : findAfter(t, seg, p)) !== -2) {
           cov(seg, seg.length);
-          return ["noise", covered, []];
+          return { end: "noise", covered, values: [] };
         }
         var got = tail(t, seg, p, first);
         cov(seg, got);
         if (first) opening = t.length - got;
-        return [opening === 0 ? "cut" : "noise", covered, []];
+        return { end: opening === 0 ? "cut" : "noise", covered, values: [] };
       }
       if (first) opening = q;
       if (open >= 0) { values.push(open, Math.max(q, open)); open = -1; }
@@ -132,7 +132,7 @@
       p = q + seg.length;
     }
     if (open >= 0) values.push(open, t.length);
-    return [explained(opening), covered, values];
+    return { end: explained(opening), covered, values };
   }
   // A full match explains the text from its start; a template found further in is noise.
   function explained(opening) { return opening === 0 ? "full" : "noise"; }
@@ -214,7 +214,7 @@
     var forms = readPaste(text).forms;
     for (var i = 0; i < forms.length; i++) {
       var nw = normalize(forms[i]), r = walk(segs, nw[0]);
-      if (r[0] === "full") return valuesOf(forms[i], nw[1], r[2]);
+      if (r.end === "full") return valuesOf(forms[i], nw[1], r.values);
     }
     return null;
   }
@@ -234,7 +234,7 @@
       function get(name) { return values[at[name]]; }
       var first = get("first"), templates = [{ message: get("message"), pattern: get("pattern"), spans: get("spans"),
         first: first >= 0 ? index.terms[first] : "", reprs: get("reprs") }].concat(get("variants")).map(template);
-      return { id: get("id"), title: get("title"), exception: get("exception"), path: get("path"), line: get("line"),
+      return { id: get("id"), url: index.url.replace("{id}", get("id")), title: get("title"), exception: get("exception"), path: get("path"), line: get("line"),
         "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates: templates };
     });
     loaded = { rows: rows, byId: new Map(rows.map((row, d) => [row.id, d])), terms: index.terms, number: number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop: stop, base: index.base_url || "" };
@@ -321,15 +321,15 @@
   function matchTemplate(tpl, forms, variant) {
     var segs = tpl.segments, best = null;
     for (var i = 0; i < forms.length; i++) {
-      var f = forms[i], w = walk(segs, f.norm), total = quality(segs, f.norm, w[1], f.length), end = w[0];
+      var f = forms[i], w = walk(segs, f.norm), total = quality(segs, f.norm, w.covered, f.length), end = w.end;
       if ((total < MIN_LITERAL && 2 * total < f.length) || total === 0) continue;
       // A full or cut match fits the whole paste; text after the closing literal does not.
       // In a less cleaned form a leading placeholder would take the exception name or
       // log prefix as its value: such a partial is cut only in the most cleaned form.
       if (end === "cut" && i > 0 && segs[0] === null) end = "noise";
-      var values = end === "full" ? valuesOf(f.raw, f.where, w[2]) : [];
+      var values = end === "full" ? valuesOf(f.raw, f.where, w.values) : [];
       var reprsHold = tpl.reprs.every(n => n >= values.length || REPR.test(values[n]));
-      var found = { end: end, quality: total, covered: w[1], values: values, variant: variant, length: f.length, reprsHold: reprsHold };
+      var found = { end: end, quality: total, covered: w.covered, values: values, variant: variant, length: f.length, reprsHold: reprsHold };
       if (!best || fits(found, best) > 0) best = found;
       if (end === "full") break;
     }
@@ -448,7 +448,7 @@
     found.sort((a, b) => compareBy(RANK_ORDER, b.key, a.key) || (ix.rows[a.row].id < ix.rows[b.row].id ? -1 : 1));
     return found.slice(0, limit).map(c => result(ix, c, words));
   }
-  // A record of the index by id, fields by name (for the search page).
+  // A record of the index by id, fields by name, with its page's url (for the search page).
   function record(index, id) { var ix = load(index); return ix.rows[ix.byId.get(id)]; }
 
   var api = { search: search, fill: fill, record: record };

@@ -46,7 +46,7 @@
     var message = rec.templates[r.variant === null ? 0 : r.variant + 1].message;
     li.setAttribute("role", "none");
     a.id = "r-" + r.id;
-    a.href = root + "errors/" + r.id + "/index.html" + (exact ? "?m=" + encodeURIComponent(text) : "");
+    a.href = root + rec.url + "index.html" + (exact ? "?m=" + encodeURIComponent(text) : "");
     a.setAttribute("role", "option");
     a.append(el("span", "title", rec.title), el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind === "full" && !sure(r) ? "like" : r.kind]));
     if (full) highlighted(a.appendChild(el("p", "message-line")).appendChild(el("code")), exact ? message : rec.title, r.spans);
