@@ -137,6 +137,16 @@ def test_index_rows_carry_their_field_names(index: dict[str, Any]) -> None:
     assert not skeleton.written
 
 
+def test_both_runtimes_read_rows_by_field_name_not_position(index: dict[str, Any], js_answers: list[Any]) -> None:
+    # The same index with its fields in reverse order: a reader that took a value by position would differ.
+    order = list(reversed(index["fields"]))
+    at = {name: i for i, name in enumerate(index["fields"])}
+    shuffled = dict(index, fields=order, records=[[row[at[name]] for name in order] for row in index["records"]])
+    inputs = [case["input"] for case in CASES["cases"]]
+    assert [search(shuffled, text) for text in inputs] == [search(index, text) for text in inputs]
+    assert run_node(shuffled, [["search", text, 10] for text in inputs]) == js_answers
+
+
 def test_removed_record_ranks_below_its_active_twin(index: dict[str, Any]) -> None:
     ids = [r["id"] for r in search(index, "workers must be positive, got -2")]
     assert ids.index("name-positive") < ids.index("name-positive-old")
