@@ -14,6 +14,7 @@ NON_WORD_RANGES = ((0x80, 0xBF), (0xD7, 0xD7), (0xF7, 0xF7), (0x2000, 0x2BFF),
                    (0x3000, 0x303F), (0xFF00, 0xFF0F), (0x1F000, 0x1FAFF))
 """Code point ranges outside ASCII that are not word characters: symbols, punctuation, emoji."""
 
+
 def _lower_char(ch: str) -> str:
     low = ch.lower()
     if len(low) == 1 and (ord(low) > 0xFFFF) == (ord(ch) > 0xFFFF):
