@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_gitrepo import Repo
 
-from generator import extract, sync
+from generator.extract import sync
 from generator.problems import ProblemsFound, UserError
 from generator.recordjson import dumps
 
@@ -115,7 +115,7 @@ def add_prose(content: Path, record_id: str) -> None:
 
 def run(repo: Repo, content: Path, rev: str = "HEAD") -> sync.ExtractReport:
     """Run extract on `repo` at `rev` into `content`."""
-    return extract.run(repo.path, rev, REPO, content, [], [], False)
+    return sync.run(repo.path, rev, REPO, content, [], [], False)
 
 
 @pytest.fixture
@@ -318,7 +318,7 @@ def test_site_toml_repo_is_the_default_owner(tmp_path: Path) -> None:
     content = tmp_path / "content"
     content.mkdir()
     (content / "site.toml").write_text('repo = "owner/name"\n', encoding="utf-8")
-    report = extract.run(repo.path, "HEAD", None, content, [], [], False)
+    report = sync.run(repo.path, "HEAD", None, content, [], [], False)
     [record] = records(content).values()
     assert "repo" not in record["source"]
     assert record["id"] == hashlib.sha256(f"{REPO}\nm.py\n\nValueError\nv".encode()).hexdigest()[:16]
@@ -342,7 +342,7 @@ def test_broken_record_file_stops_the_run(tmp_path: Path) -> None:
 
 def test_bad_repo_name_is_a_user_error(tmp_path: Path) -> None:
     with pytest.raises(UserError) as caught:
-        extract.run(tmp_path, "HEAD", "not a repo name", tmp_path / "content", [], [], False)
+        sync.run(tmp_path, "HEAD", "not a repo name", tmp_path / "content", [], [], False)
     assert caught.value.page == "invalid-repo-name"
 
 

@@ -16,10 +16,10 @@ import io
 import re
 import tokenize
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
-from .model import Variant
+from ..model import Variant
 
 GETTEXT = frozenset({
     "_", "gettext", "ngettext", "gettext_lazy", "ngettext_lazy",
