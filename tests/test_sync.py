@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from test_gitrepo import Repo
 
+from generator import load, validate
 from generator.extract import sync
 from generator.problems import ProblemsFound, UserError
 from generator.recordjson import dumps
@@ -338,6 +339,39 @@ def test_broken_record_file_stops_the_run(tmp_path: Path) -> None:
     [problem] = caught.value.problems
     assert (problem.file, problem.page) == (str(content / "errors" / "bad.json") + ":2:3", "invalid-json")
     assert sorted(p.name for p in (content / "errors").iterdir()) == ["bad.json"]
+
+
+def test_a_record_with_a_byte_order_mark_passes_extract_as_it_passes_check(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'raise ValueError("v")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    run(repo, content)
+    [path] = (content / "errors").glob("*.json")
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    marked = path.read_bytes()
+    assert [r.id for r in validate.build_site(load.load(content)).records] == [path.stem]
+    report = run(repo, content)
+    assert [c.id for c in report.unchanged] == [path.stem] and not report.added and not report.removed
+    assert path.read_bytes() == marked
+
+
+@pytest.mark.parametrize("errors_folder", [True, False])
+def test_a_broken_site_toml_is_the_problem_check_reports(tmp_path: Path, errors_folder: bool) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'raise ValueError("v")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    (content / "errors").mkdir(parents=True)
+    (content / "site.toml").write_text('title = "x"\nbase_url = \n', encoding="utf-8")
+    checked = [(p.file, p.pointer, p.page) for p in load.load(content).problems]
+    if not errors_folder:
+        (content / "errors").rmdir()
+    with pytest.raises(ProblemsFound) as caught:
+        run(repo, content)
+    assert [(p.file, p.pointer, p.page) for p in caught.value.problems] == checked
+    assert checked == [(str(content / "site.toml"), "", "invalid-toml")]
+    assert not (content / "errors").exists() or not any((content / "errors").iterdir())
 
 
 def test_bad_repo_name_is_a_user_error(tmp_path: Path) -> None:

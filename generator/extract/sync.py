@@ -60,7 +60,7 @@ from typing import Any
 from .. import load, schema
 from ..config import settings_to_config
 from ..model import Config
-from ..problems import Invalid, Problem, ProblemsFound, UserError
+from ..problems import ProblemsFound, UserError
 from ..recordjson import dumps
 from . import git
 from .globs import FileFilter, with_flags
@@ -227,22 +227,16 @@ def run(
 
 def read(content_dir: Path) -> Existing:
     """Return the settings and records of `content_dir` (none yet is fine); unreadable files are a ProblemsFound."""
-    settings_file = content_dir / "site.toml"
     if (content_dir / "errors").is_dir():
         content = load.load(content_dir)
-        settings, records, problems = content.settings, content.records, list(content.problems)
     else:
-        settings, records, problems = {}, (), []
-        if settings_file.is_file():
-            try:
-                settings = load.read_toml(settings_file)
-            except Invalid as error:
-                problems.append(Problem.of(str(settings_file), "", error))
-    config, setting_problems = settings_to_config(settings, str(settings_file))
+        settings, problems = load.read_settings(content_dir)
+        content = load.Content(settings, str(content_dir / "site.toml"), (), problems)
+    config, setting_problems = settings_to_config(content.settings, content.settings_file)
     # A broken file stops the run: extract cannot tell which raise site it documents.
-    if problems or setting_problems:
-        raise ProblemsFound(problems + setting_problems)
-    return Existing(config, tuple(records))
+    if content.problems or setting_problems:
+        raise ProblemsFound([*content.problems, *setting_problems])
+    return Existing(config, content.records)
 
 
 def sync(
