@@ -16,7 +16,8 @@ from test_gitrepo import Repo
 
 from generator.extract import sync
 from generator.extract.globs import FileFilter
-from generator.extract.scan import WINDOW, scan_file, scan_files
+from generator.extract.scan import WINDOW, scan_files
+from generator.extract.sites import Scan
 
 MESSAGE_FORMS = [
     # (raise statement, exception, message template)
@@ -52,6 +53,11 @@ MESSAGE_FORMS = [
     ('raise ValueError("chained") from None', "ValueError", "chained"),
     ('raise ValueError("ünïcödé → ☃")', "ValueError", "ünïcödé → ☃"),
 ]
+
+
+def scan_file(path: str, data: bytes, asserts: bool = False) -> Scan:
+    """Return what a scan of a repository holding only this one file finds."""
+    return scan_files({path: data}, asserts)
 
 
 def body(statement: str) -> bytes:
@@ -99,10 +105,10 @@ def test_templates_are_the_same_on_newer_pythons(python: str) -> None:
         pytest.skip(f"{python} is not installed")
     forms = [statement for statement, _, _ in MESSAGE_FORMS]
     script = (
-        "import json, sys\nfrom generator.extract.scan import scan_file\n"
+        "import json, sys\nfrom generator.extract.scan import scan_files\n"
         "forms = json.load(sys.stdin)\n"
-        "print(json.dumps([[s.message for s in scan_file('m.py', "
-        "('def f(a, b, x, view, d, width, trans):\\n    ' + f + '\\n').encode()).sites] for f in forms]))\n"
+        "print(json.dumps([[s.message for s in scan_files({'m.py': "
+        "('def f(a, b, x, view, d, width, trans):\\n    ' + f + '\\n').encode()}).sites] for f in forms]))\n"
     )
     result = subprocess.run([interpreter, "-c", script], input=json.dumps(forms), capture_output=True,
                             text=True, cwd=Path(__file__).parent.parent, check=True)

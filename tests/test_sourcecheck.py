@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from test_extract import commit_sources
+from test_extract import scan_file
 from test_gitrepo import Repo
 
 from generator import cli, validate
 from generator.extract import sync
 from generator.extract.check import SourceReport, check_source
-from generator.extract.scan import scan_file
 from generator.extract.sites import RaiseSite
 from generator.load import RawRecord
 from generator.model import Config, Site, SourceSettings

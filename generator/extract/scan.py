@@ -33,8 +33,8 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from ..model import Variant
 from .messages import (
-    HOLE, MAX_VARIANTS, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain,
-    says_something,
+    HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
+    unique_variants,
 )
 from .raisers import OWN_MESSAGE_METHODS, ClassInfo, Function, ParsedFile, Raiser, Repository, body_nodes, module_name, with_hole
 from .sites import Mapped, ParseFailure, RaiseSite, Scan, Skipped
@@ -106,11 +106,6 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool) -> Scan:
             else:
                 skipped.append(found_site)
     return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
-
-
-def scan_file(path: str, data: bytes, asserts: bool = False, warns: bool = False) -> Scan:
-    """Return the raise sites of one file's bytes (a repository of that one file), or its parse failure."""
-    return scan_files({path: data}, asserts, warns)
 
 
 def _parse(path: str, data: bytes) -> ParsedFile | Skipped | ParseFailure:
@@ -390,7 +385,7 @@ class _Finder:
             printed = [Variant(_MESSAGE_FIELD.sub(lambda _: found.text, text), "alternative")
                        for site in own for text in [site.message, *(v.message for v in site.variants)]
                        if _MESSAGE_FIELD.search(text)]
-            return Message(found.text, _unique_variants(found.text, [*found.variants, *printed]))
+            return Message(found.text, unique_variants(found.text, [*found.variants, *printed]))
         return found
 
 
@@ -399,16 +394,6 @@ def _make_site(file: ParsedFile, node: ast.stmt | ast.expr, qualname: str, scope
     """Return the site of a message at a node, with its snippet."""
     start, code = _snippet(file.source, node, scope)
     return RaiseSite(file.path, node.lineno, qualname, exception, found.text, start, code, found.variants, kind)
-
-
-def _unique_variants(text: str, variants: Iterable[Variant]) -> tuple[Variant, ...]:
-    """Return variants without repeats or copies of the message, at most MAX_VARIANTS."""
-    seen, kept = {text}, []
-    for variant in variants:
-        if variant.message not in seen:
-            seen.add(variant.message)
-            kept.append(variant)
-    return tuple(kept[:MAX_VARIANTS])
 
 
 def _wrapped(found: Message, raiser: Raiser) -> Message:
