@@ -32,6 +32,7 @@ from .extract import git, sync
 from .extract.globs import FileFilter
 from .extract.sync import ExtractReport
 from .problems import UserError
+from .schema import REPO
 
 ACTION = "errorsite/errorsite"
 """The repository whose root holds errorsite's GitHub Action (`action.yml`)."""
@@ -44,9 +45,12 @@ IGNORED = ("site/", ".errorsite-cache/")
 
 _GITHUB = re.compile(
     r"(?:(?:https?|ssh|git)://(?:[^@/]+@)?github\.com(?::\d+)?/|[^@/:]+@github\.com:)"
-    r"(?P<owner>[A-Za-z0-9_.-]+)/(?P<name>[A-Za-z0-9_.-]+?)(?:\.git)?/?"
+    r"(?P<repo>[^/]+/[^/]+?)(?:\.git)?/?"
 )
-"""A GitHub remote URL: https, ssh (`git@github.com:owner/name.git`), ssh:// and git:// forms."""
+"""A GitHub remote URL: https, ssh (`git@github.com:owner/name.git`), ssh:// and git:// forms.
+
+Its `repo` counts only when it is an `owner/name` by the record format's pattern, so the
+site.toml init writes passes check."""
 
 NOT_CODE = frozenset({
     "tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks", "benchmark", "bench",
@@ -202,8 +206,8 @@ def github_remote(urls: dict[str, str]) -> Remote:
     names = ["origin"] if "origin" in urls else sorted(urls)
     for name in names:
         found = _GITHUB.fullmatch(urls[name].strip())
-        if found:
-            return Remote(f"{found['owner']}/{found['name']}", None)
+        if found and re.fullmatch(REPO, found["repo"]):
+            return Remote(found["repo"], None)
     shown = ", ".join(f"{name} {urls[name]}" for name in names)
     return Remote(None, f"no remote is on GitHub ({shown}), so site.toml has no repo:"
                   ' add repo = "owner/name", and set source_url for another host')
