@@ -66,8 +66,8 @@ def load(folder: Path) -> Content:
             hint="pass --content DIR, the folder that holds site.toml and errors/",
             page="content-not-found",
         )
-    settings, found = read_settings(folder)
-    problems = list(found)
+    settings, unread = read_settings(folder)
+    problems = list(unread)
     errors_dir = folder / "errors"
     if not errors_dir.is_dir():
         raise UserError(
