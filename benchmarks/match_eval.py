@@ -44,7 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.extract import scan_files  # noqa: E402
+from generator.extract.scan import scan_files  # noqa: E402
 from generator.search.index import SearchIndex, build_index, load_index  # noqa: E402
 from generator.search.paste import read_paste  # noqa: E402
 from generator.search.rank import frame_hit, search  # noqa: E402
