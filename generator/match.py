@@ -877,6 +877,9 @@ class TemplateMatch:
     """Code points of the paste form it matched, normalised."""
     reprs_hold: bool
     """Every placeholder that shows a repr holds text that looks like one (always true unless full)."""
+    cleaned: bool
+    """It matched the most cleaned paste form, or the template starts with a literal: a leading
+    placeholder did not take the exception name or log prefix that cleaning removed as its value."""
 
     @property
     def tier(self) -> Tier:
@@ -892,9 +895,9 @@ class TemplateMatch:
         return self.end == "cut" and self.quality >= CONFIDENT_CUT and self.covered[-1] > 0
 
 
-def _fits(match: TemplateMatch) -> tuple[int, int, bool]:
-    """Return what decides between two matches of one record: tier, quality, full over cut."""
-    return match.tier, match.quality, match.end == "full"
+def _fits(match: TemplateMatch) -> tuple[int, bool, int, bool]:
+    """Return what decides between two matches of one record: tier, cleaned, quality, full over cut."""
+    return match.tier, match.cleaned, match.quality, match.end == "full"
 
 
 def _match_template(template: Template, forms: list[Form], variant: int | None) -> TemplateMatch | None:
@@ -913,7 +916,8 @@ def _match_template(template: Template, forms: list[Form], variant: int | None) 
             end = "noise"
         values = _values(form.raw, form.where, spans) if end == "full" else []
         reprs_hold = all(n >= len(values) or _REPR.fullmatch(values[n]) for n in template.reprs)
-        found = TemplateMatch(end, total, covered, values, variant, len(form.norm), reprs_hold)
+        found = TemplateMatch(end, total, covered, values, variant, len(form.norm), reprs_hold,
+                              i == 0 or segs[0] is not None)
         if best is None or _fits(found) > _fits(best):
             best = found
         if end == "full":
@@ -1007,6 +1011,10 @@ class RankKey:
     linked: bool
     """The paste contains the URL of the record's page: the page the message itself names."""
     tier: Tier
+    cleaned: bool
+    """A template that starts with a placeholder explains the most cleaned paste form, not only a form
+    where the placeholder takes the exception name or log prefix (`{x}.{y} must be object` would take
+    `pkg.` of `pkg.Error: foo must be object`); always true for a template that starts with a literal."""
     strength: float
     """Quality for template matches (the one explaining most of the paste with literal text wins,
     so a long message's template ranks above a short one that fits by swallowing the rest into a
@@ -1059,9 +1067,9 @@ def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: W
     exception = bool(paste.exception) and paste.exception.split(".")[-1] == row.exception.split(".")[-1]
     frames = _frame_hit(row, paste.frames)
     if match is None:
-        key = RankKey(linked, Tier.WORDS, score, False, frames, exception, not row.removed, row.written, 0.0)
+        key = RankKey(linked, Tier.WORDS, False, score, False, frames, exception, not row.removed, row.written, 0.0)
         return Candidate(d, key, None, linked)
-    key = RankKey(linked, match.tier, match.quality, match.end == "full", frames, exception, not row.removed,
+    key = RankKey(linked, match.tier, match.cleaned, match.quality, match.end == "full", frames, exception, not row.removed,
                   row.written, score)
     return Candidate(d, key, match, linked or match.explains and not _contradicts(paste, row, frames))
 

@@ -223,7 +223,7 @@
       while (body.length && blank(body[body.length - 1])) body = body.slice(0, -1);
     }
     while (body.length && blank(body[0])) body = body.slice(1);
-    if (!body.length) return { forms: [text], exception: "", frames: frames };
+    if (!body.length) return { forms: [text], exception: "", frames };
     var stripped = stripLog(body[0]), head = stripped[0], found = named(head, body.slice(1));
     var exception = found[0], forms = found[1];
     if (start < 0) {
@@ -235,7 +235,7 @@
       if (tail[0]) { exception = tail[0]; forms = tail[1].concat([body.slice(gap + 1, ends).join("\n")], forms); }
     }
     forms.push([head].concat(body.slice(1)).join("\n"), [stripped[1]].concat(body.slice(1)).join("\n"), text);
-    return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception: exception, frames: frames };
+    return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception, frames };
   }
   // The space an empty placeholder implies is covered for the spans, but is not in the paste.
   function quality(segs, t, covered, length) {
@@ -276,9 +276,9 @@
       var first = get("first"), templates = [{ message: get("message"), pattern: get("pattern"), spans: get("spans"),
         first: first >= 0 ? index.terms[first] : "", reprs: get("reprs") }].concat(get("variants")).map(template);
       return { id: get("id"), title: get("title"), exception: get("exception"), path: get("path"), line: get("line"),
-        "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates: templates };
+        "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates };
     });
-    loaded = { rows: rows, byId: new Map(rows.map((row, d) => [row.id, d])), terms: index.terms, number: number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop: stop, base: index.base_url || "" };
+    loaded = { rows, byId: new Map(rows.map((row, d) => [row.id, d])), terms: index.terms, number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop, base: index.base_url || "" };
     cache.set(index, loaded);
     return loaded;
   }
@@ -353,7 +353,7 @@
   // --- templates against the paste
   var WORDS = 1, NOISY = 2, EXPLAINS = 3;
   function tierOf(m) { return m.end === "noise" ? NOISY : EXPLAINS; }
-  function fits(a, b) { return tierOf(a) - tierOf(b) || a.quality - b.quality || (a.end === "full") - (b.end === "full"); }
+  function fits(a, b) { return tierOf(a) - tierOf(b) || a.cleaned - b.cleaned || a.quality - b.quality || (a.end === "full") - (b.end === "full"); }
   // The template explains the paste on its own text (docs/matching.md, Confidence).
   function explains(m) {
     if (m.end === "full") return (3 * m.quality >= 2 * m.length || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
@@ -370,7 +370,8 @@
       if (end === "cut" && i > 0 && segs[0] === null) end = "noise";
       var values = end === "full" ? valuesOf(f.raw, f.where, w[2]) : [];
       var reprsHold = tpl.reprs.every(n => n >= values.length || REPR.test(values[n]));
-      var found = { end: end, quality: total, covered: w[1], values: values, variant: variant, length: f.length, reprsHold: reprsHold };
+      var found = { end, quality: total, covered: w[1], values, variant, length: f.length, reprsHold,
+        cleaned: !i || segs[0] !== null };
       if (!best || fits(found, best) > 0) best = found;
       if (end === "full") break;
     }
@@ -387,7 +388,7 @@
   }
 
   // --- ranking: a key's fields compare in this order, greater first; equal keys go by id
-  var RANK_ORDER = ["linked", "tier", "strength", "full", "frames", "exception", "active", "written", "words"];
+  var RANK_ORDER = ["linked", "tier", "cleaned", "strength", "full", "frames", "exception", "active", "written", "words"];
   var FRAME_ORDER = ["atLine", "inFunction", "inFile", "suffix"];
   function compareBy(order, a, b) {
     for (var i = 0; i < order.length; i++) {
@@ -436,10 +437,10 @@
   }
   function candidate(ix, d, m, words, paste, link) {
     var row = ix.rows[d], score = words.score.get(d) || 0, frames = frameHit(row, paste.frames);
-    var key = { linked: link, tier: m ? tierOf(m) : WORDS, strength: m ? m.quality : score, full: !!m && m.end === "full",
-      frames: frames, exception: !!paste.exception && lastName(paste.exception) === lastName(row.exception),
+    var key = { linked: link, tier: m ? tierOf(m) : WORDS, cleaned: !!m && m.cleaned, strength: m ? m.quality : score, full: !!m && m.end === "full",
+      frames, exception: !!paste.exception && lastName(paste.exception) === lastName(row.exception),
       active: !row.removed, written: row.written, words: m ? score : 0 };
-    return { row: d, key: key, match: m, confident: link || !!m && explains(m) && !contradicts(paste, row, frames) };
+    return { row: d, key, match: m, confident: link || !!m && explains(m) && !contradicts(paste, row, frames) };
   }
   function candidates(ix, paste, forms, words, limit, links) {
     var present = new Set(tokenize(forms[forms.length - 1].norm).map(w => w[0])), matched = new Map();
@@ -476,14 +477,14 @@
     if (m) spans = templateSpans(row.templates[m.variant === null ? 0 : m.variant + 1], m.covered);
     else tokenize(row.title).forEach(w => { if (words.shown.has(w[0]) && !ix.stop.has(w[0])) spans.push([w[1], w[2]]); });
     return { id: row.id, score: m ? m.quality : c.key.strength, kind: m ? (m.end === "full" ? "full" : "partial") : link ? "link" : words.near.has(c.row) ? "near" : "words",
-      values: m ? m.values : [], spans: spans, confident: c.confident, variant: m ? m.variant : null, linked: link };
+      values: m ? m.values : [], spans, confident: c.confident, variant: m ? m.variant : null, linked: link };
   }
   function lastName(name) { return name.split(".").pop(); }
 
   function search(index, text, limit) {
     if (limit === undefined) limit = 10;
     var ix = load(index), paste = readPaste(text);
-    var forms = paste.forms.map(raw => { var nw = normalize(raw); return { raw: raw, norm: nw[0], where: nw[1], length: cpLen(nw[0]) }; });
+    var forms = paste.forms.map(raw => { var nw = normalize(raw); return { raw, norm: nw[0], where: nw[1], length: cpLen(nw[0]) }; });
     var words = wordScores(ix, query(ix, forms[0].norm)), found = candidates(ix, paste, forms, words, limit, linked(ix, text));
     // Ids are unique: no two candidates compare equal.
     found.sort((a, b) => compareBy(RANK_ORDER, b.key, a.key) || (ix.rows[a.row].id < ix.rows[b.row].id ? -1 : 1));
@@ -492,7 +493,7 @@
   // A record of the index by id, fields by name (for the search page).
   function record(index, id) { var ix = load(index); return ix.rows[ix.byId.get(id)]; }
 
-  var api = { search: search, fill: fill, compileTemplate: compileTemplate, record: record };
+  var api = { search, fill, compileTemplate, record };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.ErrorsiteMatch = api;
 })(this);
