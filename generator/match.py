@@ -31,6 +31,8 @@ PREFIX_WEIGHT = 0.9
 FUZZY_WEIGHTS = (1.0, 0.7, 0.5)
 CONFIDENT_LITERAL = 20
 """A full match whose literal text is under two thirds of the message needs this many literal characters to be confident."""
+MIN_WRAP = 40
+"""A paste whose longest lines are this long or longer may have been cut at a terminal's width."""
 CONFIDENT_CUT = 30
 """A cut partial needs this many literal characters, and to stop inside a literal, to be confident."""
 GENERIC_EXCEPTIONS = frozenset({"Error", "Exception", "Warning"})
@@ -450,6 +452,8 @@ class Paste:
     """The exception name in front of the message ("" when none)."""
     frames: tuple[Frame, ...]
     """The frames of the last traceback, outermost first (of the whole text when it has no header)."""
+    firsts: tuple[int, ...] = (0,)
+    """Where in `forms` each reading of the paste (its cut lines joined, as pasted) starts: its most cleaned form."""
 
 
 def _named(head: str, rest: list[str]) -> tuple[str, list[str]]:
@@ -465,8 +469,40 @@ def _named(head: str, rest: list[str]) -> tuple[str, list[str]]:
     return exception, [message]
 
 
+def _unwrap(text: str) -> str | None:
+    """Return `text` with a terminal's hard wrap undone, or None when it has none.
+
+    A terminal that cuts long lines cuts them at its width: a line of the paste's greatest
+    length (at least MIN_WRAP code points) continues on the next line, unless that one starts
+    with whitespace or is blank (then the break reads as the space it may have been anyway).
+    """
+    lines = _LINE_BREAK.split(text)
+    width = max(len(line) for line in lines)
+    out = lines[0]
+    joined = False
+    for before, line in zip(lines, lines[1:]):
+        cut = width >= MIN_WRAP and len(before) == width and line[:1] not in ("", " ", "\t")
+        joined = joined or cut
+        out += ("" if cut else "\n") + line
+    return out if joined else None
+
+
 def read_paste(text: str) -> Paste:
-    """Return the candidate messages in `text`, its exception name and its traceback frames."""
+    """Return the candidate messages in `text`, its exception name and its traceback frames.
+
+    A paste that a terminal hard-wrapped is read with its cut lines joined first, then as pasted.
+    """
+    joined = _unwrap(text)
+    paste = _read(text)
+    if joined is None:
+        return paste
+    first = _read(joined)
+    forms = tuple(dict.fromkeys(first.forms + paste.forms))
+    return Paste(forms, first.exception, first.frames, (0, forms.index(paste.forms[0])))
+
+
+def _read(text: str) -> Paste:
+    """Return the candidate messages in `text`, its exception name and its traceback frames, lines as they are."""
     lines = _LINE_BREAK.split(text)
     starts = [i for i, line in enumerate(lines) if _TRACEBACK.search(line)]
     # Frames of an earlier, chained traceback belong to another exception.
@@ -846,6 +882,8 @@ class Form:
     norm: str
     where: list[int]
     """Each normalised character's index in `raw`."""
+    first: bool
+    """The most cleaned form of a reading of the paste."""
 
 
 class Tier(IntEnum):
@@ -904,7 +942,7 @@ def _match_template(template: Template, forms: list[Form], variant: int | None) 
     """Return the best match of `template` over the paste forms, or None."""
     segs = template.segments
     best: TemplateMatch | None = None
-    for i, form in enumerate(forms):
+    for form in forms:
         end, covered, spans = _walk(segs, form.norm)
         total = _quality(segs, form.norm, covered)
         if total < MIN_LITERAL and 2 * total < len(form.norm) or total == 0:
@@ -912,12 +950,12 @@ def _match_template(template: Template, forms: list[Form], variant: int | None) 
         # A full or cut match fits the whole paste; text after the closing literal does not.
         # In a less cleaned form a leading placeholder would take the exception name or
         # log prefix as its value: such a partial is cut only in the most cleaned form.
-        if end == "cut" and i > 0 and segs[0] is None:
+        if end == "cut" and not form.first and segs[0] is None:
             end = "noise"
         values = _values(form.raw, form.where, spans) if end == "full" else []
         reprs_hold = all(n >= len(values) or _REPR.fullmatch(values[n]) for n in template.reprs)
         found = TemplateMatch(end, total, covered, values, variant, len(form.norm), reprs_hold,
-                              i == 0 or segs[0] is not None)
+                              form.first or segs[0] is not None)
         if best is None or _fits(found) > _fits(best):
             best = found
         if end == "full":
@@ -1139,7 +1177,7 @@ def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> l
     if not isinstance(index, SearchIndex):
         index = load_index(index)
     paste = read_paste(text)
-    forms = [Form(raw, *normalize(raw)) for raw in paste.forms]
+    forms = [Form(raw, *normalize(raw), i in paste.firsts) for i, raw in enumerate(paste.forms)]
     words = _word_scores(index, _query(index, forms[0].norm))
     found = _candidates(index, paste, forms, words, limit, _linked(index, text))
     found.sort(key=lambda c: index.rows[c.row].id)

@@ -21,7 +21,7 @@
   // What Python's repr of a value looks like: quoted, bracketed, a call, a number or a constant.
   var REPR = new RegExp("^(?:[bBrRuUfF]{0,2}(['\"])[\\s\\S]*\\1|\\[[\\s\\S]*\\]|\\([\\s\\S]*\\)|\\{[\\s\\S]*\\}|<[\\s\\S]*>" +
     "|[A-Za-z_][A-Za-z0-9_.]*\\([\\s\\S]*\\)|[-+]?[0-9][A-Za-z0-9_.+-]*|None|True|False|Ellipsis|NotImplemented|[-+]?inf|nan)$");
-  var CONFIDENT_LITERAL = 20, CONFIDENT_CUT = 30, GENERIC_EXCEPTIONS = ["Error", "Exception", "Warning"];
+  var CONFIDENT_LITERAL = 20, CONFIDENT_CUT = 30, MIN_WRAP = 40, GENERIC_EXCEPTIONS = ["Error", "Exception", "Warning"];
 
   function isWs(ch) { return WS.test(ch); }
   function cpLen(s) { var n = 0; for (var i = 0; i < s.length; i++) { var c = s.charCodeAt(i); if (c < 0xdc00 || c > 0xdfff) n++; } return n; }
@@ -208,8 +208,28 @@
       return [m[1], [message.slice(1, -1), message]];
     return [m[1], [message]];
   }
-  // Returns {forms (most cleaned first), exception, frames (of the last traceback, outermost first)}.
+  // A terminal's hard wrap cuts lines at its width: a line of the greatest length (MIN_WRAP+ code points)
+  // continues on the next, unless that starts with whitespace or is blank. Returns null when none is cut.
+  function unwrap(text) {
+    var lines = text.split(/\r\n|\r|\n/), width = lines.reduce((w, l) => Math.max(w, cpLen(l)), 0), out = lines[0], joined = false;
+    for (var i = 1; i < lines.length; i++) {
+      var cut = width >= MIN_WRAP && cpLen(lines[i - 1]) === width && /^[^ \t]/.test(lines[i]);
+      joined = joined || cut;
+      out += (cut ? "" : "\n") + lines[i];
+    }
+    return joined ? out : null;
+  }
+  // Returns {forms, exception, frames, firsts (where each reading's most cleaned form is)}: of the text with
+  // its cut lines joined, then as pasted.
   function readPaste(text) {
+    var joined = unwrap(text), paste = read(text);
+    if (joined === null) return paste;
+    var first = read(joined), forms = first.forms.concat(paste.forms);
+    forms = forms.filter((f, i) => forms.indexOf(f) === i);
+    return { forms, exception: first.exception, frames: first.frames, firsts: [0, forms.indexOf(paste.forms[0])] };
+  }
+  // Returns {forms (most cleaned first), exception, frames (of the last traceback, outermost first)}, lines as they are.
+  function read(text) {
     var lines = text.split(/\r\n|\r|\n/), frames = [], body = lines, start = -1, m;
     lines.forEach((line, i) => { if (TRACEBACK.test(line)) start = i; });
     // Frames of an earlier, chained traceback belong to another exception.
@@ -223,7 +243,7 @@
       while (body.length && blank(body[body.length - 1])) body = body.slice(0, -1);
     }
     while (body.length && blank(body[0])) body = body.slice(1);
-    if (!body.length) return { forms: [text], exception: "", frames };
+    if (!body.length) return { forms: [text], exception: "", frames, firsts: [0] };
     var stripped = stripLog(body[0]), head = stripped[0], found = named(head, body.slice(1));
     var exception = found[0], forms = found[1];
     if (start < 0) {
@@ -235,7 +255,7 @@
       if (tail[0]) { exception = tail[0]; forms = tail[1].concat([body.slice(gap + 1, ends).join("\n")], forms); }
     }
     forms.push([head].concat(body.slice(1)).join("\n"), [stripped[1]].concat(body.slice(1)).join("\n"), text);
-    return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception, frames };
+    return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception, frames, firsts: [0] };
   }
   // The space an empty placeholder implies is covered for the spans, but is not in the paste.
   function quality(segs, t, covered, length) {
@@ -367,11 +387,11 @@
       // A full or cut match fits the whole paste; text after the closing literal does not.
       // In a less cleaned form a leading placeholder would take the exception name or
       // log prefix as its value: such a partial is cut only in the most cleaned form.
-      if (end === "cut" && i > 0 && segs[0] === null) end = "noise";
+      if (end === "cut" && !f.first && segs[0] === null) end = "noise";
       var values = end === "full" ? valuesOf(f.raw, f.where, w[2]) : [];
       var reprsHold = tpl.reprs.every(n => n >= values.length || REPR.test(values[n]));
       var found = { end, quality: total, covered: w[1], values, variant, length: f.length, reprsHold,
-        cleaned: !i || segs[0] !== null };
+        cleaned: f.first || segs[0] !== null };
       if (!best || fits(found, best) > 0) best = found;
       if (end === "full") break;
     }
@@ -484,7 +504,7 @@
   function search(index, text, limit) {
     if (limit === undefined) limit = 10;
     var ix = load(index), paste = readPaste(text);
-    var forms = paste.forms.map(raw => { var nw = normalize(raw); return { raw, norm: nw[0], where: nw[1], length: cpLen(nw[0]) }; });
+    var forms = paste.forms.map((raw, i) => { var nw = normalize(raw); return { raw, norm: nw[0], where: nw[1], length: cpLen(nw[0]), first: paste.firsts.includes(i) }; });
     var words = wordScores(ix, query(ix, forms[0].norm)), found = candidates(ix, paste, forms, words, limit, linked(ix, text));
     // Ids are unique: no two candidates compare equal.
     found.sort((a, b) => compareBy(RANK_ORDER, b.key, a.key) || (ix.rows[a.row].id < ix.rows[b.row].id ? -1 : 1));
