@@ -109,12 +109,13 @@
     while (q >= 0 && !boundary(t, q, lit)) q = t.indexOf(lit, q + 1);
     return q >= 0 ? q : -2;
   }
+  // A literal only of a space starts earlier only when not found at or after p: values are rarely empty.
   function findAfter(t, lit, p) {
-    if (lit[0] === " ") {
-      if (p === 0 && t.startsWith(lit.slice(1))) return -1;
-      if (p > 0 && t[p - 1] === " ") p--;
-    }
     var q = t.indexOf(lit, p);
+    if (lit[0] === " " && (lit !== " " || q < 0)) {
+      if (p === 0 && t.startsWith(lit.slice(1))) return -1;
+      if (p > 0 && t[p - 1] === " ") q = t.indexOf(lit, p - 1);
+    }
     return q >= 0 ? q : -2;
   }
   function endsAt(t, lit, p, first) {
