@@ -76,6 +76,8 @@ _LOGGER = re.compile(r"in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?
 _URLISH = re.compile(r"[^ \t\n\r\f\v\xa0'\"<>()\[\]{}`]+")
 """A run of text that may be a URL: no whitespace, quotes or brackets."""
 _WEB = re.compile(r"https?://")
+_SUGGESTION = re.compile(r"[ \t]+(?:Did you mean[^\n]*\?|\(Possible options: [^\n]*\))[ \t]*\Z")
+"""A suggestion appended to a message: `Did you mean ...?` (Python, click, ...), click's `(Possible options: ...)`."""
 
 Segments = list[str | None]
 
@@ -538,6 +540,11 @@ def _read(text: str) -> Paste:
     forms.append("\n".join([head] + body[1:]))
     forms.append("\n".join([named] + body[1:]))
     forms.append(text)
+    # A suggestion a library appends to the message (`Did you mean --mode?`) is no part of its template.
+    start = forms[0].rfind("\n") + 1
+    suggestion = _SUGGESTION.search(forms[0], start) if len(forms[0]) - start <= MAX_EXPR else None
+    if suggestion:
+        forms.insert(0, forms[0][:suggestion.start()])
     return Paste(tuple(dict.fromkeys(forms)), exception, frames)
 
 

@@ -17,6 +17,7 @@
     "(?:Z|[+-][0-9]{2}:?[0-9]{2})?|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?", "y");
   var LEVEL = /(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[ \t:|-]|$)/y;
   var LOGGER = /in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))/y;
+  var SUGGESTION = /[ \t]+(?:Did you mean[^\n]*\?|\(Possible options: [^\n]*\))[ \t]*$/;
   var ASCII = /^[\x00-\x7f]*$/, URLISH = /[^ \t\n\r\f\v\xa0'"<>()[\]{}`]+/g;
   // What Python's repr of a value looks like: quoted, bracketed, a call, a number or a constant.
   var REPR = new RegExp("^(?:[bBrRuUfF]{0,2}(['\"])[\\s\\S]*\\1|\\[[\\s\\S]*\\]|\\([\\s\\S]*\\)|\\{[\\s\\S]*\\}|<[\\s\\S]*>" +
@@ -256,6 +257,9 @@
       if (tail[0]) { exception = tail[0]; forms = tail[1].concat([body.slice(gap + 1, ends).join("\n")], forms); }
     }
     forms.push([head].concat(body.slice(1)).join("\n"), [stripped[1]].concat(body.slice(1)).join("\n"), text);
+    // A suggestion a library appends to the message (`Did you mean --mode?`) is no part of its template.
+    var start = forms[0].lastIndexOf("\n") + 1, last = forms[0].slice(start), hint = cpLen(last) <= MAX_EXPR && SUGGESTION.exec(last);
+    if (hint) forms.unshift(forms[0].slice(0, start + hint.index));
     return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception, frames, firsts: [0] };
   }
   // The space an empty placeholder implies is covered for the spans, but is not in the paste.
