@@ -930,6 +930,9 @@ class TemplateMatch:
     cleaned: bool
     """It matched the most cleaned paste form, or the template starts with a literal: a leading
     placeholder did not take the exception name or log prefix that cleaning removed as its value."""
+    held: int
+    """For a full match, the normalised code points of the values that a literal follows and that
+    are one word looking like a repr (`'--token'`, `[1, 2]` is two): the template bounds them."""
 
     @property
     def tier(self) -> Tier:
@@ -940,7 +943,7 @@ class TemplateMatch:
     def explains(self) -> bool:
         """Return whether the template explains the paste on its own text (see docs/matching.md, Confidence)."""
         if self.end == "full":
-            enough = 3 * self.quality >= 2 * self.length or self.quality >= CONFIDENT_LITERAL
+            enough = 3 * self.quality >= 2 * (self.length - self.held) or self.quality >= CONFIDENT_LITERAL
             return enough and self.reprs_hold
         return self.end == "cut" and self.quality >= CONFIDENT_CUT and self.covered[-1] > 0
 
@@ -948,6 +951,17 @@ class TemplateMatch:
 def _fits(match: TemplateMatch) -> tuple[int, bool, int, bool]:
     """Return what decides between two matches of one record: tier, cleaned, quality, full over cut."""
     return match.tier, match.cleaned, match.quality, match.end == "full"
+
+
+def _held(segs: Segments, norm: str, spans: list[int]) -> int:
+    """Return the code points of the values of a full match that a literal follows and that are one word like a repr."""
+    held = 0
+    for n, k in enumerate(k for k, seg in enumerate(segs) if seg is None):
+        value = norm[spans[2 * n]:spans[2 * n + 1]]
+        word = value.strip(" ")
+        if k < len(segs) - 1 and word and " " not in word and _REPR.fullmatch(word):
+            held += len(value)
+    return held
 
 
 def _match_template(template: Template, forms: list[Form], variant: int | None) -> TemplateMatch | None:
@@ -966,8 +980,9 @@ def _match_template(template: Template, forms: list[Form], variant: int | None) 
             end = "noise"
         values = _values(form.raw, form.where, spans) if end == "full" else []
         reprs_hold = all(n >= len(values) or _REPR.fullmatch(values[n]) for n in template.reprs)
+        held = _held(segs, form.norm, spans) if end == "full" else 0
         found = TemplateMatch(end, total, covered, values, variant, len(form.norm), reprs_hold,
-                              form.first or segs[0] is not None)
+                              form.first or segs[0] is not None, held)
         if best is None or _fits(found) > _fits(best):
             best = found
         if end == "full":

@@ -381,8 +381,19 @@
   function fits(a, b) { return tierOf(a) - tierOf(b) || a.cleaned - b.cleaned || a.quality - b.quality || (a.end === "full") - (b.end === "full"); }
   // The template explains the paste on its own text (docs/matching.md, Confidence).
   function explains(m) {
-    if (m.end === "full") return (3 * m.quality >= 2 * m.length || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
+    if (m.end === "full") return (3 * m.quality >= 2 * (m.length - m.held) || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
     return m.end === "cut" && m.quality >= CONFIDENT_CUT && m.covered[m.covered.length - 1] > 0;
+  }
+  // Code points of a full match's values that a literal follows and that are one word like a repr.
+  function held(segs, t, spans) {
+    var n = 0, sum = 0;
+    segs.forEach((seg, k) => {
+      if (seg !== null) return;
+      var value = t.slice(spans[2 * n], spans[2 * n + 1]), word = value.trim();
+      n++;
+      if (k < segs.length - 1 && word && word.indexOf(" ") < 0 && REPR.test(word)) sum += cpLen(value);
+    });
+    return sum;
   }
   function matchTemplate(tpl, forms, variant) {
     var segs = tpl.segments, best = null;
@@ -396,7 +407,7 @@
       var values = end === "full" ? valuesOf(f.raw, f.where, w[2]) : [];
       var reprsHold = tpl.reprs.every(n => n >= values.length || REPR.test(values[n]));
       var found = { end, quality: total, covered: w[1], values, variant, length: f.length, reprsHold,
-        cleaned: f.first || segs[0] !== null };
+        cleaned: f.first || segs[0] !== null, held: end === "full" ? held(segs, f.norm, w[2]) : 0 };
       if (!best || fits(found, best) > 0) best = found;
       if (end === "full") break;
     }
