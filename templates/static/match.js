@@ -10,7 +10,7 @@
   var FRAME = /^[ \t]*File "([^"]+)", line ([0-9]+)(?:, in ([^ \t]+))?/;
   var TRACEBACK = /Traceback \(most recent call last\):/;
   var EXCEPTION = /^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+|$)/;
-  var SEP = /[ \t]*[:|-]?[ \t]*/y;
+  var SEP = /[ \t]*(?:[:|]|-(?![^ \t]))?[ \t]*/y;
   var BRACKET = /\[[^\]\r\n]{1,80}\]/y;
   var STAMP = /[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}|DEBUG|INFO|WARN|ERROR|CRITICAL|FATAL/;
   var TIMESTAMP = new RegExp("[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:[.,][0-9]+)?)?" +
