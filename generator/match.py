@@ -481,14 +481,16 @@ def _unwrap(text: str) -> str | None:
 
     A terminal that cuts long lines cuts them at its width: a line of the paste's greatest
     length (at least MIN_WRAP code points) continues on the next line, unless that one starts
-    with whitespace or is blank (then the break reads as the space it may have been anyway).
+    with whitespace or is blank (then the break reads as the space it may have been anyway), or
+    it is a traceback's header or frame line (`python -c` prints a frame with no code under it).
     """
     lines = _LINE_BREAK.split(text)
     width = max(len(line) for line in lines)
     out = lines[0]
     joined = False
     for before, line in zip(lines, lines[1:]):
-        cut = width >= MIN_WRAP and len(before) == width and line[:1] not in ("", " ", "\t")
+        cut = (width >= MIN_WRAP and len(before) == width and line[:1] not in ("", " ", "\t")
+               and not _FRAME.match(before) and not _TRACEBACK.search(before))
         joined = joined or cut
         out += ("" if cut else "\n") + line
     return out if joined else None

@@ -211,11 +211,12 @@
     return [m[1], [message]];
   }
   // A terminal's hard wrap cuts lines at its width: a line of the greatest length (MIN_WRAP+ code points)
-  // continues on the next, unless that starts with whitespace or is blank. Returns null when none is cut.
+  // continues on the next, unless that starts with whitespace or is blank, or the line is a traceback's
+  // header or frame. Returns null when none is cut.
   function unwrap(text) {
     var lines = text.split(/\r\n|\r|\n/), width = lines.reduce((w, l) => Math.max(w, cpLen(l)), 0), out = lines[0], joined = false;
     for (var i = 1; i < lines.length; i++) {
-      var cut = width >= MIN_WRAP && cpLen(lines[i - 1]) === width && /^[^ \t]/.test(lines[i]);
+      var cut = width >= MIN_WRAP && cpLen(lines[i - 1]) === width && /^[^ \t]/.test(lines[i]) && !FRAME.test(lines[i - 1]) && !TRACEBACK.test(lines[i - 1]);
       joined = joined || cut;
       out += (cut ? "" : "\n") + lines[i];
     }
