@@ -898,6 +898,9 @@ class Form:
     """Each normalised character's index in `raw`."""
     first: bool
     """The most cleaned form of a reading of the paste."""
+    removed: int
+    """Code points at the start that cleaning removed: how much longer the form is than the most
+    cleaned form of its reading, when it ends with that form; else 0."""
 
 
 class Tier(IntEnum):
@@ -950,9 +953,9 @@ class TemplateMatch:
         return self.end == "cut" and self.quality >= CONFIDENT_CUT and self.covered[-1] > 0
 
 
-def _fits(match: TemplateMatch) -> tuple[int, bool, int, bool]:
-    """Return what decides between two matches of one record: tier, cleaned, quality, full over cut."""
-    return match.tier, match.cleaned, match.quality, match.end == "full"
+def _fits(match: TemplateMatch) -> tuple[int, int, bool, bool]:
+    """Return what decides between two matches of one record: tier, quality, full over cut, cleaned."""
+    return match.tier, match.quality, match.end == "full", match.cleaned
 
 
 def _held(segs: Segments, norm: str, spans: list[int]) -> int:
@@ -966,6 +969,16 @@ def _held(segs: Segments, norm: str, spans: list[int]) -> int:
     return held
 
 
+def _in_removed(segs: Segments, norm: str, spans: list[int], removed: int) -> int:
+    """Return the literal code points of a full match of a template that starts with a placeholder
+    that lie in the first `removed` code points (the exception name or log prefix cleaning removed)."""
+    inside = 0
+    for j, lit in enumerate(seg for seg in segs if seg is not None):
+        start = spans[2 * j + 1]
+        inside += len(norm[start:min(start + len(lit), removed)])
+    return inside
+
+
 def _match_template(template: Template, forms: list[Form], variant: int | None) -> TemplateMatch | None:
     """Return the best match of `template` over the paste forms, or None."""
     segs = template.segments
@@ -973,6 +986,9 @@ def _match_template(template: Template, forms: list[Form], variant: int | None) 
     for form in forms:
         end, covered, spans = _walk(segs, form.norm)
         total = _quality(segs, form.norm, covered)
+        if end == "full" and segs[0] is None and form.removed:
+            # A leading placeholder took what cleaning removed: literal text found there is no message text.
+            total -= _in_removed(segs, form.norm, spans, form.removed)
         if total < MIN_LITERAL and 2 * total < len(form.norm) or total == 0:
             continue
         # A full or cut match fits the whole paste; text after the closing literal does not.
@@ -1078,16 +1094,16 @@ class RankKey:
     linked: bool
     """The paste contains the URL of the record's page: the page the message itself names."""
     tier: Tier
-    cleaned: bool
-    """A template that starts with a placeholder explains the most cleaned paste form, not only a form
-    where the placeholder takes the exception name or log prefix (`{x}.{y} must be object` would take
-    `pkg.` of `pkg.Error: foo must be object`); always true for a template that starts with a literal."""
     strength: float
     """Quality for template matches (the one explaining most of the paste with literal text wins,
     so a long message's template ranks above a short one that fits by swallowing the rest into a
     value); the word score for word results."""
     full: bool
     """A full match over a cut one."""
+    cleaned: bool
+    """A template that starts with a placeholder explains the most cleaned paste form, not only a form
+    where the placeholder takes the exception name or log prefix (`{x}.{y} must be object` would take
+    `pkg.` of `pkg.Error: foo must be object`); always true for a template that starts with a literal."""
     frames: FrameHit
     """Among records that explain the text alike, the traceback decides."""
     exception: bool
@@ -1134,9 +1150,9 @@ def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: W
     exception = bool(paste.exception) and paste.exception.split(".")[-1] == row.exception.split(".")[-1]
     frames = _frame_hit(row, paste.frames)
     if match is None:
-        key = RankKey(linked, Tier.WORDS, False, score, False, frames, exception, not row.removed, row.written, 0.0)
+        key = RankKey(linked, Tier.WORDS, score, False, False, frames, exception, not row.removed, row.written, 0.0)
         return Candidate(d, key, None, linked)
-    key = RankKey(linked, match.tier, match.cleaned, match.quality, match.end == "full", frames, exception, not row.removed,
+    key = RankKey(linked, match.tier, match.quality, match.end == "full", match.cleaned, frames, exception, not row.removed,
                   row.written, score)
     return Candidate(d, key, match, linked or match.explains and not _contradicts(paste, row, frames))
 
@@ -1206,7 +1222,11 @@ def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> l
     if not isinstance(index, SearchIndex):
         index = load_index(index)
     paste = read_paste(text)
-    forms = [Form(raw, *normalize(raw), i in paste.firsts) for i, raw in enumerate(paste.forms)]
+    normal = [normalize(raw) for raw in paste.forms]
+    forms = []
+    for i, (raw, (norm, where)) in enumerate(zip(paste.forms, normal)):
+        clean = normal[max(f for f in paste.firsts if f <= i)][0]
+        forms.append(Form(raw, norm, where, i in paste.firsts, len(norm) - len(clean) if norm.endswith(clean) else 0))
     words = _word_scores(index, _query(index, forms[0].norm))
     found = _candidates(index, paste, forms, words, limit, _linked(index, text))
     found.sort(key=lambda c: index.rows[c.row].id)

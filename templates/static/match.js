@@ -379,7 +379,7 @@
   // --- templates against the paste
   var WORDS = 1, NOISY = 2, EXPLAINS = 3;
   function tierOf(m) { return m.end === "noise" ? NOISY : EXPLAINS; }
-  function fits(a, b) { return tierOf(a) - tierOf(b) || a.cleaned - b.cleaned || a.quality - b.quality || (a.end === "full") - (b.end === "full"); }
+  function fits(a, b) { return tierOf(a) - tierOf(b) || a.quality - b.quality || (a.end === "full") - (b.end === "full") || a.cleaned - b.cleaned; }
   // The template explains the paste on its own text (docs/matching.md, Confidence).
   function explains(m) {
     if (m.end === "full") return (3 * m.quality >= 2 * (m.length - m.held) || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
@@ -396,10 +396,18 @@
     });
     return sum;
   }
+  // Literal code points of a full match (template starting with a placeholder) in the first `removed` UTF-16 units.
+  function inRemoved(segs, t, spans, removed) {
+    var j = 0, sum = 0;
+    segs.forEach(seg => { if (seg !== null) { var s = spans[2 * j++ + 1]; sum += cpLen(t.slice(s, Math.min(s + seg.length, removed))); } });
+    return sum;
+  }
   function matchTemplate(tpl, forms, variant) {
     var segs = tpl.segments, best = null;
     for (var i = 0; i < forms.length; i++) {
       var f = forms[i], w = walk(segs, f.norm), total = quality(segs, f.norm, w[1], f.length), end = w[0];
+      // A leading placeholder took what cleaning removed: literal text found there is no message text.
+      if (end === "full" && segs[0] === null && f.removed) total -= inRemoved(segs, f.norm, w[2], f.removed);
       if ((total < MIN_LITERAL && 2 * total < f.length) || total === 0) continue;
       // A full or cut match fits the whole paste; text after the closing literal does not.
       // In a less cleaned form a leading placeholder would take the exception name or
@@ -425,7 +433,7 @@
   }
 
   // --- ranking: a key's fields compare in this order, greater first; equal keys go by id
-  var RANK_ORDER = ["linked", "tier", "cleaned", "strength", "full", "frames", "exception", "active", "written", "words"];
+  var RANK_ORDER = ["linked", "tier", "strength", "full", "cleaned", "frames", "exception", "active", "written", "words"];
   var FRAME_ORDER = ["atLine", "inFunction", "inFile", "suffix"];
   function compareBy(order, a, b) {
     for (var i = 0; i < order.length; i++) {
@@ -521,7 +529,10 @@
   function search(index, text, limit) {
     if (limit === undefined) limit = 10;
     var ix = load(index), paste = readPaste(text);
-    var forms = paste.forms.map((raw, i) => { var nw = normalize(raw); return { raw, norm: nw[0], where: nw[1], length: cpLen(nw[0]), first: paste.firsts.includes(i) }; });
+    var normal = paste.forms.map(normalize), forms = paste.forms.map((raw, i) => {
+      var norm = normal[i][0], clean = normal[paste.firsts.filter(f => f <= i).pop()][0];
+      return { raw, norm, where: normal[i][1], length: cpLen(norm), first: paste.firsts.includes(i), removed: norm.endsWith(clean) ? norm.length - clean.length : 0 };
+    });
     var words = wordScores(ix, query(ix, forms[0].norm)), found = candidates(ix, paste, forms, words, limit, linked(ix, text));
     // Ids are unique: no two candidates compare equal.
     found.sort((a, b) => compareBy(RANK_ORDER, b.key, a.key) || (ix.rows[a.row].id < ix.rows[b.row].id ? -1 : 1));
