@@ -12,6 +12,7 @@ from enum import IntEnum
 from .index import Row, Template
 from .paste import Paste
 from .text import normalize
+from .template import Segments
 from .walk import End, quality, walk
 from .walk import values as cut_values
 
@@ -38,11 +39,21 @@ class Form:
     """Lowercased, whitespace runs as one space, trimmed."""
     where: list[int]
     """Each normalised character's index in `raw`."""
+    first: bool
+    """The most cleaned form of a reading of the paste."""
+    removed: int
+    """Code points at the start that cleaning removed: how much longer the form is than the most
+    cleaned form of its reading, when it ends with that form; else 0."""
 
 
 def forms_of(paste: Paste) -> list[Form]:
     """Return the paste's forms, normalised, most cleaned first."""
-    return [Form(raw, *normalize(raw)) for raw in paste.forms]
+    normal = [normalize(raw) for raw in paste.forms]
+    forms = []
+    for i, (raw, (norm, where)) in enumerate(zip(paste.forms, normal)):
+        clean = normal[max(f for f in paste.firsts if f <= i)][0]
+        forms.append(Form(raw, norm, where, i in paste.firsts, len(norm) - len(clean) if norm.endswith(clean) else 0))
+    return forms
 
 
 class Tier(IntEnum):
@@ -65,6 +76,8 @@ class Fit:
     """Literal characters of the paste the template explains."""
     full: bool
     """A full match over a cut one."""
+    cleaned: bool
+    """A match of the most cleaned form (or of a template that starts with a literal) decides ties."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +98,12 @@ class TemplateMatch:
     """Code points of the paste form it matched, normalised."""
     reprs_hold: bool
     """Every placeholder that shows a repr holds text that looks like one (always true unless full)."""
+    cleaned: bool
+    """It matched the most cleaned paste form, or the template starts with a literal: a leading
+    placeholder did not take the exception name or log prefix that cleaning removed as its value."""
+    held: int
+    """For a full match, the normalised code points of the values that a literal follows and that
+    are one word looking like a repr (`'--token'`, `[1, 2]` is two): the template bounds them."""
 
     @property
     def tier(self) -> Tier:
@@ -95,34 +114,60 @@ class TemplateMatch:
     def explains(self) -> bool:
         """Return whether the template explains the paste on its own text (see docs/matching.md, Confidence)."""
         if self.end == "full":
-            enough = 3 * self.quality >= 2 * self.length or self.quality >= CONFIDENT_LITERAL
+            enough = 3 * self.quality >= 2 * (self.length - self.held) or self.quality >= CONFIDENT_LITERAL
             return enough and self.reprs_hold
         return self.end == "cut" and self.quality >= CONFIDENT_CUT and self.covered[-1] > 0
 
     @property
     def fit(self) -> Fit:
         """Return what decides between two matches of one record."""
-        return Fit(self.tier, self.quality, self.end == "full")
+        return Fit(self.tier, self.quality, self.end == "full", self.cleaned)
+
+
+def _held(segs: Segments, norm: str, spans: list[int]) -> int:
+    """Return the code points of the values of a full match that a literal follows and that are one word like a repr."""
+    held = 0
+    for n, k in enumerate(k for k, seg in enumerate(segs) if seg is None):
+        value = norm[spans[2 * n]:spans[2 * n + 1]]
+        word = value.strip(" ")
+        if k < len(segs) - 1 and word and " " not in word and REPR.fullmatch(word):
+            held += len(value)
+    return held
+
+
+def _in_removed(segs: Segments, norm: str, spans: list[int], removed: int) -> int:
+    """Return the literal code points of a full match of a template that starts with a placeholder
+    that lie in the first `removed` code points (the exception name or log prefix cleaning removed)."""
+    inside = 0
+    for j, lit in enumerate(seg for seg in segs if seg is not None):
+        start = spans[2 * j + 1]
+        inside += len(norm[start:min(start + len(lit), removed)])
+    return inside
 
 
 def match_template(template: Template, forms: list[Form], variant: int | None) -> TemplateMatch | None:
     """Return the best match of `template` over the paste forms, or None."""
     segs = template.segments
     best: TemplateMatch | None = None
-    for i, form in enumerate(forms):
+    for form in forms:
         walked = walk(segs, form.norm)
-        end, covered = walked.end, walked.covered
+        end, covered, spans = walked.end, walked.covered, walked.values
         total = quality(segs, form.norm, covered)
+        if end == "full" and segs[0] is None and form.removed:
+            # A leading placeholder took what cleaning removed: literal text found there is no message text.
+            total -= _in_removed(segs, form.norm, spans, form.removed)
         if total < MIN_LITERAL and 2 * total < len(form.norm) or total == 0:
             continue
         # A full or cut match fits the whole paste; text after the closing literal does not.
         # In a less cleaned form a leading placeholder would take the exception name or
         # log prefix as its value: such a partial is cut only in the most cleaned form.
-        if end == "cut" and i > 0 and segs[0] is None:
+        if end == "cut" and not form.first and segs[0] is None:
             end = "noise"
-        values = cut_values(form.raw, form.where, walked.values) if end == "full" else []
+        values = cut_values(form.raw, form.where, spans) if end == "full" else []
         reprs_hold = all(n >= len(values) or REPR.fullmatch(values[n]) for n in template.reprs)
-        found = TemplateMatch(end, total, covered, values, variant, len(form.norm), reprs_hold)
+        held = _held(segs, form.norm, spans) if end == "full" else 0
+        found = TemplateMatch(end, total, covered, values, variant, len(form.norm), reprs_hold,
+                              form.first or segs[0] is not None, held)
         if best is None or found.fit > best.fit:
             best = found
         if end == "full":

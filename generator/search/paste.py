@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .template import MAX_EXPR
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _FRAME = re.compile(r'^[ \t]*File "([^"]+)", line ([0-9]+)(?:, in ([^ \t]+))?')
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 _EXCEPTION = re.compile(r"^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+|$)")
-_SEP = re.compile(r"[ \t]*[:|-]?[ \t]*")
+_SEP = re.compile(r"[ \t]*(?:[:|]|-(?![^ \t]))?[ \t]*")
 _BRACKET = re.compile(r"\[[^\]\r\n]{1,80}\]")
 _STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}|DEBUG|INFO|WARN|ERROR|CRITICAL|FATAL")
 _TIMESTAMP = re.compile(
@@ -25,6 +27,10 @@ _LOGGER = re.compile(r"in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?
 _URLISH = re.compile(r"[^ \t\n\r\f\v\xa0'\"<>()\[\]{}`]+")
 """A run of text that may be a URL: no whitespace, quotes or brackets."""
 _WEB = re.compile(r"https?://")
+_SUGGESTION = re.compile(r"[ \t]+(?:Did you mean[^\n]*\?|\(Possible options: [^\n]*\))[ \t]*\Z")
+"""A suggestion appended to a message: `Did you mean ...?` (Python, click, ...), click's `(Possible options: ...)`."""
+MIN_WRAP = 40
+"""A paste whose longest lines are this long or longer may have been cut at a terminal's width."""
 
 
 def strip_log(line: str) -> tuple[str, str]:
@@ -79,6 +85,8 @@ class Paste:
     """The exception name in front of the message ("" when none)."""
     frames: tuple[Frame, ...]
     """The frames of the last traceback, outermost first (of the whole text when it has no header)."""
+    firsts: tuple[int, ...] = (0,)
+    """Where in `forms` each reading of the paste (its cut lines joined, as pasted) starts: its most cleaned form."""
 
 
 def _named(head: str, rest: list[str]) -> tuple[str, list[str]]:
@@ -133,8 +141,49 @@ def _last_paragraph(body: list[str]) -> tuple[str, list[str]]:
     return exception, forms + ["\n".join(body[gap + 1:ends])]
 
 
+def _unwrap(text: str) -> str | None:
+    """Return `text` with a terminal's hard wrap undone, or None when it has none.
+
+    A terminal that cuts long lines cuts them at its width: a line of the paste's greatest
+    length (at least MIN_WRAP code points) continues on the next line, unless that one starts
+    with whitespace or is blank (then the break reads as the space it may have been anyway), or
+    it is a traceback's header or frame line (`python -c` prints a frame with no code under it).
+    """
+    lines = _LINE_BREAK.split(text)
+    width = max(len(line) for line in lines)
+    out = lines[0]
+    joined = False
+    for before, line in zip(lines, lines[1:]):
+        cut = (width >= MIN_WRAP and len(before) == width and line[:1] not in ("", " ", "\t")
+               and not _FRAME.match(before) and not _TRACEBACK.search(before))
+        joined = joined or cut
+        out += ("" if cut else "\n") + line
+    return out if joined else None
+
+
 def read_paste(text: str) -> Paste:
-    """Return the candidate messages in `text`, its exception name and its traceback frames."""
+    """Return the candidate messages in `text`, its exception name and its traceback frames.
+
+    A paste that a terminal hard-wrapped is read with its cut lines joined first, then as pasted.
+    """
+    joined = _unwrap(text)
+    paste = _read(text)
+    if joined is None:
+        return paste
+    first = _read(joined)
+    forms = tuple(dict.fromkeys(first.forms + paste.forms))
+    return Paste(forms, first.exception, first.frames, (0, forms.index(paste.forms[0])))
+
+
+def _without_suggestion(message: str) -> str | None:
+    """Return the message without a suggestion a library appended to its last line, or None when it has none."""
+    start = message.rfind("\n") + 1
+    suggestion = _SUGGESTION.search(message, start) if len(message) - start <= MAX_EXPR else None
+    return message[:suggestion.start()] if suggestion else None
+
+
+def _read(text: str) -> Paste:
+    """Return the candidate messages in `text`, its exception name and its traceback frames, lines as they are."""
     lines = _LINE_BREAK.split(text)
     starts = [i for i, line in enumerate(lines) if _TRACEBACK.search(line)]
     # Frames and lines of an earlier, chained traceback belong to another exception.
@@ -152,6 +201,10 @@ def read_paste(text: str) -> Paste:
     forms.append("\n".join([head] + body[1:]))
     forms.append("\n".join([named] + body[1:]))
     forms.append(text)
+    # A suggestion a library appends to the message (`Did you mean --mode?`) is no part of its template.
+    bare = _without_suggestion(forms[0])
+    if bare is not None:
+        forms.insert(0, bare)
     return Paste(tuple(dict.fromkeys(forms)), exception, frames)
 
 

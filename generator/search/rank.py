@@ -77,6 +77,10 @@ class RankKey:
     value); the word score for word results."""
     full: bool
     """A full match over a cut one."""
+    cleaned: bool
+    """A template that starts with a placeholder explains the most cleaned paste form, not only a form
+    where the placeholder takes the exception name or log prefix (`{x}.{y} must be object` would take
+    `pkg.` of `pkg.Error: foo must be object`); always true for a template that starts with a literal."""
     frames: FrameHit
     """Among records that explain the text alike, the traceback decides."""
     exception: bool
@@ -130,10 +134,10 @@ def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: W
     exception = bool(paste.exception) and paste.exception.split(".")[-1] == row.exception.split(".")[-1]
     frames = frame_hit(row, paste.frames)
     if match is None:
-        key = RankKey(linked, Tier.WORDS, score, False, frames, exception, not row.removed, row.written, 0.0)
+        key = RankKey(linked, Tier.WORDS, score, False, False, frames, exception, not row.removed, row.written, 0.0)
         return Candidate(d, key, None, linked)
-    key = RankKey(linked, match.tier, match.quality, match.end == "full", frames, exception, not row.removed,
-                  row.written, score)
+    key = RankKey(linked, match.tier, match.quality, match.end == "full", match.cleaned, frames, exception,
+                  not row.removed, row.written, score)
     return Candidate(d, key, match, linked or match.explains and not _contradicts(paste, row, frames))
 
 

@@ -44,13 +44,18 @@ def _find_first(text: str, lit: str) -> int:
 
 
 def _find_after(text: str, lit: str, p: int) -> int:
-    """Return the leftmost occurrence of `lit` after a placeholder starting at `p` (-1: virtual space)."""
-    if lit[0] == " ":
+    """Return the leftmost occurrence of `lit` after a placeholder starting at `p` (-1: virtual space).
+
+    A literal that starts with a space may start one character earlier (the placeholder was empty
+    and collapsing ate the space); a literal that is only a space, only when it is not found at or
+    after `p`: values are rarely empty, and `{name} {path!r}` splits `Path 'x'` at its own space.
+    """
+    q = text.find(lit, p)
+    if lit[0] == " " and (lit != " " or q < 0):
         if p == 0 and text.startswith(lit[1:]):
             return -1
         if p > 0 and text[p - 1] == " ":
-            p -= 1
-    q = text.find(lit, p)
+            q = text.find(lit, p - 1)
     return q if q >= 0 else MISSING
 
 
