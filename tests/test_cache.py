@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator import assets, build, cache, match, render
+from generator import assets, build, match, render
+from generator.build import inputs, paths, workers
 from generator.problems import UserError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -86,7 +87,7 @@ def templates(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     folder = tmp_path_factory.mktemp("templates") / "templates"
     shutil.copytree(assets.templates_dir(), folder)
     monkeypatch.setattr(render, "templates_dir", lambda: folder)
-    monkeypatch.setattr(build, "templates_dir", lambda: folder)
+    monkeypatch.setattr(inputs, "templates_dir", lambda: folder)
     return folder
 
 
@@ -139,8 +140,8 @@ def test_one_prose_change_renders_only_its_pages(tmp_path: Path) -> None:
 def test_parallel_build_equals_serial_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     synthesize(30, tmp_path / "content")
     build.build(tmp_path / "content", tmp_path / "a" / "site", jobs=1)
-    monkeypatch.setattr(build, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(build, "CHUNK", 7)
+    monkeypatch.setattr(workers, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(workers, "CHUNK", 7)
     result = build.build(tmp_path / "content", tmp_path / "b" / "site", jobs=2)
     assert result.rendered > 60
     assert tree(tmp_path / "a" / "site") == tree(tmp_path / "b" / "site")
@@ -150,7 +151,7 @@ def test_deleting_the_cache_is_safe(tmp_path: Path) -> None:
     synthesize(5, tmp_path / "content")
     build.build(tmp_path / "content", tmp_path / "site", jobs=1)
     before = tree(tmp_path / "site")
-    shutil.rmtree(cache.cache_folder(tmp_path / "site").parent)
+    shutil.rmtree(paths.cache_folder(tmp_path / "site").parent)
     assert build.build(tmp_path / "content", tmp_path / "site", jobs=1).full
     assert tree(tmp_path / "site") == before
 

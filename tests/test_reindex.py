@@ -8,7 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator import match, reindex
+from generator import match
+from generator.build import reindex
 
 WORDS = ["size", "must", "be", "at", "least", "chunk", "page", "x", "{value}", "{{", "%s", "tokens"]
 TERMS = ["size", "must", "chunk", "page", "tokens", "least", "alpha", "beta", "zeta"]

@@ -11,7 +11,7 @@ from bisect import bisect_left
 from itertools import accumulate
 from typing import Any
 
-from .match import _first_word
+from ..match import _first_word
 
 
 def update_index(index: dict[str, Any], doc: int, old: dict[str, int], new: dict[str, int]) -> None:
