@@ -177,7 +177,8 @@ class Renderer:
     def __init__(self, site: Site, related: dict[str, tuple[Related, ...]] | None = None,
                  highlighter: highlight.Highlighter | None = None, compiled: Path | None = None,
                  search_entries: Mapping[str, dict[str, Any]] | None = None,
-                 search_terms: Mapping[str, dict[str, int]] | None = None) -> None:
+                 search_terms: Mapping[str, dict[str, int]] | None = None,
+                 patterns: Mapping[str, list[str | None]] | None = None) -> None:
         self.site = site
         self.config = site.config
         self.highlighter = highlighter or highlight.Highlighter()
@@ -187,6 +188,8 @@ class Renderer:
         """Search index entries already known, by record id (a build keeps them from the last one)."""
         self.search_terms: Mapping[str, dict[str, int]] = search_terms or {}
         """Their weighted terms, by record id."""
+        self.patterns: Mapping[str, list[str | None]] = patterns or {}
+        """Compiled messages already known, by record id."""
         self.by_exception = _group(site.records, lambda r: [r.exception])
         self.by_file = _group(site.records, lambda r: [r.source.path])
         self.by_tag = _group(site.records, lambda r: list(r.tags))
@@ -391,7 +394,7 @@ class Renderer:
         """Return every active record's compiled pattern, for linking from messages."""
         return _json({"version": 1, "base_url": self.config.base_url, "patterns": [
             {"id": r.id, "url": self.absolute(f"errors/{r.id}/"), "exception": r.exception,
-             "pattern": match.compile_template(r.message)}
+             "pattern": self.patterns[r.id] if r.id in self.patterns else match.compile_template(r.message)}
             for r in self.site.records if r.status == "active"
         ]})
 

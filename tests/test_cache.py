@@ -18,7 +18,8 @@ from generator.problems import UserError
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from synth import synthesize  # noqa: E402
 
-OPS = ["prose", "title", "message", "tags", "variant", "add", "delete", "break", "template", "settings", "touch", "redirect"]
+OPS = ["prose", "unwritten", "title", "message", "tags", "status", "related", "place", "variant", "add", "delete",
+       "break", "template", "settings", "touch", "redirect"]
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -45,6 +46,15 @@ def apply(op: str, n: int, content: Path, templates: Path) -> bool:
     target = present[n % len(present)]
     if op == "prose":
         edit(content, target, lambda d: d.update(meaning=f"Now `{n}` explains it."))
+    elif op == "unwritten":
+        edit(content, target, lambda d: [d.pop(k, None) for k in ("meaning", "solutions", "example_fix", "when")])
+    elif op == "status":
+        edit(content, target, lambda d: d.update(status="active" if d.get("status") == "removed" else "removed"))
+    elif op == "related":
+        edit(content, target, lambda d: d.update(related=[present[(n + i) % len(present)] for i in (1, 2)
+                                                          if present[(n + i) % len(present)] != target]))
+    elif op == "place":
+        edit(content, target, lambda d: d["source"].update(path=f"pkg/moved_{n % 3}.py", function=f"moved_{n}"))
     elif op == "title":
         edit(content, target, lambda d: d.update(title=f"Title {n}"))
     elif op == "message":
@@ -91,7 +101,7 @@ def templates(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     return folder
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 50)), min_size=1, max_size=6))
 def test_incremental_build_equals_clean_build(tmp_path_factory: pytest.TempPathFactory, templates: Path,
                                               steps: list[tuple[str, int]]) -> None:

@@ -12,8 +12,9 @@ import gc
 import os
 import shutil
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -211,7 +212,7 @@ def search_of(record: Record) -> Search:
 
     entry = match.search_entry(record)
     terms = match.document_terms(entry)
-    return Search(entry, terms, index_key(entry, terms))
+    return Search(entry, terms, index_key(entry, terms), match.compile_template(record.message))
 
 
 def searched(records: Records, old: State, jobs: int) -> dict[str, Search]:
@@ -238,7 +239,8 @@ def renderer(site: Site, related: dict[str, tuple[Related, ...]], search: Mappin
     return Renderer(site, related=related, highlighter=highlight.Highlighter(store, lexers),
                     compiled=paths.templates_path(out),
                     search_entries={i: s.entry for i, s in search.items()},
-                    search_terms={i: s.terms for i, s in search.items()})
+                    search_terms={i: s.terms for i, s in search.items()},
+                    patterns={i: s.pattern for i, s in search.items()})
 
 
 def salt() -> str:
@@ -301,6 +303,9 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
     store = HighlightStore(paths.highlight_path(inputs.out), new_salt)
     plan = renderer(site, RelatedPages(relations.links, site.by_id), search, store, lexers, inputs.out).plan()
     common = digest(inputs.env, repr(site.config))
+    patched = patched_index(inputs, old, site, search, in_place)
+    if patched is not None:
+        plan["search-index.js"] = patched
     shas = {record.id: sha for sha, record in records.stamps.values()}
     summaries = {r.id: summary_key(r) for r in site.records}
     keys = page_keys(site, relations.links, plan, shas, summaries, common)
@@ -328,12 +333,56 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
                 config_key=config_key(site.config), salt=new_salt, related_key=relations.key, lexers=lexers,
                 marker=marker(inputs.out), records=len(site.records), pages=pages,
                 base_path=base_path(site.config), behind=committed.behind)
-    rows = {name: RecordRow(name, inputs.stamp(name, sha), record, search[record.id], relations.links[record.id])
+    rows = {name: _row(old.rows.get(name), RecordRow(name, inputs.stamp(name, sha), record, search[record.id],
+                                                      relations.links[record.id]))
             for name, (sha, record) in records.stamps.items()}
     new_outputs = {p: OutputRow(keys[p], hashes.get(p) or outputs[p].sha) for p in plan}
-    saved.save(State(meta, rows, new_outputs))
+    saved.save(State(meta, rows, new_outputs), old)
     return Result(len(site.records), pages, len(todo), len(committed.changed), len(committed.gone), not in_place,
                   meta.base_path)
+
+
+def _row(old: RecordRow | None, new: RecordRow) -> RecordRow:
+    """Return `old` when it holds what `new` does, so that saving skips it."""
+    if old is None or old.stamp != new.stamp or old.search is not new.search or old.related != new.related:
+        return new
+    return old if old.record is new.record else new
+
+
+PATCH_MAX = QUICK_MAX
+"""Above this many changed records, building the search index afresh is as quick as patching it."""
+
+
+def patched_index(inputs: Inputs, old: State, site: Site, search: Mapping[str, Search],
+                  in_place: bool) -> Callable[[], bytes] | None:
+    """Return what makes the search index by changing the records that changed in the output's index.
+
+    None when that index cannot be patched: another output, other records or settings, or many changes.
+    """
+    if not in_place or "search-index.js" not in old.outputs or old.meta.env != inputs.env \
+            or old.meta.settings != digest(inputs.settings):
+        return None
+    before = {row.record.id: row.search for row in old.rows.values()}
+    if before.keys() != site.by_id.keys():
+        return None
+    changed = sorted(i for i, found in search.items() if found.key != before[i].key)
+    if len(changed) > PATCH_MAX:
+        return None
+    script = read_output(inputs.out, "search-index.js", old.outputs["search-index.js"].sha)
+    if script is None:
+        return None
+    from . import reindex
+
+    return partial(reindex.patch_script, script, [(before[i], search[i]) for i in changed])
+
+
+def read_output(out: Path, path: str, sha: str) -> bytes | None:
+    """Return the bytes of an output file when they hash to `sha`, as the last build wrote them; else None."""
+    try:
+        body = (out / path).read_bytes()
+    except OSError:
+        return None
+    return body if digest(body) == sha else None
 
 
 def base_path(config: Config) -> str:

@@ -45,6 +45,8 @@ class Search:
     """Its weighted terms, as `match.document_terms` makes them."""
     key: str
     """Hash of both (`keys.index_key`): the index changes when it does."""
+    pattern: list[str | None]
+    """Its compiled message, as `match.compile_template` makes it, for api/patterns.json."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,21 +200,26 @@ class SavedState:
         self.close()
         delete_database(self.path)
 
-    def save(self, state: State) -> None:
-        """Replace the whole saved state with `state`, atomically; delete the state files of other formats."""
-        for old in self.path.parent.iterdir():
-            if old.name.startswith("state") and not old.name.startswith(self.path.name):
-                old.unlink(missing_ok=True)
+    def save(self, state: State, old: State) -> None:
+        """Make the saved state `state`, atomically, writing the rows that differ from `old`'s (the saved one).
+
+        A row of `state` that is `old`'s own object is taken as saved already. The state files
+        of other formats are deleted.
+        """
+        for other in self.path.parent.iterdir():
+            if other.name.startswith("state") and not other.name.startswith(self.path.name):
+                other.unlink(missing_ok=True)
         try:
             db = self._connect()
             with _transaction(db):
-                db.execute("DELETE FROM records")
-                db.execute("DELETE FROM outputs")
+                db.executemany("DELETE FROM records WHERE name = ?", ((name,) for name in old.rows.keys() - state.rows.keys()))
+                db.executemany("DELETE FROM outputs WHERE path = ?", ((path,) for path in old.outputs.keys() - state.outputs.keys()))
                 # One row at a time: all of them at once would double the memory of a large site.
-                db.executemany("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                               (_columns(row) for row in state.rows.values()))
-                db.executemany("INSERT INTO outputs VALUES (?, ?, ?)",
-                               ((path, row.key, row.sha) for path, row in state.outputs.items()))
+                db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               (_columns(row) for name, row in state.rows.items() if old.rows.get(name) is not row))
+                db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
+                               ((path, row.key, row.sha) for path, row in state.outputs.items()
+                                if old.outputs.get(path) != row))
                 _put_meta(db, {name: getattr(state.meta, name) for name in META_FIELDS})
         except sqlite3.DatabaseError as error:
             raise Damaged(self.path) from error
@@ -291,13 +298,13 @@ def _columns(row: RecordRow) -> tuple[Any, ...]:
     s = row.stamp
     return (row.name, s.size, s.mtime_ns, s.sha, row.record.id, row.search.key,
             marshal.dumps(tuple((link.id, link.automatic) for link in row.related)),
-            marshal.dumps((row.search.entry, row.search.terms)), marshal.dumps(encode(row.record)))
+            marshal.dumps((row.search.entry, row.search.terms, row.search.pattern)), marshal.dumps(encode(row.record)))
 
 
 def _record_row(columns: tuple[Any, ...]) -> RecordRow:
     name, size, mtime, sha, _, index_key, related, search, record = columns
-    entry, terms = marshal.loads(search)
-    return RecordRow(name, Stamp(size, mtime, sha), decode(marshal.loads(record)), Search(entry, terms, index_key),
+    entry, terms, pattern = marshal.loads(search)
+    return RecordRow(name, Stamp(size, mtime, sha), decode(marshal.loads(record)), Search(entry, terms, index_key, pattern),
                      tuple(Link(other, automatic) for other, automatic in marshal.loads(related)))
 
 

@@ -10,8 +10,8 @@ from ..related import Related
 from . import highlight, paths, reindex, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
 from .keys import digest, record_keys, search_index_key, summary_key
-from .pipeline import Result, search_of
-from .state import Head, OutputRow, RecordRow, SavedState, Search, decode
+from .pipeline import Result, read_output, search_of
+from .state import Head, OutputRow, RecordRow, SavedState, decode
 from .store import HighlightStore
 
 
@@ -63,12 +63,14 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str]) ->
     search = {record_id: search_of(edit.record) for record_id, edit in edits.items()}
     outputs = saved.outputs([*bodies, "search-index.js"])
     if any(search[i].key != edit.row.search.key for i, edit in edits.items()):
-        script = search_index(inputs, edits, search, outputs)
+        known = outputs.get("search-index.js")
+        script = read_output(inputs.out, "search-index.js", known.sha) if known else None
         if script is None:
             return None
         index_keys = saved.index_keys()
         index_keys.update((record_id, found.key) for record_id, found in search.items())
-        bodies["search-index.js"] = script
+        bodies["search-index.js"] = reindex.patch_script(script, [(edit.row.search, search[i])
+                                                                   for i, edit in sorted(edits.items())])
         keys["search-index.js"] = search_index_key(common, (index_keys[i] for i in sorted(index_keys)))
     hashes = {path: digest(body) for path, body in bodies.items()}
     written = sorted(path for path, sha in hashes.items() if path not in outputs or outputs[path].sha != sha)
@@ -111,24 +113,3 @@ def render_edits(inputs: Inputs, saved: SavedState, head: Head, config: Config, 
     finally:
         store.close()
     return bodies, keys
-
-
-def search_index(inputs: Inputs, edits: dict[str, Edit], search: dict[str, Search],
-                 outputs: dict[str, OutputRow]) -> bytes | None:
-    """Return the search index with the edited records' terms changed, from the one in the output.
-
-    None when the output's index is not the one the last build wrote.
-    """
-    try:
-        script = (inputs.out / "search-index.js").read_bytes()
-    except OSError:
-        return None
-    if "search-index.js" not in outputs or digest(script) != outputs["search-index.js"].sha:
-        return None
-    index = render.read_search_script(script)
-    if index is None:
-        return None
-    position = {row[0]: number for number, row in enumerate(index["records"])}
-    for record_id, edit in sorted(edits.items()):
-        reindex.update_index(index, position[record_id], edit.row.search.terms, search[record_id].terms)
-    return render.search_script(index)
