@@ -106,13 +106,23 @@ def _same_settings(inputs: Inputs, head: Head) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class FileRecord:
+    """A valid record file."""
+
+    sha: str
+    """Hash of its bytes."""
+    record: Record
+    """Its record."""
+
+
+@dataclass(frozen=True, slots=True)
 class Records:
     """The valid records of a build, and what each came from."""
 
     site: Site
     """The settings and the records, sorted by id."""
-    stamps: dict[str, tuple[str, Record]]
-    """Record file name -> (hash of its bytes, its record)."""
+    files: dict[str, FileRecord]
+    """Record file name -> its hash and record."""
 
 
 def read_records(inputs: Inputs, config: Config, old: State, jobs: int) -> Records | None:
@@ -124,18 +134,18 @@ def read_records(inputs: Inputs, config: Config, old: State, jobs: int) -> Recor
               if row is None or not _same_stat(row, inputs, name)]
     known = [row.stamp.sha if row is not None else None for row in olds]
     found = dict(zip(unread, workers.map_items(lambda i: read_record(names[i], config, known[i]), unread, jobs)))
-    stamps = {}
+    files = {}
     for i, (name, row) in enumerate(zip(names, olds)):
         read = found.get(i)
         if i in found and read is None:
             return None
         if read is None or read.record is None:
-            assert row is not None
-            stamps[name] = (read.sha if read else row.stamp.sha, row.record)
+            assert row is not None  # only a file with a row is known unchanged
+            files[name] = FileRecord(read.sha if read else row.stamp.sha, row.record)
         else:
-            stamps[name] = (read.sha, decode(read.record))
-    records = sorted((record for _, record in stamps.values()), key=lambda r: r.id)
-    return Records(Site(config, tuple(records)), stamps)
+            files[name] = FileRecord(read.sha, decode(read.record))
+    records = sorted((file.record for file in files.values()), key=lambda r: r.id)
+    return Records(Site(config, tuple(records)), files)
 
 
 def _same_stat(row: RecordRow, inputs: Inputs, name: str) -> bool:
@@ -144,12 +154,12 @@ def _same_stat(row: RecordRow, inputs: Inputs, name: str) -> bool:
     return row.stamp.mtime_ns != RACY and (row.stamp.size, row.stamp.mtime_ns) == (stat.size, stat.mtime_ns)
 
 
-def links_ok(site: Site) -> bool:
+def links_ok(site: Site, settings_file: str) -> bool:
     """Return whether every related id and redirect names a record and no two pages collide."""
     from .. import validate
 
     seen = {r.id: r.file for r in site.records}
-    return next(validate.check_references(seen, list(site.records), site.config, "site.toml"), None) is None
+    return next(validate.check_references(seen, list(site.records), site.config, settings_file), None) is None
 
 
 def valid_records(inputs: Inputs, old: State, jobs: int) -> Records:
@@ -159,7 +169,7 @@ def valid_records(inputs: Inputs, old: State, jobs: int) -> Records:
     for _ in range(READ_ATTEMPTS):
         config, broken = read_config(inputs)
         records = read_records(inputs, config, old, jobs)
-        if records is not None and not broken and links_ok(records.site):
+        if records is not None and not broken and links_ok(records.site, str(inputs.settings_path)):
             return records
         # With any problem, the content is validated again the way `errorsite check` does it.
         validate.build_site(load.load(inputs.content), inputs.base_url)
@@ -221,11 +231,11 @@ def searched(records: Records, old: State, jobs: int) -> dict[str, Search]:
         records.site.config) == old.meta.config_key else {}
     found = {}
     unknown = []
-    for sha, record in records.stamps.values():
-        if sha in known:
-            found[record.id] = known[sha]
+    for file in records.files.values():
+        if file.sha in known:
+            found[file.record.id] = known[file.sha]
         else:
-            unknown.append(record)
+            unknown.append(file.record)
     found.update((s.entry["id"], s) for s in workers.map_items(search_of, unknown, jobs))
     return found
 
@@ -306,7 +316,7 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
     patched = patched_index(inputs, old, site, search, in_place)
     if patched is not None:
         plan["search-index.js"] = patched
-    shas = {record.id: sha for sha, record in records.stamps.values()}
+    shas = {file.record.id: file.sha for file in records.files.values()}
     summaries = {r.id: summary_key(r) for r in site.records}
     keys = page_keys(site, relations.links, plan, shas, summaries, common)
     keys["search-index.js"] = search_index_key(common, (search[r.id].key for r in site.records))
@@ -333,9 +343,9 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
                 config_key=config_key(site.config), salt=new_salt, related_key=relations.key, lexers=lexers,
                 marker=marker(inputs.out), records=len(site.records), pages=pages,
                 base_path=base_path(site.config), behind=committed.behind)
-    rows = {name: _row(old.rows.get(name), RecordRow(name, inputs.stamp(name, sha), record, search[record.id],
-                                                      relations.links[record.id]))
-            for name, (sha, record) in records.stamps.items()}
+    rows = {name: _row(old.rows.get(name), RecordRow(name, inputs.stamp(name, file.sha), file.record,
+                                                      search[file.record.id], relations.links[file.record.id]))
+            for name, file in records.files.items()}
     new_outputs = {p: OutputRow(keys[p], hashes.get(p) or outputs[p].sha) for p in plan}
     saved.save(State(meta, rows, new_outputs), old)
     return Result(len(site.records), pages, len(todo), len(committed.changed), len(committed.gone), not in_place,

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import marshal
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..model import Analysis, Check, ExampleFix, Record, Review, Snippet, Source, Variant, Verified, When
 from .keys import Link
+
+T = TypeVar("T")
 
 RACY = -1
 """The modification time saved for a file changed close to a build: its hash decides whether it changed."""
@@ -263,7 +265,8 @@ class SavedState:
         except DAMAGE as error:
             raise Damaged(self.path) from error
 
-    def _select(self, query: str, values: Iterable[str], make: Any) -> dict[str, Any]:
+    def _select(self, query: str, values: Iterable[str], make: Callable[[Any], tuple[str, T]]) -> dict[str, T]:
+        """Return what `make` makes of the row `query` selects for each of `values`, by the key it gives."""
         found = {}
         try:
             db = self._connect()

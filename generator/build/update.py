@@ -27,6 +27,16 @@ class Edit:
     """Hash of its new bytes."""
 
 
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """Files rendered for some edits."""
+
+    bodies: dict[str, bytes]
+    """Output path -> its bytes."""
+    keys: dict[str, str]
+    """Output path -> hash of everything its bytes depend on (see `keys`)."""
+
+
 def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str]) -> Result | None:
     """Rebuild after edits of the files `changed`; None when they change more than their own pages.
 
@@ -59,7 +69,8 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str]) ->
         saved.update(touched, {}, {})
         return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
     common = digest(head.meta.env, repr(config))
-    bodies, keys = render_edits(inputs, saved, head, config, edits, common)
+    rendered = render_edits(inputs, saved, head, config, edits, common)
+    bodies, keys = rendered.bodies, rendered.keys
     search = {record_id: search_of(edit.record) for record_id, edit in edits.items()}
     outputs = saved.outputs([*bodies, "search-index.js"])
     if any(search[i].key != edit.row.search.key for i, edit in edits.items()):
@@ -74,7 +85,7 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str]) ->
         keys["search-index.js"] = search_index_key(common, (index_keys[i] for i in sorted(index_keys)))
     hashes = {path: digest(body) for path, body in bodies.items()}
     written = sorted(path for path, sha in hashes.items() if path not in outputs or outputs[path].sha != sha)
-    meta = {}
+    meta: dict[str, object] = {}
     if written:
         staging = write.staging_folder(inputs.out)
         for path in written:
@@ -91,8 +102,8 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str]) ->
 
 
 def render_edits(inputs: Inputs, saved: SavedState, head: Head, config: Config, edits: dict[str, Edit],
-                 common: str) -> tuple[dict[str, bytes], dict[str, str]]:
-    """Return the edited records' pages and JSON by output path, and their keys."""
+                 common: str) -> Rendered:
+    """Return the edited records' pages and JSON, and their keys."""
     linked = {link.id for edit in edits.values() for link in edit.row.related}
     by_id = saved.records(sorted(linked - set(edits)))
     by_id.update((i, edit.record) for i, edit in edits.items())
@@ -112,4 +123,4 @@ def render_edits(inputs: Inputs, saved: SavedState, head: Head, config: Config, 
             bodies[urls.output_path(urls.record_json(record_id))] = renderer.record_json(edit.record)
     finally:
         store.close()
-    return bodies, keys
+    return Rendered(bodies, keys)
