@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import load
 from ..model import Config, Record, Site
@@ -166,18 +166,14 @@ def valid_records(inputs: Inputs, old: State, jobs: int) -> Records:
     """Return every valid record; or raise ProblemsFound with exactly the problems `errorsite check` reports."""
     from .. import validate
 
-    for _ in range(READ_ATTEMPTS):
+    while True:
         config, broken = read_config(inputs)
         records = read_records(inputs, config, old, jobs)
         if records is not None and not broken and links_ok(records.site, str(inputs.settings_path)):
             return records
-        # With any problem, the content is validated again the way `errorsite check` does it.
+        # With any problem, the content is validated again the way `errorsite check` does it; when
+        # that finds none, a file changed between the two reads, and reading it again settles it.
         validate.build_site(load.load(inputs.content), inputs.base_url)
-    raise RuntimeError(f"the content in {str(inputs.content)!r} kept changing during the build")
-
-
-READ_ATTEMPTS = 3
-"""How often to read content that has problems when read file by file but none when read whole."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,11 +375,19 @@ def patched_index(inputs: Inputs, old: State, site: Site, search: Mapping[str, S
     if len(changed) > PATCH_MAX:
         return None
     script = read_output(inputs.out, "search-index.js", old.outputs["search-index.js"].sha)
-    if script is None:
+    index = read_search_script(script) if script is not None else None
+    if index is None:
         return None
     from . import reindex
 
-    return partial(reindex.patch_script, script, [(before[i], search[i]) for i in changed])
+    return partial(reindex.patch_script, index, [(before[i], search[i]) for i in changed])
+
+
+def read_search_script(script: bytes) -> dict[str, Any] | None:
+    """Return the search index of a script the last build wrote; None when it is not one errorsite writes."""
+    from .. import render
+
+    return render.read_search_script(script)
 
 
 def read_output(out: Path, path: str, sha: str) -> bytes | None:

@@ -15,11 +15,8 @@ from .. import match, render
 from .state import Search
 
 
-def patch_script(script: bytes, changes: list[tuple[Search, Search]]) -> bytes:
-    """Return the search index script `script` with each record changed from the first to the second of `changes`."""
-    index = render.read_search_script(script)
-    if index is None:
-        raise ValueError("the search index in the output is not one errorsite wrote")
+def patch_script(index: dict[str, Any], changes: list[tuple[Search, Search]]) -> bytes:
+    """Return the script of `index` with each record changed from the first to the second of `changes`."""
     for before, after in changes:
         replace_record(index, after.entry, before.terms, after.terms)
     return render.search_script(index)

@@ -10,7 +10,7 @@ from ..related import Related
 from . import highlight, paths, reindex, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
 from .keys import digest, record_keys, search_index_key, summary_key
-from .pipeline import Result, read_output, search_of
+from .pipeline import Result, read_output, read_search_script, search_of
 from .state import Head, OutputRow, RecordRow, SavedState, decode
 from .store import HighlightStore
 
@@ -76,11 +76,12 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str]) ->
     if any(search[i].key != edit.row.search.key for i, edit in edits.items()):
         known = outputs.get("search-index.js")
         script = read_output(inputs.out, "search-index.js", known.sha) if known else None
-        if script is None:
+        index = read_search_script(script) if script is not None else None
+        if index is None:
             return None
         index_keys = saved.index_keys()
         index_keys.update((record_id, found.key) for record_id, found in search.items())
-        bodies["search-index.js"] = reindex.patch_script(script, [(edit.row.search, search[i])
+        bodies["search-index.js"] = reindex.patch_script(index, [(edit.row.search, search[i])
                                                                    for i, edit in sorted(edits.items())])
         keys["search-index.js"] = search_index_key(common, (index_keys[i] for i in sorted(index_keys)))
     hashes = {path: digest(body) for path, body in bodies.items()}
