@@ -1,7 +1,7 @@
-"""Change one record's terms in a built search index, touching only those terms.
+"""Change some records of a built search index, touching only what they change.
 
-`search.index.build_index` stays the reference: for the same records, `update_index` gives the same
-index, value for value, and so the same bytes once serialised.
+`search.index.build_index` stays the reference: for the same records, a patched index is the same
+index, value for value, and so the same bytes once serialised (`tests/test_reindex.py`).
 """
 
 from __future__ import annotations
@@ -10,23 +10,48 @@ from bisect import bisect_left
 from itertools import accumulate
 from typing import Any
 
-from .search.index import average_length, field_positions, idf, segments
-from .search.template import first_word
+from ..search.index import average_length, build_index, field_positions, idf, index_script, segments
+from ..search.template import first_word
+from .state import Search
+
+
+def patch_script(index: dict[str, Any], changes: list[tuple[Search, Search]]) -> bytes:
+    """Return the script of `index` with each record changed from the first to the second of `changes`."""
+    for before, after in changes:
+        replace_record(index, after.entry, before.terms, after.terms)
+    return index_script(index)
+
+
+def replace_record(index: dict[str, Any], entry: dict[str, Any], old: dict[str, int], new: dict[str, int]) -> None:
+    """Change, in place, the record of `entry`'s id from weighted terms `old` to `entry` with terms `new`.
+
+    The index must hold a row for that id already; every other row stays as it is.
+    """
+    at = field_positions(index)
+    doc = bisect_left([row[at["id"]] for row in index["records"]], entry["id"])
+    update_index(index, doc, old, new)
+    # The row's own values depend on the record alone, but for the number of its first word.
+    row = build_index([entry], lambda _: new, index["base_url"])["records"][0]
+    word = first_word(segments(row[at["pattern"]]))
+    terms: list[str] = index["terms"]
+    number = bisect_left(terms, word)
+    row[at["first"]] = number if word and number < len(terms) and terms[number] == word else -1
+    index["records"][doc] = row
 
 
 def update_index(index: dict[str, Any], doc: int, old: dict[str, int], new: dict[str, int]) -> None:
     """Change, in place, the weighted terms of the record at row `doc` from `old` to `new`.
 
-    Only the record's terms may differ: its id, title, message, exception, place and status
-    (everything else a row holds) must be those the index was built with.
+    Only the record's terms change: its other values stay those the index was built with.
     """
+    fields: list[str] = index["fields"]
+    length, first = fields.index("dl"), fields.index("first")
     terms: list[str] = index["terms"]
     number = {t: i for i, t in enumerate(terms)}
     touched = sorted(t for t in old.keys() | new.keys() if old.get(t) != new.get(t))
     postings = {t: _patched(index["postings"][number[t]] if t in number else [], doc, min(new.get(t, 0), 7))
                 for t in touched}
     rows = index["records"]
-    length = field_positions(index)["dl"]
     rows[doc][length] = sum(new.values())
     n = len(rows)
     index["avgdl"] = average_length([row[length] for row in rows])
@@ -35,10 +60,10 @@ def update_index(index: dict[str, Any], doc: int, old: dict[str, int], new: dict
             index["postings"][number[term]] = posting
             index["idf"][number[term]] = idf(n, len(posting))
         return
-    _renumber(index, postings)
+    _renumber(index, postings, first, fields.index("pattern"))
 
 
-def _renumber(index: dict[str, Any], changed: dict[str, list[int]]) -> None:
+def _renumber(index: dict[str, Any], changed: dict[str, list[int]], first: int, pattern: int) -> None:
     """Rebuild the term list when terms appear or vanish, and every reference to a term's number."""
     old_terms: list[str] = index["terms"]
     postings = dict(zip(old_terms, index["postings"]))
