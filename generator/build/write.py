@@ -30,18 +30,23 @@ MARKER = ".errorsite-build"
 MARKER_TEXT = b"This folder is written by errorsite build and replaced by the next build.\n"
 
 
-class OutsideFolder(Exception):
-    """A file about to be written or deleted resolves outside its folder: a bug, and never done."""
+class OutsideFolder(UserError):
+    """A file about to be written or deleted resolves outside its folder; it never is.
+
+    Validation keeps every record's page inside the output, so the one way here
+    is a link that someone placed inside the output folder: a user error, named
+    as such, rather than a crash.
+    """
 
     def __init__(self, path: str, folder: Path) -> None:
-        super().__init__(path, folder)
+        super().__init__(
+            f"refused to write or delete {path!r}: it is not a file inside {str(folder)!r}",
+            hint="errorsite follows no link in the folders it writes: remove the link, or build into a fresh folder",
+            page="write-outside-output")
         self.path = path
         """The site-relative path that was refused."""
         self.folder = folder
         """The folder it had to stay in."""
-
-    def __str__(self) -> str:
-        return f"refused to write or delete {self.path!r}: it is not a file inside {str(self.folder)!r}"
 
 
 def inside(folder: Path, path: str) -> Path:
