@@ -117,7 +117,12 @@ def make_parser() -> Parser:
     parser.add_argument("--version", action="version", version=f"errorsite {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="also print the traceback of a crash (a bug in errorsite)")
-    parser.set_defaults(run=lambda args: parser.print_help() or 2)
+
+    def usage(args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 2
+
+    parser.set_defaults(run=usage)
     sub = parser.add_subparsers(title="commands", parser_class=Parser)
 
     build = sub.add_parser("build", help="validate every record and render the site")

@@ -429,7 +429,7 @@ def read_search_script(script: bytes) -> dict[str, Any] | None:
     text = script.decode()
     if not (text.startswith(SCRIPT_START) and text.endswith(SCRIPT_END)):
         return None
-    return json.loads(text[len(SCRIPT_START) : -len(SCRIPT_END)])  # type: ignore[no-any-return]
+    return json.loads(text[len(SCRIPT_START) : -len(SCRIPT_END)])
 
 
 def record_data(record: Record) -> dict[str, Any]:
