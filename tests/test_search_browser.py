@@ -11,6 +11,8 @@ import pytest
 from browser_support import Sites, open_tab
 from generator import match
 
+pytestmark = pytest.mark.browser
+
 TRACEBACK = """Traceback (most recent call last):
   File "/srv/app/launch.py", line 12, in <module>
     main()
