@@ -134,7 +134,7 @@ def make_parser() -> Parser:
 
     serve = sub.add_parser("serve", help="build, serve on 127.0.0.1, and rebuild and reload on every change")
     _content_option(serve)
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on; 0 picks a free one (default: 8000)")
+    serve.add_argument("--port", type=port, default=8000, help="port to listen on; 0 picks a free one (default: 8000)")
     serve.add_argument("--base-url", help="serve as if published at this URL (its path is the path prefix)")
     serve.set_defaults(run=run_serve)
 
@@ -194,6 +194,15 @@ def make_parser() -> Parser:
         # Also after the command's name; SUPPRESS keeps a --debug given before it.
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
+
+
+def port(text: str) -> int:
+    """Return `text` as a TCP port number; argparse reports anything else as an invalid port."""
+    number = int(text)
+    if not 0 <= number <= 65535:
+        # No message: argparse says "invalid port value: '70000'", a usage error and not a crash.
+        raise ValueError
+    return number
 
 
 def _file_options(parser: argparse.ArgumentParser) -> None:

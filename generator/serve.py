@@ -339,7 +339,8 @@ class _HTTPServer(ThreadingHTTPServer):
 def _listen(port: int, server: Server) -> ThreadingHTTPServer:
     """Return an HTTP server bound to 127.0.0.1:`port`."""
     try:
-        return _HTTPServer(("127.0.0.1", port), _handler(server), server.log)
+        # Through `server.log` at each call, so that one log, replaced or not, says everything.
+        return _HTTPServer(("127.0.0.1", port), _handler(server), lambda text: server.log(text))
     except OSError as error:
         raise UserError(
             f"cannot listen on 127.0.0.1:{port}: {error.strerror}",

@@ -213,6 +213,24 @@ def test_a_reader_who_goes_away_is_not_reported(server: serve.Server, capfd: pyt
     assert "Traceback" not in capfd.readouterr().err
 
 
+def test_a_reader_who_leaves_in_the_middle_of_a_request_is_not_reported(server: serve.Server,
+                                                                      capfd: pytest.CaptureFixture[str]) -> None:
+    logged: list[str] = []
+    server.log = logged.append
+    port = server.httpd.server_address[1]
+    for _ in range(5):
+        conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+        conn.sendall(b"GET /tinyserve/ HT")
+        time.sleep(0.1)
+        # The reset reaches the server while it reads the request line, before any handler runs.
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()
+    time.sleep(0.5)
+    assert get(server.url)[0] == 200
+    assert logged == []
+    assert "Traceback" not in capfd.readouterr().err
+
+
 def test_a_failing_request_is_logged_as_a_bug_and_the_server_goes_on(server: serve.Server, monkeypatch: pytest.MonkeyPatch) -> None:
     logged: list[str] = []
     server.log = logged.append
