@@ -1,4 +1,9 @@
-"""Site -> {site-relative path: bytes}: every page, the API and the search index (no disk)."""
+"""Site -> {site-relative path: bytes}: every page, the API and the search index.
+
+It writes no output (`write` does): the only files it reads are errorsite's own
+templates and static files, and the only ones it writes are compiled templates,
+in the folder it is given for them.
+"""
 
 from __future__ import annotations
 
@@ -211,12 +216,8 @@ class Renderer:
         out.update(self.shared_plan())
         return {_disk(path): make for path, make in sorted(out.items())}
 
-    def shared_files(self) -> dict[str, bytes]:
-        """Return the files that depend on every record: indexes, search, API, sitemap."""
-        return {path: make() for path, make in self.shared_plan().items()}
-
     def shared_plan(self) -> dict[str, Callable[[], bytes]]:
-        """Return the shared files as functions that render them."""
+        """Return the files that depend on every record (lists, search, API, sitemap), each as its renderer."""
         out: dict[str, Callable[[], bytes]] = {
             "index.html": self.home_page,
             "errors/index.html": self.all_errors_page,
