@@ -361,7 +361,7 @@ def run_lookup(args: argparse.Namespace) -> int:
 
     text = sys.stdin.read() if args.message == "-" else args.message
     site = load_site(args)
-    index = match.build_index([match.search_entry(r) for r in site.records])
+    index = match.build_index([match.search_entry(r) for r in site.records], base_url=site.config.base_url)
     results = match.search(index, text, limit=args.limit)
 
     def line(result: dict[str, Any]) -> str:

@@ -108,7 +108,7 @@ def content_record(site: Site, query: str) -> tuple[dict[str, Any], str]:
     """Return the record that `query` (an id or a message) names in validated content."""
     record = site.by_id.get(query)
     if record is None:
-        index = match.build_index([match.search_entry(r) for r in site.records])
+        index = match.build_index([match.search_entry(r) for r in site.records], base_url=site.config.base_url)
         record = site.by_id[_best_match(index, query)]
     return render.record_data(record), f"{site.config.base_url}{record.url}"
 

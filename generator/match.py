@@ -71,6 +71,9 @@ _TIMESTAMP = re.compile(
 )
 _LEVEL = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[ \t:|-]|$)")
 _LOGGER = re.compile(r"in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))")
+_URLISH = re.compile(r"[^ \t\n\r\f\v\xa0'\"<>()\[\]{}`]+")
+"""A run of text that may be a URL: no whitespace, quotes or brackets."""
+_WEB = re.compile(r"https?://")
 
 Segments = list[str | None]
 
@@ -594,8 +597,9 @@ def _variant_json(message: str) -> dict[str, Any]:
 
 
 def build_index(records: list[dict[str, Any]],
-                terms_of: Callable[[dict[str, Any]], dict[str, int]] = document_terms) -> dict[str, Any]:
-    """Return the compact, JSON-able search index of `records`; `terms_of` may answer from a cache."""
+                terms_of: Callable[[dict[str, Any]], dict[str, int]] = document_terms,
+                base_url: str = "") -> dict[str, Any]:
+    """Return the compact, JSON-able search index of `records` published at `base_url`; `terms_of` may answer from a cache."""
     records = sorted(records, key=lambda r: r["id"])
     docs: list[dict[str, int]] = []
     for rec in records:
@@ -632,6 +636,7 @@ def build_index(records: list[dict[str, Any]],
     return {
         "version": INDEX_VERSION,
         "url": URL_PATTERN,
+        "base_url": base_url,
         "avgdl": round(sum(lengths) / n, 4) if n else 1,
         "fields": list(INDEX_FIELDS),
         "stop": sorted(STOP_WORDS),
@@ -690,6 +695,8 @@ class SearchIndex:
     avgdl: float
     stop: frozenset[str]
     """Stop words, as the index lists them."""
+    base_url: str
+    """Where the site is published ("" when unknown): a paste that links to one of its pages decides."""
 
 
 def load_index(data: dict[str, Any]) -> SearchIndex:
@@ -711,7 +718,7 @@ def load_index(data: dict[str, Any]) -> SearchIndex:
         rows.append(Row(get("id"), get("title"), get("exception"), get("path"), get("line"), get("function"),
                         bool(get("removed")), bool(get("written")), get("dl"), (main, *variants)))
     return SearchIndex(tuple(rows), terms, {t: i for i, t in enumerate(terms)}, data["idf"], data["postings"],
-                       data["avgdl"], frozenset(data["stop"]))
+                       data["avgdl"], frozenset(data["stop"]), data.get("base_url", ""))
 
 
 # --- words ----------------------------------------------------------------
@@ -973,10 +980,32 @@ def _frame_hit(row: Row, frames: tuple[Frame, ...]) -> FrameHit:
     return FrameHit(at_line, in_function, in_file, suffix)
 
 
+def _linked(index: SearchIndex, text: str) -> set[int]:
+    """Return the rows whose page's URL under the index's `base_url` the text contains (docs/matching.md, Links)."""
+    base = index.base_url
+    site = base.split("://", 1)[1] if "://" in base else ""
+    path = site[site.find("/"):] if site else base
+    rows: dict[str, int] = {}
+    found = set()
+    for url in _URLISH.findall(text) if "errors/" in text else ():
+        url = url.rstrip(".,;:!?").split("#")[0].removesuffix("/index.html").removesuffix("/")
+        web = _WEB.match(url)
+        prefix = site if web else path
+        rest = url[web.end():] if web else url
+        if prefix and rest.startswith(prefix + "errors/"):
+            rows = rows or {row.id: d for d, row in enumerate(index.rows)}
+            d = rows.get(rest[len(prefix) + 7:])
+            if d is not None:
+                found.add(d)
+    return found
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class RankKey:
     """How a result ranks: fields compare in order, greater first; equal keys go by id."""
 
+    linked: bool
+    """The paste contains the URL of the record's page: the page the message itself names."""
     tier: Tier
     strength: float
     """Quality for template matches (the one explaining most of the paste with literal text wins,
@@ -1005,7 +1034,8 @@ class Candidate:
     match: TemplateMatch | None
     """The template match, None for a word result."""
     confident: bool
-    """The record's template explains the paste, and the paste's exception and traceback do not say otherwise."""
+    """The paste links to the record's page, or its template explains the paste and the paste's exception and
+    traceback do not say otherwise."""
 
 
 def _names_a_class(name: str) -> bool:
@@ -1021,22 +1051,24 @@ def _contradicts(paste: Paste, row: Row, frames: FrameHit) -> bool:
     return other_class or bool(paste.frames) and frames.in_file == 0
 
 
-def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: WordScores, paste: Paste) -> Candidate:
+def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: WordScores, paste: Paste,
+               linked: bool) -> Candidate:
     """Return row `d` as a candidate, with its rank key."""
     row = index.rows[d]
     score = words.score.get(d, 0.0)
     exception = bool(paste.exception) and paste.exception.split(".")[-1] == row.exception.split(".")[-1]
     frames = _frame_hit(row, paste.frames)
     if match is None:
-        key = RankKey(Tier.WORDS, score, False, frames, exception, not row.removed, row.written, 0.0)
-        return Candidate(d, key, None, False)
-    key = RankKey(match.tier, match.quality, match.end == "full", frames, exception, not row.removed, row.written,
-                  score)
-    return Candidate(d, key, match, match.explains and not _contradicts(paste, row, frames))
+        key = RankKey(linked, Tier.WORDS, score, False, frames, exception, not row.removed, row.written, 0.0)
+        return Candidate(d, key, None, linked)
+    key = RankKey(linked, match.tier, match.quality, match.end == "full", frames, exception, not row.removed,
+                  row.written, score)
+    return Candidate(d, key, match, linked or match.explains and not _contradicts(paste, row, frames))
 
 
-def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: WordScores, limit: int) -> list[Candidate]:
-    """Return every record a template matched, and the word results that can reach the top `limit`."""
+def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: WordScores, limit: int,
+                linked: set[int]) -> list[Candidate]:
+    """Return every record the paste links to or a template matched, and the word results that can reach the top `limit`."""
     present = {w for w, _, _ in tokenize(forms[-1].norm)}
     matched = {}
     for d, row in enumerate(index.rows):
@@ -1047,8 +1079,8 @@ def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: Word
     # Only the best `limit` word scores (and their ties) can reach the top.
     ranked = sorted(eligible.values(), reverse=True)
     floor = ranked[limit - 1] if 0 < limit <= len(ranked) else 0.0
-    rows = sorted(set(matched) | {d for d, s in eligible.items() if s >= floor})
-    return [_candidate(index, d, matched.get(d), words, paste) for d in rows]
+    rows = sorted(set(matched) | linked | {d for d, s in eligible.items() if s >= floor})
+    return [_candidate(index, d, matched.get(d), words, paste, d in linked) for d in rows]
 
 
 # --- results --------------------------------------------------------------
@@ -1082,14 +1114,16 @@ def _result(index: SearchIndex, found: Candidate, words: WordScores) -> dict[str
     """Return one result as search gives it."""
     row = index.rows[found.row]
     match = found.match
+    linked = found.key.linked
     if match is None:
         spans = [[s, e] for w, s, e in tokenize(row.title) if w in words.shown and w not in index.stop]
-        return {"id": row.id, "score": found.key.strength, "kind": "near" if found.row in words.near else "words",
-                "values": [], "spans": spans, "confident": False, "variant": None}
+        kind = "link" if linked else "near" if found.row in words.near else "words"
+        return {"id": row.id, "score": found.key.strength, "kind": kind, "values": [], "spans": spans,
+                "confident": found.confident, "variant": None, "linked": linked}
     template = row.templates[0 if match.variant is None else match.variant + 1]
     return {"id": row.id, "score": match.quality, "kind": "full" if match.end == "full" else "partial",
             "values": match.values, "spans": _template_spans(template, match.covered),
-            "confident": found.confident, "variant": match.variant}
+            "confident": found.confident, "variant": match.variant, "linked": linked}
 
 
 def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> list[dict[str, Any]]:
@@ -1099,7 +1133,7 @@ def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> l
     paste = read_paste(text)
     forms = [Form(raw, *normalize(raw)) for raw in paste.forms]
     words = _word_scores(index, _query(index, forms[0].norm))
-    found = _candidates(index, paste, forms, words, limit)
+    found = _candidates(index, paste, forms, words, limit, _linked(index, text))
     found.sort(key=lambda c: index.rows[c.row].id)
     found.sort(key=lambda c: c.key, reverse=True)
     return [_result(index, c, words) for c in found[:limit]]

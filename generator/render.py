@@ -398,7 +398,8 @@ class Renderer:
         """Return the search index as a script, so it loads from file:// too."""
         known, terms = self.search_entries, self.search_terms
         return search_script(match.build_index([known.get(r.id) or match.search_entry(r) for r in self.site.records],
-                                               lambda rec: terms.get(rec["id"]) or match.document_terms(rec)))
+                                               lambda rec: terms.get(rec["id"]) or match.document_terms(rec),
+                                               self.config.base_url))
 
     def sitemap(self) -> bytes:
         """Return the sitemap of every page, with absolute URLs."""

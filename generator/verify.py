@@ -118,7 +118,7 @@ def verify(content_dir: Path, ids: Sequence[str] = (), today: str | None = None)
     settings = site.config.verify
     if settings.setup and records:
         setup(settings.setup, content_dir, settings.timeout)
-    index = match.build_index([match.search_entry(r) for r in site.records])
+    index = match.build_index([match.search_entry(r) for r in site.records], base_url=site.config.base_url)
     date = today or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     workers = max(1, min(len(records), os.cpu_count() or 1))
     with ThreadPoolExecutor(workers) as pool:

@@ -34,7 +34,7 @@ def run_node(index: dict[str, Any], calls: list[list[Any]]) -> list[Any]:
 @pytest.fixture(scope="module")
 def index() -> dict[str, Any]:
     # One index, built by Python and serialised, exactly as the site ships it.
-    return json.loads(json.dumps(build_index(CASES["records"])))
+    return json.loads(json.dumps(build_index(CASES["records"], base_url=CASES["base_url"])))
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,8 @@ def js_answers(index: dict[str, Any]) -> list[Any]:
 
 def check(case: dict[str, Any], results: list[dict[str, Any]]) -> None:
     """Assert what a case of match_cases.json expects: the first ids in order, and of the first result its
-    kind, which wording matched (`variant`) and whether it is `confident`; `no_page`: no result is confident."""
+    kind, which wording matched (`variant`), whether it is `confident` and whether the paste links to its page
+    (`linked`); `no_page`: no result is confident."""
     ids = [r["id"] for r in results]
     if case.get("no_page"):
         assert not any(r["confident"] for r in results)
@@ -53,7 +54,7 @@ def check(case: dict[str, Any], results: list[dict[str, Any]]) -> None:
         assert ids == []
         return
     assert ids[:len(case["expect"])] == case["expect"]
-    for name in ("kind", "variant", "confident"):
+    for name in ("kind", "variant", "confident", "linked"):
         if name in case:
             assert results[0][name] == case[name], name
 
@@ -81,7 +82,7 @@ def test_python_and_js_agree(index: dict[str, Any], js_answers: list[Any], numbe
 
 def test_cases_cover_every_kind(index: dict[str, Any]) -> None:
     kinds = {r["kind"] for case in CASES["cases"] for r in search(index, case["input"])}
-    assert kinds == {"full", "partial", "words", "near"}
+    assert kinds == {"full", "partial", "words", "near", "link"}
     assert len(CASES["cases"]) >= 80 and len(CASES["records"]) >= 40
 
 

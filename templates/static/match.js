@@ -3,8 +3,8 @@
   "use strict";
   var K1 = 1.2, B = 0.75, MIN_LITERAL = 6, MAX_EXPR = 300, MAX_QUERY_TERMS = 64,
     MAX_FUZZY_TOKENS = 8, MAX_PREFIX_TERMS = 50, PREFIX_WEIGHT = 0.9, FUZZY_WEIGHTS = [1, 0.7, 0.5];
-  var WS = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005" +
-    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff";
+  var WS = "[\t-\r\x1c- \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]", WS_RUN = RegExp(WS + "+", "g");
+  WS = RegExp("^" + WS + "$");
   var NON_WORD = [0x80, 0xbf, 0xd7, 0xd7, 0xf7, 0xf7, 0x2000, 0x2bff, 0x3000, 0x303f, 0xff00, 0xff0f, 0x1f000, 0x1faff];
   var PERCENT = /%(?:\([^()]*\))?[-#0+]*(?:\*|[0-9]+)?(?:\.(?:\*|[0-9]+))?[hlL]?[diouxXeEfFgGcrsa]/y;
   var FRAME = /^[ \t]*File "([^"]+)", line ([0-9]+)(?:, in ([^ \t]+))?/;
@@ -17,13 +17,13 @@
     "(?:Z|[+-][0-9]{2}:?[0-9]{2})?|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?", "y");
   var LEVEL = /(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[ \t:|-]|$)/y;
   var LOGGER = /in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))/y;
-  var ASCII = /^[\x00-\x7f]*$/;
+  var ASCII = /^[\x00-\x7f]*$/, URLISH = /[^ \t\n\r\f\v\xa0'"<>()[\]{}`]+/g;
   // What Python's repr of a value looks like: quoted, bracketed, a call, a number or a constant.
   var REPR = new RegExp("^(?:[bBrRuUfF]{0,2}(['\"])[\\s\\S]*\\1|\\[[\\s\\S]*\\]|\\([\\s\\S]*\\)|\\{[\\s\\S]*\\}|<[\\s\\S]*>" +
     "|[A-Za-z_][A-Za-z0-9_.]*\\([\\s\\S]*\\)|[-+]?[0-9][A-Za-z0-9_.+-]*|None|True|False|Ellipsis|NotImplemented|[-+]?inf|nan)$");
   var CONFIDENT_LITERAL = 20, CONFIDENT_CUT = 30, GENERIC_EXCEPTIONS = ["Error", "Exception", "Warning"];
 
-  function isWs(ch) { return WS.indexOf(ch) >= 0; }
+  function isWs(ch) { return WS.test(ch); }
   function cpLen(s) { var n = 0; for (var i = 0; i < s.length; i++) { var c = s.charCodeAt(i); if (c < 0xdc00 || c > 0xdfff) n++; } return n; }
   function cmp(a, b) { a = Array.from(a); b = Array.from(b); for (var i = 0; i < a.length && i < b.length; i++) { var d = a[i].codePointAt(0) - b[i].codePointAt(0); if (d) return d; } return a.length - b.length; }
 
@@ -50,14 +50,7 @@
     }
     return [out.join(""), where];
   }
-  function collapse(text) {
-    var out = "", low = lower(text);
-    for (var i = 0; i < low.length; i++) {
-      var ch = low[i];
-      if (isWs(ch)) { if (out[out.length - 1] !== " ") out += " "; } else out += ch;
-    }
-    return out;
-  }
+  function collapse(text) { return lower(text).replace(WS_RUN, " "); }
   function tokenize(text) {
     var words = [], start = -1, i = 0, cur = "";
     for (var ch of lower(text) + " ") {
@@ -209,9 +202,9 @@
   function named(head, rest) {
     var m = EXCEPTION.exec(head);
     if (!m) return ["", []];
-    var message = [head.slice(m[0].length)].concat(rest).join("\n"), q = message[0];
+    var message = [head.slice(m[0].length)].concat(rest).join("\n");
     // KeyError shows its message as a repr, in quotes.
-    if (lastName(m[1]) === "KeyError" && message.length >= 2 && (q === "'" || q === '"') && message[message.length - 1] === q)
+    if (lastName(m[1]) === "KeyError" && /^(['"])[\s\S]*\1$/.test(message))
       return [m[1], [message.slice(1, -1), message]];
     return [m[1], [message]];
   }
@@ -221,11 +214,11 @@
     lines.forEach((line, i) => { if (TRACEBACK.test(line)) start = i; });
     // Frames of an earlier, chained traceback belong to another exception.
     lines.slice(start + 1).forEach(line => {
-      if ((m = FRAME.exec(line))) frames.push({ path: m[1].replace(/\\/g, "/"), line: parseInt(m[2], 10), "function": m[3] || "" });
+      if ((m = FRAME.exec(line))) frames.push({ path: m[1].replace(/\\/g, "/"), line: +m[2], "function": m[3] || "" });
     });
     if (start >= 0) {
       var rest = lines.slice(start + 1), at = 0;
-      while (at < rest.length && (blank(rest[at]) || rest[at][0] === " " || rest[at][0] === "\t")) at++;
+      while (at < rest.length && /^([ \t]|$)/.test(rest[at])) at++;
       body = rest.slice(at);
       while (body.length && blank(body[body.length - 1])) body = body.slice(0, -1);
     }
@@ -268,29 +261,25 @@
   }
 
   // The index read by the names in its `fields`, once per index object.
-  var cache = typeof WeakMap !== "undefined" ? new WeakMap() : null;
-  function template(message, pattern, spans, first, reprs) {
-    return { message: message, segments: pattern.map(s => s === 0 ? null : s), spans: spans, first: first, reprs: reprs };
-  }
+  var cache = new WeakMap();
+  // A template {message, pattern, spans, first, reprs} with its segments (a placeholder is 0 in the pattern).
+  function template(v) { return Object.assign({ segments: v.pattern.map(s => s || null) }, v); }
   function load(index) {
-    var loaded = cache && cache.get(index);
+    var loaded = cache.get(index);
     if (loaded) return loaded;
-    var at = {}, number = new Map();
+    var at = {}, number = new Map(index.terms.map((t, i) => [t, i]));
     index.fields.forEach((name, i) => { at[name] = i; });
-    index.terms.forEach((t, i) => { number.set(t, i); });
     // Words that say nothing alone: a record that shares only these with the paste is no result.
     var stop = new Set(index.stop);
     var rows = index.records.map(values => {
       function get(name) { return values[at[name]]; }
-      var first = get("first"), templates = [template(get("message"), get("pattern"), get("spans"), first >= 0 ? index.terms[first] : "", get("reprs"))];
-      get("variants").forEach(v => { templates.push(template(v.message, v.pattern, v.spans, v.first, v.reprs)); });
+      var first = get("first"), templates = [{ message: get("message"), pattern: get("pattern"), spans: get("spans"),
+        first: first >= 0 ? index.terms[first] : "", reprs: get("reprs") }].concat(get("variants")).map(template);
       return { id: get("id"), title: get("title"), exception: get("exception"), path: get("path"), line: get("line"),
         "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates: templates };
     });
-    var byId = new Map();
-    rows.forEach(row => { byId.set(row.id, row); });
-    loaded = { rows: rows, byId: byId, terms: index.terms, number: number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop: stop };
-    if (cache) cache.set(index, loaded);
+    loaded = { rows: rows, byId: new Map(rows.map((row, d) => [row.id, d])), terms: index.terms, number: number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop: stop, base: index.base_url || "" };
+    cache.set(index, loaded);
     return loaded;
   }
 
@@ -300,8 +289,8 @@
     for (j = 0; j <= b.length; j++) prev.push(j);
     for (i = 1; i <= a.length; i++) {
       cur = [i];
-      for (j = 1; j <= b.length; j++) cur.push(Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] !== b[j - 1] ? 1 : 0)));
-      if (Math.min.apply(null, cur) > limit) return limit + 1;
+      for (j = 1; j <= b.length; j++) cur.push(Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] !== b[j - 1])));
+      if (Math.min(...cur) > limit) return limit + 1;
       prev = cur;
     }
     return Math.min(prev[b.length], limit + 1);
@@ -323,9 +312,7 @@
   }
   // Returns the distinct tokens of the message (sorted), each {word, stop, expansions}.
   function query(ix, message) {
-    var words = tokenize(message), tokens = [];
-    words.forEach(w => { if (tokens.indexOf(w[0]) < 0) tokens.push(w[0]); });
-    tokens = tokens.slice(0, MAX_QUERY_TERMS);
+    var words = tokenize(message), tokens = [...new Set(words.map(w => w[0]))].slice(0, MAX_QUERY_TERMS);
     var lastTok = tokens[tokens.length - 1];
     var typing = words.length > 0 && words[words.length - 1][2] === cpLen(message) && words[words.length - 1][0] === lastTok;
     var fuzzy = tokens.filter(t => !ix.number.has(t) && t.length >= 4 && ASCII.test(t) && !/^[0-9]+$/.test(t)).slice(0, MAX_FUZZY_TOKENS);
@@ -366,11 +353,7 @@
   // --- templates against the paste
   var WORDS = 1, NOISY = 2, EXPLAINS = 3;
   function tierOf(m) { return m.end === "noise" ? NOISY : EXPLAINS; }
-  function fits(a, b) {
-    var x = [tierOf(a), a.quality, a.end === "full" ? 1 : 0], y = [tierOf(b), b.quality, b.end === "full" ? 1 : 0];
-    for (var i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] - y[i];
-    return 0;
-  }
+  function fits(a, b) { return tierOf(a) - tierOf(b) || a.quality - b.quality || (a.end === "full") - (b.end === "full"); }
   // The template explains the paste on its own text (docs/matching.md, Confidence).
   function explains(m) {
     if (m.end === "full") return (3 * m.quality >= 2 * m.length || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
@@ -404,7 +387,7 @@
   }
 
   // --- ranking: a key's fields compare in this order, greater first; equal keys go by id
-  var RANK_ORDER = ["tier", "strength", "full", "frames", "exception", "active", "written", "words"];
+  var RANK_ORDER = ["linked", "tier", "strength", "full", "frames", "exception", "active", "written", "words"];
   var FRAME_ORDER = ["atLine", "inFunction", "inFile", "suffix"];
   function compareBy(order, a, b) {
     for (var i = 0; i < order.length; i++) {
@@ -433,6 +416,17 @@
     });
     return hit;
   }
+  // Rows whose page's URL under the index's base_url the text contains (docs/matching.md, Links).
+  function linked(ix, text) {
+    var found = new Set(), base = ix.base, site = base.split("://")[1] || "", path = site ? site.slice(site.indexOf("/")) : base;
+    if (text.indexOf("errors/") >= 0) (text.match(URLISH) || []).forEach(url => {
+      url = url.replace(/[.,;:!?]+$/, "").split("#")[0].replace(/\/index\.html$/, "").replace(/\/$/, "");
+      var web = /^https?:\/\//.exec(url), prefix = web ? site : path, rest = web ? url.slice(web[0].length) : url;
+      var d = ix.byId.get(rest.slice(prefix.length + 7));
+      if (prefix && rest.startsWith(prefix + "errors/") && d !== undefined) found.add(d);
+    });
+    return found;
+  }
   function namesAClass(name) { return /^[A-Z]/.test(name); }
   // The paste's exception name or traceback shows that the row did not raise it.
   function contradicts(paste, row, frames) {
@@ -440,24 +434,23 @@
     var otherClass = namesAClass(theirs) && GENERIC_EXCEPTIONS.indexOf(theirs) < 0 && namesAClass(mine) && theirs !== mine;
     return otherClass || (paste.frames.length > 0 && frames.inFile === 0);
   }
-  function candidate(ix, d, m, words, paste) {
+  function candidate(ix, d, m, words, paste, link) {
     var row = ix.rows[d], score = words.score.get(d) || 0, frames = frameHit(row, paste.frames);
-    var key = { tier: m ? tierOf(m) : WORDS, strength: m ? m.quality : score, full: !!m && m.end === "full",
+    var key = { linked: link, tier: m ? tierOf(m) : WORDS, strength: m ? m.quality : score, full: !!m && m.end === "full",
       frames: frames, exception: !!paste.exception && lastName(paste.exception) === lastName(row.exception),
       active: !row.removed, written: row.written, words: m ? score : 0 };
-    return { row: d, key: key, match: m, confident: !!m && explains(m) && !contradicts(paste, row, frames) };
+    return { row: d, key: key, match: m, confident: link || !!m && explains(m) && !contradicts(paste, row, frames) };
   }
-  function candidates(ix, paste, forms, words, limit) {
-    var present = new Set(), matched = new Map();
-    tokenize(forms[forms.length - 1].norm).forEach(w => { present.add(w[0]); });
+  function candidates(ix, paste, forms, words, limit, links) {
+    var present = new Set(tokenize(forms[forms.length - 1].norm).map(w => w[0])), matched = new Map();
     ix.rows.forEach((row, d) => { var m = matchRow(row, forms, present); if (m) matched.set(d, m); });
     var eligible = [];
     words.score.forEach((s, d) => { if (words.content.has(d)) eligible.push([d, s]); });
     // Only the best `limit` word scores (and their ties) can reach the top.
     var floor = eligible.map(e => e[1]).sort((x, y) => y - x)[limit - 1] || 0;
-    var rows = new Set(matched.keys());
+    var rows = new Set([...matched.keys(), ...links]);
     eligible.forEach(e => { if (e[1] >= floor) rows.add(e[0]); });
-    return Array.from(rows).map(d => candidate(ix, d, matched.get(d) || null, words, paste));
+    return Array.from(rows).map(d => candidate(ix, d, matched.get(d) || null, words, paste, links.has(d)));
   }
 
   // --- results
@@ -479,15 +472,11 @@
     return spans;
   }
   function result(ix, c, words) {
-    var row = ix.rows[c.row], m = c.match;
-    if (!m) {
-      var spans = [];
-      tokenize(row.title).forEach(w => { if (words.shown.has(w[0]) && !ix.stop.has(w[0])) spans.push([w[1], w[2]]); });
-      return { id: row.id, score: c.key.strength, kind: words.near.has(c.row) ? "near" : "words", values: [], spans: spans,
-        confident: false, variant: null };
-    }
-    return { id: row.id, score: m.quality, kind: m.end === "full" ? "full" : "partial", values: m.values,
-      spans: templateSpans(row.templates[m.variant === null ? 0 : m.variant + 1], m.covered), confident: c.confident, variant: m.variant };
+    var row = ix.rows[c.row], m = c.match, link = c.key.linked, spans = [];
+    if (m) spans = templateSpans(row.templates[m.variant === null ? 0 : m.variant + 1], m.covered);
+    else tokenize(row.title).forEach(w => { if (words.shown.has(w[0]) && !ix.stop.has(w[0])) spans.push([w[1], w[2]]); });
+    return { id: row.id, score: m ? m.quality : c.key.strength, kind: m ? (m.end === "full" ? "full" : "partial") : link ? "link" : words.near.has(c.row) ? "near" : "words",
+      values: m ? m.values : [], spans: spans, confident: c.confident, variant: m ? m.variant : null, linked: link };
   }
   function lastName(name) { return name.split(".").pop(); }
 
@@ -495,17 +484,13 @@
     if (limit === undefined) limit = 10;
     var ix = load(index), paste = readPaste(text);
     var forms = paste.forms.map(raw => { var nw = normalize(raw); return { raw: raw, norm: nw[0], where: nw[1], length: cpLen(nw[0]) }; });
-    var words = wordScores(ix, query(ix, forms[0].norm)), found = candidates(ix, paste, forms, words, limit);
-    found.sort((a, b) => {
-      var c = compareBy(RANK_ORDER, b.key, a.key);
-      if (c) return c;
-      var x = ix.rows[a.row].id, y = ix.rows[b.row].id;
-      return x < y ? -1 : x > y ? 1 : 0;
-    });
+    var words = wordScores(ix, query(ix, forms[0].norm)), found = candidates(ix, paste, forms, words, limit, linked(ix, text));
+    // Ids are unique: no two candidates compare equal.
+    found.sort((a, b) => compareBy(RANK_ORDER, b.key, a.key) || (ix.rows[a.row].id < ix.rows[b.row].id ? -1 : 1));
     return found.slice(0, limit).map(c => result(ix, c, words));
   }
   // A record of the index by id, fields by name (for the search page).
-  function record(index, id) { return load(index).byId.get(id); }
+  function record(index, id) { var ix = load(index); return ix.rows[ix.byId.get(id)]; }
 
   var api = { search: search, fill: fill, compileTemplate: compileTemplate, record: record };
   if (typeof module !== "undefined" && module.exports) module.exports = api;

@@ -6,7 +6,7 @@
   var root = document.body.getAttribute("data-root") || "./";
   var M = window.ErrorsiteMatch, byId = document.getElementById.bind(document);
   /* A full match the engine is unsure of only resembles the message. */
-  var KIND = { full: "matches your message", like: "resembles your message", partial: "matches the start of your message", words: "shares words", near: "did you mean" };
+  var KIND = { full: "matches your message", like: "resembles your message", partial: "matches the start of your message", words: "shares words", near: "did you mean", link: "your message links here" };
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -30,18 +30,11 @@
   /* A page explains the message when the engine says so (without a say: a full match). */
   function sure(r) { return r.confident == null ? r.kind === "full" : !!r.confident; }
 
-  /* The message shown is the wording that matched: the record's message or one of its variants. */
-  function record(index, result) {
-    var row = M.record(index, result.id);
-    return { title: row.title, message: row.templates[result.variant === null ? 0 : result.variant + 1].message,
-      exception: row.exception, path: row.path, line: row.line, url: "errors/" + result.id + "/" };
-  }
-
   function run(text, limit) {
     var index = window.ERRORSITE_INDEX;
     if (!index || !text.trim()) return [];
     return M.search(index, text, limit).map(function (r) {
-      r.record = record(index, r);
+      r.record = M.record(index, r.id);
       return r;
     });
   }
@@ -49,12 +42,14 @@
   /* A link (new tab, copy, middle click) that is also the listbox's option for the arrow keys. */
   function item(r, text, full) {
     var li = el("li"), a = li.appendChild(el("a")), rec = r.record, exact = r.kind === "full" || r.kind === "partial";
+    /* The message shown is the wording that matched: the record's message or one of its variants. */
+    var message = rec.templates[r.variant === null ? 0 : r.variant + 1].message;
     li.setAttribute("role", "none");
     a.id = "r-" + r.id;
-    a.href = root + rec.url + "index.html" + (exact ? "?m=" + encodeURIComponent(text) : "");
+    a.href = root + "errors/" + r.id + "/index.html" + (exact ? "?m=" + encodeURIComponent(text) : "");
     a.setAttribute("role", "option");
     a.append(el("span", "title", rec.title), el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind === "full" && !sure(r) ? "like" : r.kind]));
-    if (full) highlighted(a.appendChild(el("p", "message-line")).appendChild(el("code")), exact ? rec.message : rec.title, r.spans);
+    if (full) highlighted(a.appendChild(el("p", "message-line")).appendChild(el("code")), exact ? message : rec.title, r.spans);
     return li;
   }
 
@@ -95,9 +90,9 @@
     box.setAttribute("aria-controls", "results others");
     var reset = keyboard(box, [list, others]);
     function show() {
-      /* After a full match, other pages that explain it go with the other results. */
+      /* After a full match (or the page the message links to), other pages that explain it go with the other results. */
       var text = box.value, results = run(text, 20), good = results.filter(sure);
-      var full = good.filter(function (r) { return r.kind === "full"; });
+      var full = good.filter(function (r) { return r.kind === "full" || r.linked; });
       if (full.length) good = full;
       var weak = results.filter(function (r) { return good.indexOf(r) < 0; }), n = good.length;
       reset();
