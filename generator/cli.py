@@ -14,7 +14,7 @@ from typing import Any
 
 from . import __version__, assets, cache, files, load
 from .model import Site
-from .problems import BUG_REPORT_URL, ProblemsFound, UsageError, UserError
+from .problems import BUG_REPORT_URL, ProblemsFound, UsageError, UserError, crash_summary
 
 DEFAULT_CONTENT = "content"
 BUG_EXIT = 70
@@ -58,14 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def bug_line(error: BaseException) -> str:
     """Return the one line printed for a crash: what it was, that it is a bug, and where to report it."""
-    try:
-        said = " ".join(str(error).split())
-    except Exception:  # noqa: BLE001 - an exception that cannot describe itself is still reported
-        said = "(its message could not be read)"
-    if len(said) > 200:
-        said = said[:200] + "..."
-    what = f"{type(error).__name__}: {said}" if said else type(error).__name__
-    return (f"error: this is a bug in errorsite ({what}); please report it at {BUG_REPORT_URL} "
+    return (f"error: this is a bug in errorsite ({crash_summary(error)}); please report it at {BUG_REPORT_URL} "
             "with the output of the same command run as 'errorsite --debug ...'")
 
 
@@ -288,7 +281,8 @@ def run_serve(args: argparse.Namespace) -> int:
     """Serve the site and rebuild it on every change, until interrupted."""
     from . import serve
 
-    serve.serve(content_folder(args), args.port, args.base_url, log=lambda text: print(text, flush=True))
+    serve.serve(content_folder(args), args.port, args.base_url, log=lambda text: print(text, flush=True),
+                debug=args.debug)
     return 0
 
 
