@@ -1,4 +1,4 @@
-"""Time `extract.run` on a generated git repository of 2,000 Python files.
+"""Time `extract` (`generator.extract.sync.run`) on a generated git repository of 2,000 Python files.
 
 Run: python benchmarks/extract_bench.py [FILES]
 Prints the time of a first run (every record new) and of a rerun (nothing changes).
@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generator import extract  # noqa: E402
+from generator.extract import sync  # noqa: E402
 
 RAISES = [
     'raise ValueError(f"bad value {{value!r}} for {name}")',
@@ -72,7 +72,7 @@ def main() -> None:
         make_repo(repo, files)
         for label in ("first run", "rerun"):
             start = time.perf_counter()
-            report = extract.run(repo, "HEAD", "bench/repo", content, [], [], False)
+            report = sync.run(repo, "HEAD", "bench/repo", content, [], [], False)
             seconds = time.perf_counter() - start
             print(f"{label}: {files} files, {report.total} records, {len(report.skipped)} skipped"
                   f" in {seconds:.2f} s")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generator import extract  # noqa: E402
+from generator.extract.scan import scan_files  # noqa: E402
 
 
 def folder(name: str) -> Path:
@@ -33,7 +33,7 @@ def main(names: list[str]) -> None:
     for name in names:
         root = folder(name)
         files = {p.relative_to(root.parent).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.py"))}
-        scan = extract.scan_files(files, warns=True)
+        scan = scan_files(files, warns=True)
         kinds = ", ".join(f"{kind} {count}" for kind, count in scan.by_kind().items() if count)
         reasons = collections.Counter(s.reason for s in scan.skipped)
         print(f"{name}: {len(files)} files, {len(scan.sites)} sites ({kinds}); {len(scan.mapped)} mapped;"

@@ -44,7 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.extract import scan_files  # noqa: E402
+from generator.extract.scan import scan_files  # noqa: E402
 from generator.match import (  # noqa: E402
     SearchIndex, _first_word, _frame_hit, build_index, compile_template, load_index, read_paste, search, template_parts,
     tokenize,

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__, assets, cache, files, load
+from . import __version__, assets, cache, load
+from .extract import globs
 from .model import Site
 from .problems import BUG_REPORT_URL, ProblemsFound, UsageError, UserError, crash_summary
 
@@ -204,7 +205,7 @@ def _file_options(parser: argparse.ArgumentParser) -> None:
                         "a glob without / matches the file name, with / the whole path, ** any folders")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="files to skip, instead of [source] exclude in site.toml; always added to: "
-                        + " ".join(files.DEFAULT_EXCLUDE))
+                        + " ".join(globs.DEFAULT_EXCLUDE))
     parser.add_argument("--asserts", action=argparse.BooleanOptionalAction, default=None,
                         help='also record `assert cond, "message"` as AssertionError (default: [source] asserts)')
     parser.add_argument("--warnings", action=argparse.BooleanOptionalAction, default=None,
@@ -288,7 +289,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     """Validate the content, and with --source compare it with the code."""
-    from . import sourcecheck, validate, verify
+    from . import validate, verify
+    from .extract.check import check_source
 
     content = load.load(content_folder(args))
     stale = verify.stale(content.records)
@@ -302,8 +304,8 @@ def run_check(args: argparse.Namespace) -> int:
     if args.source is None:
         print(f"ok: {count}, no problems")
         return 0
-    settings = files.with_flags(site.config.source, args.include, args.exclude, args.asserts, args.warnings)
-    report = sourcecheck.check_source(site, args.source, settings, strict=args.strict, min_written=args.min_written)
+    settings = globs.with_flags(site.config.source, args.include, args.exclude, args.asserts, args.warnings)
+    report = check_source(site, args.source, settings, strict=args.strict, min_written=args.min_written)
     for problem in sorted(report.problems):
         print(problem, file=sys.stderr)
     for line in report.lines():
@@ -319,10 +321,10 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_extract(args: argparse.Namespace) -> int:
     """Write or update the records of a repository's raise sites."""
-    from . import extract
+    from .extract import sync
 
-    report = extract.run(args.repo_dir, args.commit, args.repo, args.content,
-                         args.include, args.exclude, args.asserts, args.warnings)
+    report = sync.run(args.repo_dir, args.commit, args.repo, args.content,
+                      args.include, args.exclude, args.asserts, args.warnings)
     for line in report.lines(args.verbose):
         print(line)
     return 0

@@ -27,10 +27,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import __version__, extract, gitrepo
-from .files import FileFilter
+from . import __version__
+from .extract import git, sync
+from .extract.globs import FileFilter
+from .extract.sync import ExtractReport
 from .problems import UserError
-from .sync import ExtractReport
+from .schema import REPO
 
 ACTION = "errorsite/errorsite"
 """The repository whose root holds errorsite's GitHub Action (`action.yml`)."""
@@ -43,9 +45,12 @@ IGNORED = ("site/", ".errorsite-cache/")
 
 _GITHUB = re.compile(
     r"(?:(?:https?|ssh|git)://(?:[^@/]+@)?github\.com(?::\d+)?/|[^@/:]+@github\.com:)"
-    r"(?P<owner>[A-Za-z0-9_.-]+)/(?P<name>[A-Za-z0-9_.-]+?)(?:\.git)?/?"
+    r"(?P<repo>[^/]+/[^/]+?)(?:\.git)?/?"
 )
-"""A GitHub remote URL: https, ssh (`git@github.com:owner/name.git`), ssh:// and git:// forms."""
+"""A GitHub remote URL: https, ssh (`git@github.com:owner/name.git`), ssh:// and git:// forms.
+
+Its `repo` counts only when it is an `owner/name` by the record format's pattern, so the
+site.toml init writes passes check."""
 
 NOT_CODE = frozenset({
     "tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks", "benchmark", "bench",
@@ -118,10 +123,10 @@ class _Plan:
 
 def init(repo_dir: Path, content_dir: Path | None = None) -> InitReport:
     """Set errorsite up in the git repository `repo_dir`; return what was written and kept."""
-    files = gitrepo.work_tree_files(repo_dir)
+    files = git.work_tree_files(repo_dir)
     content_dir = content_dir if content_dir is not None else repo_dir / "content"
     content = _inside(repo_dir, content_dir)
-    remote = github_remote(gitrepo.remote_urls(repo_dir))
+    remote = github_remote(git.remote_urls(repo_dir))
     layout = find_layout(files, lambda path: (repo_dir / path).read_bytes())
     plan = _Plan()
     plan.files[f"{content}/site.toml"] = site_toml(remote.repo, repo_dir.resolve().name, layout)
@@ -183,11 +188,11 @@ def _first_extract(repo_dir: Path, content_dir: Path, notes: list[str]) -> Extra
         notes.append(f"{errors_dir} holds records already: `errorsite extract {repo_dir}` updates them")
         return None
     try:
-        gitrepo.resolve(repo_dir, "HEAD")
+        git.resolve(repo_dir, "HEAD")
     except UserError:
         notes.append(f"the repository has no commit yet: commit the code, then run `errorsite extract {repo_dir}`")
         return None
-    report = extract.run(repo_dir, "HEAD", None, content_dir)
+    report = sync.run(repo_dir, "HEAD", None, content_dir)
     # An empty errors/ still makes a valid content folder to build.
     errors_dir.mkdir(parents=True, exist_ok=True)
     return report
@@ -201,8 +206,8 @@ def github_remote(urls: dict[str, str]) -> Remote:
     names = ["origin"] if "origin" in urls else sorted(urls)
     for name in names:
         found = _GITHUB.fullmatch(urls[name].strip())
-        if found:
-            return Remote(f"{found['owner']}/{found['name']}", None)
+        if found and re.fullmatch(REPO, found["repo"]):
+            return Remote(found["repo"], None)
     shown = ", ".join(f"{name} {urls[name]}" for name in names)
     return Remote(None, f"no remote is on GitHub ({shown}), so site.toml has no repo:"
                   ' add repo = "owner/name", and set source_url for another host')

@@ -71,14 +71,8 @@ def load(folder: Path) -> Content:
             hint="pass --content DIR, the folder that holds site.toml and errors/",
             page="content-not-found",
         )
-    problems: list[Problem] = []
-    settings_path = folder / "site.toml"
-    settings: dict[str, Any] = {}
-    if settings_path.exists() or settings_path.is_symlink():
-        try:
-            settings = read_toml(settings_path)
-        except Invalid as error:
-            problems.append(Problem.of(str(settings_path), "", error))
+    settings, unread = read_settings(folder)
+    problems = list(unread)
     errors_dir = folder / "errors"
     if not errors_dir.is_dir():
         raise UserError(
@@ -99,7 +93,18 @@ def load(folder: Path) -> Content:
             problems.extend(found.problems(str(path)))
         except Invalid as error:
             problems.append(Problem.of(str(path), "", error))
-    return Content(settings, str(settings_path), tuple(records), tuple(problems))
+    return Content(settings, str(folder / "site.toml"), tuple(records), tuple(problems))
+
+
+def read_settings(folder: Path) -> tuple[dict[str, Any], tuple[Problem, ...]]:
+    """Return the values of `folder`'s site.toml ({} when there is none), and the problem that kept it unread."""
+    path = folder / "site.toml"
+    if not (path.exists() or path.is_symlink()):
+        return {}, ()
+    try:
+        return read_toml(path), ()
+    except Invalid as error:
+        return {}, (Problem.of(str(path), "", error),)
 
 
 def inside(path: Path, folder: Path) -> Path:

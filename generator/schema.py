@@ -25,7 +25,9 @@ def whole(body: str) -> str:
 
 CONTROL = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029"
 """Control characters (C0, DEL, C1) and the Unicode line and paragraph separators, for a character class."""
-ID_PATTERN = whole(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
+ID = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
+"""A record id, unanchored: lowercase letters and digits, inner hyphens, at most 64 characters."""
+ID_PATTERN = whole(ID)
 DOTTED_NAME = whole(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _SEGMENT = rf"(?!\.\.?(?:/|$))[^/\\{CONTROL}]+"
 SAFE_PATH = whole(rf"{_SEGMENT}(?:/{_SEGMENT})*")

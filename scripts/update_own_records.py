@@ -36,8 +36,7 @@ def page_of(record: dict) -> str | None:
 
 def main() -> int:
     """Extract, then rename new records to their page ids; return the exit status."""
-    status = cli.main(["extract", str(ROOT), "--repo", "errorsite/errorsite", "--content", str(CONTENT),
-                       "--include", "generator/*.py"])
+    status = cli.main(["extract", str(ROOT), "--repo", "errorsite/errorsite", "--content", str(CONTENT)])
     if status:
         return status
     for path in sorted((CONTENT / "errors").glob("*.json")):

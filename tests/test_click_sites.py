@@ -33,7 +33,8 @@ import click
 import pytest
 from test_gitrepo import Repo
 
-from generator import cli, extract
+from generator import cli
+from generator.extract import sync
 
 PROGRAM = textwrap.dedent('''
     import click
@@ -131,7 +132,7 @@ def click_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, di
     shutil.copytree(Path(click.__file__).parent, repo.path / "click", ignore=shutil.ignore_patterns("__pycache__"))
     repo.commit()
     content = tmp / "content"
-    extract.run(repo.path, "HEAD", "pallets/click", content)
+    sync.run(repo.path, "HEAD", "pallets/click", content)
     records = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in (content / "errors").glob("*.json")}
     return repo.path, content, records
 

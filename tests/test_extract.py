@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from test_gitrepo import Repo
 
-from generator import extract, sync
-from generator.extract import RaiseSite, scan_file
-from generator.files import FileFilter
+from generator.extract import sync
+from generator.extract.globs import FileFilter
+from generator.extract.scan import WINDOW, scan_files
+from generator.extract.sites import Scan
 
 MESSAGE_FORMS = [
     # (raise statement, exception, message template)
@@ -52,6 +53,11 @@ MESSAGE_FORMS = [
     ('raise ValueError("chained") from None', "ValueError", "chained"),
     ('raise ValueError("ünïcödé → ☃")', "ValueError", "ünïcödé → ☃"),
 ]
+
+
+def scan_file(path: str, data: bytes, asserts: bool = False) -> Scan:
+    """Return what a scan of a repository holding only this one file finds."""
+    return scan_files({path: data}, asserts)
 
 
 def body(statement: str) -> bytes:
@@ -99,10 +105,10 @@ def test_templates_are_the_same_on_newer_pythons(python: str) -> None:
         pytest.skip(f"{python} is not installed")
     forms = [statement for statement, _, _ in MESSAGE_FORMS]
     script = (
-        "import json, sys\nfrom generator.extract import scan_file\n"
+        "import json, sys\nfrom generator.extract.scan import scan_files\n"
         "forms = json.load(sys.stdin)\n"
-        "print(json.dumps([[s.message for s in scan_file('m.py', "
-        "('def f(a, b, x, view, d, width, trans):\\n    ' + f + '\\n').encode()).sites] for f in forms]))\n"
+        "print(json.dumps([[s.message for s in scan_files({'m.py': "
+        "('def f(a, b, x, view, d, width, trans):\\n    ' + f + '\\n').encode()}).sites] for f in forms]))\n"
     )
     result = subprocess.run([interpreter, "-c", script], input=json.dumps(forms), capture_output=True,
                             text=True, cwd=Path(__file__).parent.parent, check=True)
@@ -201,12 +207,12 @@ def test_long_function_snippet_is_a_window_clipped_to_the_function() -> None:
     source = "\n".join(lines) + "\n"
     [site] = scan_file("m.py", source.encode()).sites
     assert site.line == 62
-    assert site.snippet_start == 62 - extract.WINDOW
-    assert site.snippet_code == "\n".join(lines[62 - extract.WINDOW - 1:62])
+    assert site.snippet_start == 62 - WINDOW
+    assert site.snippet_code == "\n".join(lines[62 - WINDOW - 1:62])
 
     early = ["def f(x):", "    raise ValueError('early')"] + [f"    x{n} = {n}" for n in range(60)]
     [site] = scan_file("m.py", "\n".join(early).encode()).sites
-    assert (site.snippet_start, site.snippet_code) == (1, "\n".join(early[:2 + extract.WINDOW]))
+    assert (site.snippet_start, site.snippet_code) == (1, "\n".join(early[:2 + WINDOW]))
 
 
 def test_module_level_snippet_is_a_window_clipped_to_the_file() -> None:
@@ -214,8 +220,8 @@ def test_module_level_snippet_is_a_window_clipped_to_the_file() -> None:
     lines[20] = 'raise SystemExit("stop")'
     [site] = scan_file("m.py", ("\n".join(lines) + "\n").encode()).sites
     assert site.function == ""
-    assert site.snippet_start == 21 - extract.WINDOW
-    assert site.snippet_code == "\n".join(lines[21 - extract.WINDOW - 1:30])
+    assert site.snippet_start == 21 - WINDOW
+    assert site.snippet_code == "\n".join(lines[21 - WINDOW - 1:30])
 
 
 def test_crlf_tabs_and_lone_cr_are_kept_verbatim() -> None:
@@ -255,7 +261,7 @@ def test_coding_cookie_and_bom_are_honoured() -> None:
     (b"# coding: no-such-codec\nraise ValueError('x')\n", "no-such-codec"),
 ])
 def test_unparsable_files_are_reported_not_fatal(data: bytes, reason: str) -> None:
-    scan = extract.scan_files({"bad.py": data, "good.py": b"raise ValueError('fine')\n"})
+    scan = scan_files({"bad.py": data, "good.py": b"raise ValueError('fine')\n"})
     assert [s.path for s in scan.sites] == ["good.py"]
     [failure] = scan.failures
     assert failure.path == "bad.py"
@@ -318,7 +324,7 @@ def test_run_writes_one_skeleton_record_per_site(tmp_path: Path) -> None:
         "broken.py": "def (\n",
     })
     content = tmp_path / "content"
-    report = extract.run(repo.path, "HEAD", "owner/name", content, [], [], False)
+    report = sync.run(repo.path, "HEAD", "owner/name", content, [], [], False)
     assert report.commit == commit
     assert len(report.added) == 2
     assert [(s.path, s.line) for s in report.skipped] == [("pkg/a.py", 4)]
@@ -342,6 +348,6 @@ def test_run_writes_one_skeleton_record_per_site(tmp_path: Path) -> None:
 
 def test_site_order_and_ids_do_not_depend_on_the_listing(tmp_path: Path) -> None:
     files = {f"m{n}.py": b'raise ValueError("same")\nraise ValueError("same")\n' for n in range(3)}
-    forward = extract.scan_files(files)
-    backward = extract.scan_files(dict(reversed(list(files.items()))))
+    forward = scan_files(files)
+    backward = scan_files(dict(reversed(list(files.items()))))
     assert forward == backward

@@ -9,8 +9,12 @@ from pathlib import Path
 import pytest
 from test_gitrepo import Repo
 
-from generator import cli, extract, load, sourcecheck, sync, validate
+from generator import cli, load, validate
+from generator.extract import sync
+from generator.extract.check import check_source
+from generator.extract.scan import MAX_FILE_BYTES, scan_files
 from generator.model import SourceSettings
+from generator.recordjson import dumps
 
 CORPUS = Path(__file__).parent / "data" / "extract_corpus"
 """Standard-library modules copied as they are: argparse, json, tomllib, gettext, configparser."""
@@ -26,7 +30,7 @@ def extract_repo(tmp_path: Path, files: dict[str, str | bytes], **options: bool)
         repo.write(name, text)
     repo.commit()
     content = tmp_path / "content"
-    extract.run(repo.path, "HEAD", "owner/name", content, **options)
+    sync.run(repo.path, "HEAD", "owner/name", content, **options)
     return repo, content, records_by_place(content)
 
 
@@ -70,7 +74,7 @@ def test_helpers_across_modules_by_import(tmp_path: Path) -> None:
 
 
 def test_names_imported_in_a_circle_do_not_stop_the_run() -> None:
-    scan = extract.scan_files({
+    scan = scan_files({
         "pkg/__init__.py": b"",
         "pkg/a.py": b'from .b import fail\n\n\ndef f(x):\n    fail("from a")\n',
         "pkg/b.py": b'from .a import fail\n\n\ndef g(x):\n    fail("from b")\n    raise ValueError("still found")\n',
@@ -241,7 +245,7 @@ def test_classes_that_build_their_own_message(tmp_path: Path) -> None:
     assert records[("errs.py", 19)]["variants"] == [{"message": "Missing option {self.hint}.", "kind": "alternative"}]
     assert records[("errs.py", 19)]["source"]["function"] == "Missing.format_message"
     # Raises without a message of those classes map to the class's record; Plain has none.
-    scan = extract.scan_files({p: (tmp_path / "repo" / p).read_bytes() for p in ("errs.py", "use.py")})
+    scan = scan_files({p: (tmp_path / "repo" / p).read_bytes() for p in ("errs.py", "use.py")})
     assert [(m.line, m.to) for m in scan.mapped] == [(5, "errs.py:10"), (6, "errs.py:19"), (7, "errs.py:24")]
     assert [(s.path, s.line, s.reason) for s in scan.skipped] == [("use.py", 8, "message computed elsewhere")]
     assert brief(records, "use.py") == {}
@@ -305,17 +309,17 @@ def test_variants_are_kept_current_and_earlier_wordings_kept(tmp_path: Path) -> 
     [(place, record)] = records.items()
     path = content / "errors" / f"{record['id']}.json"
     record["variants"].append({"message": "one file", "kind": "earlier", "until": "abc1234"})
-    path.write_text(sync.dumps(record), encoding="utf-8")
+    path.write_text(dumps(record), encoding="utf-8")
     repo.write("m.py", 'from gettext import ngettext\n\n\ndef f(n):\n    raise ValueError(ngettext("a file", "many files", n))\n')
     repo.commit()
-    extract.run(repo.path, "HEAD", "owner/name", content)
+    sync.run(repo.path, "HEAD", "owner/name", content)
     assert json.loads(path.read_text(encoding="utf-8"))["variants"] == [
         {"message": "many files", "kind": "plural"},
         {"message": "one file", "kind": "earlier", "until": "abc1234"},
     ]
     repo.write("m.py", 'from gettext import ngettext\n\n\ndef f(n):\n    raise ValueError("a file" if n else "no file")\n')
     repo.commit()
-    extract.run(repo.path, "HEAD", "owner/name", content)
+    sync.run(repo.path, "HEAD", "owner/name", content)
     assert json.loads(path.read_text(encoding="utf-8"))["variants"] == [
         {"message": "no file", "kind": "alternative"},
         {"message": "one file", "kind": "earlier", "until": "abc1234"},
@@ -323,7 +327,7 @@ def test_variants_are_kept_current_and_earlier_wordings_kept(tmp_path: Path) -> 
     # Code that gives no other wording leaves the variants alone: they may have been written by hand.
     repo.write("m.py", 'def f(n):\n    raise ValueError("a file")\n')
     repo.commit()
-    extract.run(repo.path, "HEAD", "owner/name", content)
+    sync.run(repo.path, "HEAD", "owner/name", content)
     assert len(json.loads(path.read_text(encoding="utf-8"))["variants"]) == 2
 
 
@@ -376,13 +380,13 @@ def test_warnings_setting_in_site_toml(tmp_path: Path, capsys: pytest.CaptureFix
 def test_hostile_files_are_skipped_with_a_reason_and_the_run_goes_on(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "repo")
     repo.write("good.py", 'raise ValueError("still found")\n')
-    repo.write("big.py", b"x = 1\n" * (extract.MAX_FILE_BYTES // 6 + 1))
+    repo.write("big.py", b"x = 1\n" * (MAX_FILE_BYTES // 6 + 1))
     repo.write("deep.py", 'def f(a):\n    raise ValueError("x" ' + "+ a " * 2000 + ")\n")
     (repo.path / "bad-\xe9.py".encode("latin-1").decode("utf-8", "surrogateescape")).write_bytes(
         b'raise ValueError("latin-1 name")\n')
     repo.commit()
     content = tmp_path / "content"
-    report = extract.run(repo.path, "HEAD", None, content)
+    report = sync.run(repo.path, "HEAD", None, content)
     assert [r["message"] for r in records_by_place(content).values()] == ["still found"]
     reasons = {s.path: (s.line, s.reason) for s in report.skipped}
     assert reasons["bad-\ufffd.py"] == (0, "file name is not UTF-8")
@@ -393,7 +397,7 @@ def test_hostile_files_are_skipped_with_a_reason_and_the_run_goes_on(tmp_path: P
 
 
 def test_a_control_character_in_a_file_name_is_skipped() -> None:
-    scan = extract.scan_files({"a\n.py": b'raise ValueError("x")\n', "b.py": b'raise ValueError("y")\n'})
+    scan = scan_files({"a\n.py": b'raise ValueError("x")\n', "b.py": b'raise ValueError("y")\n'})
     assert [s.path for s in scan.sites] == ["b.py"]
     assert [(s.path, s.reason) for s in scan.skipped] == [("a?.py", "file name holds a control character (a line break, a tab)")]
 
@@ -408,7 +412,7 @@ def test_sites_found_before_keep_their_ids(tmp_path: Path) -> None:
     shutil.copytree(CORPUS, repo.path, dirs_exist_ok=True)
     repo.commit()
     content = tmp_path / "content"
-    extract.run(repo.path, "HEAD", "example/corpus", content)
+    sync.run(repo.path, "HEAD", "example/corpus", content)
     now = {r["id"]: r for r in records_by_place(content).values()}
     before = json.loads(CORPUS_SITES.read_text(encoding="utf-8"))
     factory = [b for b in before if b["exception"] == "suffixed_err"]
@@ -434,8 +438,8 @@ def test_check_source_counts_the_new_sites_and_accepts_their_lines(tmp_path: Pat
     })
     assert sorted(records) == [("m.py", 6), ("m.py", 7)]
     site = validate.build_site(load.load(content))
-    report = sourcecheck.check_source(site, repo.path, SourceSettings())
+    report = check_source(site, repo.path, SourceSettings())
     assert (report.sites, report.documented, report.problems) == (2, 2, ())
     (content / "errors" / f"{records[('m.py', 6)]['id']}.json").unlink()
-    report = sourcecheck.check_source(validate.build_site(load.load(content)), repo.path, SourceSettings())
+    report = check_source(validate.build_site(load.load(content)), repo.path, SourceSettings())
     assert [(s.line, s.kind) for s in report.undocumented] == [(6, "helper")]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import gitrepo
+from generator.extract import git
 from generator.problems import UserError
 
 GIT_ENV = {
@@ -65,7 +65,7 @@ def test_snapshot_reads_wanted_files_at_the_commit(repo: Repo) -> None:
     first = repo.commit()
     repo.write("a.py", "two\n")
     repo.commit()
-    snap = gitrepo.snapshot(repo.path, first[:7], lambda p: p.endswith(".py"))
+    snap = git.snapshot(repo.path, first[:7], lambda p: p.endswith(".py"))
     assert snap.commit == first
     assert snap.files == {"a.py": b"one\n", "pkg/b.py": b"\x00\xffbinary\r\n"}
 
@@ -75,7 +75,7 @@ def test_non_ascii_and_odd_paths_come_back_unquoted(repo: Repo) -> None:
     for name in names:
         repo.write(name, f"# {name}\n")
     repo.commit()
-    snap = gitrepo.snapshot(repo.path, "HEAD", lambda p: True)
+    snap = git.snapshot(repo.path, "HEAD", lambda p: True)
     assert snap.files == {name: f"# {name}\n".encode() for name in names}
 
 
@@ -83,7 +83,7 @@ def test_symlinks_and_submodule_entries_are_not_files(repo: Repo) -> None:
     repo.write("real.py", "x = 1\n")
     os.symlink("real.py", repo.path / "link.py")
     repo.commit()
-    assert set(gitrepo.snapshot(repo.path, "HEAD", lambda p: True).files) == {"real.py"}
+    assert set(git.snapshot(repo.path, "HEAD", lambda p: True).files) == {"real.py"}
 
 
 def test_one_git_process_reads_every_file(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,8 +97,8 @@ def test_one_git_process_reads_every_file(repo: Repo, monkeypatch: pytest.Monkey
         calls.append(args)
         return real_run(args, **kwargs)
 
-    monkeypatch.setattr(gitrepo.subprocess, "run", counting_run)
-    snap = gitrepo.snapshot(repo.path, "HEAD", lambda p: True)
+    monkeypatch.setattr(git.subprocess, "run", counting_run)
+    snap = git.snapshot(repo.path, "HEAD", lambda p: True)
     assert len(snap.files) == 60
     assert snap.files["m42.py"] == b"value = 42\n"
     assert [c[3] for c in calls].count("cat-file") == 1
@@ -110,7 +110,7 @@ def test_read_objects_by_commit_and_path(repo: Repo) -> None:
     first = repo.commit()
     repo.write("a b.py", "second\n")
     second = repo.commit()
-    found = gitrepo.read_objects(repo.path, [f"{first}:a b.py", f"{second}:a b.py", f"{first}:gone.py", "0" * 40])
+    found = git.read_objects(repo.path, [f"{first}:a b.py", f"{second}:a b.py", f"{first}:gone.py", "0" * 40])
     assert found == {f"{first}:a b.py": b"first\n", f"{second}:a b.py": b"second\n",
                      f"{first}:gone.py": None, "0" * 40: None}
 
@@ -119,14 +119,14 @@ def test_unknown_commit_is_a_user_error(repo: Repo) -> None:
     repo.write("a.py", "")
     repo.commit()
     with pytest.raises(UserError) as caught:
-        gitrepo.resolve(repo.path, "no-such-branch")
+        git.resolve(repo.path, "no-such-branch")
     assert caught.value.page == "unknown-commit"
     assert "no-such-branch" in caught.value.message
 
 
 def test_empty_repository_has_no_commit(repo: Repo) -> None:
     with pytest.raises(UserError) as caught:
-        gitrepo.resolve(repo.path, "HEAD")
+        git.resolve(repo.path, "HEAD")
     assert caught.value.page == "unknown-commit"
 
 
@@ -136,7 +136,7 @@ def test_folder_that_is_not_a_repository(tmp_path: Path, monkeypatch: pytest.Mon
     plain.mkdir()
     for folder, page in ((plain, "not-a-git-repository"), (tmp_path / "missing", "repository-folder-missing")):
         with pytest.raises(UserError) as caught:
-            gitrepo.snapshot(folder, "HEAD", lambda p: True)
+            git.snapshot(folder, "HEAD", lambda p: True)
         assert caught.value.page == page
         assert str(folder) in caught.value.message
 
@@ -144,6 +144,6 @@ def test_folder_that_is_not_a_repository(tmp_path: Path, monkeypatch: pytest.Mon
 def test_missing_git_is_a_user_error(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(repo.path / "nowhere"))
     with pytest.raises(UserError) as caught:
-        gitrepo.resolve(repo.path, "HEAD")
+        git.resolve(repo.path, "HEAD")
     assert caught.value.page == "git-not-found"
     assert caught.value.hint

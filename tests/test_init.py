@@ -41,6 +41,11 @@ def test_origin_first_then_any_github_remote_and_a_note_without_one() -> None:
     assert other.repo is None and "https://gitlab.com/x/y.git" in (other.note or "")
 
 
+@pytest.mark.parametrize("url", ["https://github.com/Acme/..", "git@github.com:./my-lib.git", "https://github.com/Ac me/lib"])
+def test_a_github_remote_that_is_no_owner_name_gives_no_repo(url: str) -> None:
+    assert init.github_remote({"origin": url}).repo is None
+
+
 def layout(files: dict[str, bytes]) -> init.Layout:
     return init.find_layout(sorted(files), files.__getitem__)
 

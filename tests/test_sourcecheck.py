@@ -8,13 +8,15 @@ from pathlib import Path
 import pytest
 
 from test_extract import commit_sources
+from test_extract import scan_file
 from test_gitrepo import Repo
 
-from generator import cli, extract, sync, validate
-from generator.extract import RaiseSite
+from generator import cli, validate
+from generator.extract import sync
+from generator.extract.check import SourceReport, check_source
+from generator.extract.sites import RaiseSite
 from generator.load import RawRecord
 from generator.model import Config, Site, SourceSettings
-from generator.sourcecheck import SourceReport, check_source
 
 
 def check(records: list[tuple[str, dict]], repo_dir: Path, repo: str | None = None, strict: bool = False,
@@ -35,7 +37,7 @@ def test_check_source_accepts_exact_snippets_and_reports_drift(tmp_path: Path) -
     repo = Repo(tmp_path / "repo")
     source = 'def f(x):\r\n\tif x:\r\n\t\traise ValueError("crlf")\r\n\treturn 1\r\n\n\ndef g():\n    raise KeyError("g")\n'
     commit = commit_sources(repo, {"m.py": source})
-    sites = extract.scan_file("m.py", source.encode()).sites
+    sites = scan_file("m.py", source.encode()).sites
     good = [("good.json", pinned_record(site, commit, f"r{n}")) for n, site in enumerate(sites)]
     report = check(good, repo.path)
     assert report.problems == ()
@@ -69,7 +71,7 @@ def test_check_source_reports_a_line_that_is_not_a_raise(tmp_path: Path) -> None
     repo = Repo(tmp_path / "repo")
     source = 'def f(x):\n    y = 1\n    raise ValueError(\n        "multi"\n    )\n'
     commit = commit_sources(repo, {"m.py": source})
-    [site] = extract.scan_file("m.py", source.encode()).sites
+    [site] = scan_file("m.py", source.encode()).sites
     record = pinned_record(site, commit)
     for line, ok in [(3, True), (4, True), (5, True), (2, False)]:
         record["source"]["line"] = line
@@ -80,7 +82,7 @@ def test_check_source_reports_a_line_that_is_not_a_raise(tmp_path: Path) -> None
 def test_check_source_reports_missing_files_and_skips_removed_and_foreign_records(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "repo")
     commit = commit_sources(repo, {"m.py": 'raise ValueError("v")\n'})
-    [site] = extract.scan_file("m.py", b'raise ValueError("v")\n').sites
+    [site] = scan_file("m.py", b'raise ValueError("v")\n').sites
     moved = pinned_record(site, commit)
     moved["source"]["path"] = "gone.py"
     removed = {**moved, "status": "removed"}
@@ -93,7 +95,7 @@ def test_check_source_reports_missing_files_and_skips_removed_and_foreign_record
 def test_check_source_lists_undocumented_sites_and_coverage(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "repo")
     old = commit_sources(repo, {"a.py": 'def f():\n    raise ValueError("one")\n'})
-    [documented] = extract.scan_file("a.py", b'def f():\n    raise ValueError("one")\n').sites
+    [documented] = scan_file("a.py", b'def f():\n    raise ValueError("one")\n').sites
     record = pinned_record(documented, old)
     head = 'def g():\n    raise ValueError("one")\n\ndef h():\n    raise KeyError("two")\n    raise KeyError("three")\n'
     commit_sources(repo, {"a.py": "", "b.py": head})
@@ -118,7 +120,7 @@ def squash_history(tmp_path: Path) -> tuple[Repo, str, str, list[RaiseSite]]:
     repo.git("checkout", "-q", "main")
     repo.git("merge", "-q", "--squash", "feature")
     repo.git("commit", "-q", "-m", "squashed")
-    return repo, feature, repo.git("rev-parse", "HEAD").strip(), extract.scan_file("m.py", source.encode()).sites
+    return repo, feature, repo.git("rev-parse", "HEAD").strip(), scan_file("m.py", source.encode()).sites
 
 
 def test_pins_outside_the_history_are_one_problem_per_commit(tmp_path: Path) -> None:
@@ -139,7 +141,7 @@ def test_pins_outside_the_history_are_one_problem_per_commit(tmp_path: Path) -> 
 def test_a_shallow_clone_is_one_problem_that_names_the_fix(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "repo")
     old = commit_sources(repo, {"m.py": 'def f():\n    raise ValueError("v")\n'})
-    [site] = extract.scan_file("m.py", b'def f():\n    raise ValueError("v")\n').sites
+    [site] = scan_file("m.py", b'def f():\n    raise ValueError("v")\n').sites
     commit_sources(repo, {"other.py": "x = 1\n"})
     clone = tmp_path / "clone"
     repo.git("clone", "-q", "--depth", "1", f"file://{repo.path}", str(clone))
@@ -155,7 +157,7 @@ def test_coverage_counts_written_and_review_pages_and_min_written_fails_below(tm
     repo = Repo(tmp_path / "repo")
     source = 'def f():\n    raise ValueError("a")\n    raise ValueError("b")\n    raise ValueError("c")\n    raise ValueError("d")\n'
     commit = commit_sources(repo, {"m.py": source})
-    sites = extract.scan_file("m.py", source.encode()).sites
+    sites = scan_file("m.py", source.encode()).sites
     records = [(f"r{n}.json", pinned_record(site, commit, f"r{n}")) for n, site in enumerate(sites)]
     records[0][1]["meaning"] = "Written."
     records[1][1].update(meaning="Written too.", review={"since": commit, "why": "code changed"})

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from test_gitrepo import Repo
 
-from generator import extract, sync
+from generator import load, validate
+from generator.extract import sync
 from generator.problems import ProblemsFound, UserError
 from generator.recordjson import dumps
 
@@ -115,7 +116,7 @@ def add_prose(content: Path, record_id: str) -> None:
 
 def run(repo: Repo, content: Path, rev: str = "HEAD") -> sync.ExtractReport:
     """Run extract on `repo` at `rev` into `content`."""
-    return extract.run(repo.path, rev, REPO, content, [], [], False)
+    return sync.run(repo.path, rev, REPO, content, [], [], False)
 
 
 @pytest.fixture
@@ -318,7 +319,7 @@ def test_site_toml_repo_is_the_default_owner(tmp_path: Path) -> None:
     content = tmp_path / "content"
     content.mkdir()
     (content / "site.toml").write_text('repo = "owner/name"\n', encoding="utf-8")
-    report = extract.run(repo.path, "HEAD", None, content, [], [], False)
+    report = sync.run(repo.path, "HEAD", None, content, [], [], False)
     [record] = records(content).values()
     assert "repo" not in record["source"]
     assert record["id"] == hashlib.sha256(f"{REPO}\nm.py\n\nValueError\nv".encode()).hexdigest()[:16]
@@ -340,9 +341,42 @@ def test_broken_record_file_stops_the_run(tmp_path: Path) -> None:
     assert sorted(p.name for p in (content / "errors").iterdir()) == ["bad.json"]
 
 
+def test_a_record_with_a_byte_order_mark_passes_extract_as_it_passes_check(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'raise ValueError("v")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    run(repo, content)
+    [path] = (content / "errors").glob("*.json")
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    marked = path.read_bytes()
+    assert [r.id for r in validate.build_site(load.load(content)).records] == [path.stem]
+    report = run(repo, content)
+    assert [c.id for c in report.unchanged] == [path.stem] and not report.added and not report.removed
+    assert path.read_bytes() == marked
+
+
+@pytest.mark.parametrize("errors_folder", [True, False])
+def test_a_broken_site_toml_is_the_problem_check_reports(tmp_path: Path, errors_folder: bool) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'raise ValueError("v")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    (content / "errors").mkdir(parents=True)
+    (content / "site.toml").write_text('title = "x"\nbase_url = \n', encoding="utf-8")
+    checked = [(p.file, p.pointer, p.page) for p in load.load(content).problems]
+    if not errors_folder:
+        (content / "errors").rmdir()
+    with pytest.raises(ProblemsFound) as caught:
+        run(repo, content)
+    assert [(p.file, p.pointer, p.page) for p in caught.value.problems] == checked
+    assert checked == [(str(content / "site.toml"), "", "invalid-toml")]
+    assert not (content / "errors").exists() or not any((content / "errors").iterdir())
+
+
 def test_bad_repo_name_is_a_user_error(tmp_path: Path) -> None:
     with pytest.raises(UserError) as caught:
-        extract.run(tmp_path, "HEAD", "not a repo name", tmp_path / "content", [], [], False)
+        sync.run(tmp_path, "HEAD", "not a repo name", tmp_path / "content", [], [], False)
     assert caught.value.page == "invalid-repo-name"
 
 

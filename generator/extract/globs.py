@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
-from .model import SourceSettings
+from ..model import SourceSettings
 
 DEFAULT_INCLUDE: tuple[str, ...] = ("*.py",)
 """Files read when no --include is given."""

@@ -29,20 +29,15 @@ import ast
 import gc
 import re
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Iterable, Iterator, Mapping
 
-from . import gitrepo, sync
-from .files import FileFilter, with_flags
+from ..model import Variant
 from .messages import (
-    HOLE, MAX_VARIANTS, Message, Names, Source, decode_source, dotted, file_lines, first_message, inline, message, plain,
-    says_something, split_lines, strip_break,
+    HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
+    unique_variants,
 )
-from .model import Variant
-from .problems import Invalid, Problem
 from .raisers import OWN_MESSAGE_METHODS, ClassInfo, Function, ParsedFile, Raiser, Repository, body_nodes, module_name, with_hole
-from .sync import ExtractReport
+from .sites import Mapped, ParseFailure, RaiseSite, Scan, Skipped
 
 SNIPPET_MAX_LINES = 40
 """A function this long or shorter is shown whole."""
@@ -56,9 +51,6 @@ MESSAGE_MAX = 4000
 MAX_FILE_BYTES = 5_000_000
 """Larger files are skipped unread: generated code that would take gigabytes to parse."""
 
-SITE_KINDS = ("raise", "variable", "helper", "class", "assert", "warning")
-"""How a site was found, for counting (`Scan.by_kind`); docs/extract.md describes each."""
-
 _MESSAGE_FIELD = re.compile(r"(?<!\{)\{(?:self\.)?(?:message|msg)\}(?!\})")
 """The field an exception class's own message puts the message it was given in."""
 
@@ -69,99 +61,7 @@ _DECORATION = re.compile(r"\{(?:self\.)?(?:message|msg|text|args\[0\])\}|\{super
 """A template starting with the message the exception was given only decorates it (`{text}\n  see {url}`)."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-@dataclass(frozen=True, order=True)
-class RaiseSite:
-    """One raise statement with a message the source spells out."""
-
-    path: str
-    """Relative POSIX path of the file in the repository."""
-    line: int
-    """Line of the `raise` (or `assert`) keyword."""
-    function: str
-    """Qualified name of the enclosing function or class (`Class.method`); "" at module level."""
-    exception: str
-    """The exception as written (`ValueError`, `errors.ConfigError`)."""
-    message: str
-    """The message template, in the record format's placeholder syntax."""
-    snippet_start: int
-    """File line number of the snippet's first line."""
-    snippet_code: str
-    """The snippet's lines verbatim, without the last line's line break."""
-    variants: tuple[Variant, ...] = field(default=(), compare=False)
-    """Plural and alternative wordings of the message (record format `variants`)."""
-    kind: str = field(default="raise", compare=False)
-    """How the site was found: one of SITE_KINDS."""
-
-
-@dataclass(frozen=True, order=True)
-class Skipped:
-    """A raise that is not a record: its message is not spelled out at the raise."""
-
-    path: str
-    line: int
-    reason: str
-
-
-@dataclass(frozen=True, order=True)
-class Mapped:
-    """A raise without a message of a class whose own message has a record: that record documents it."""
-
-    path: str
-    line: int
-    exception: str
-    """The class as the raise writes it."""
-    to: str
-    """`path:line` of the class's own-message site."""
-
-
-@dataclass(frozen=True, order=True)
-class ParseFailure:
-    """A selected file that could not be read as Python."""
-
-    path: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class Scan:
-    """Everything found in a set of files."""
-
-    sites: tuple[RaiseSite, ...]
-    skipped: tuple[Skipped, ...]
-    failures: tuple[ParseFailure, ...]
-    files: int
-    """How many files were read."""
-    mapped: tuple[Mapped, ...] = ()
-    """Raises without a message that a class's own-message record documents."""
-
-    def by_kind(self) -> dict[str, int]:
-        """Return the number of sites of each kind, in SITE_KINDS order."""
-        return {kind: sum(1 for s in self.sites if s.kind == kind) for kind in SITE_KINDS}
-
-
-def run(
-    repo_dir: Path,
-    rev: str = "HEAD",
-    repo: str | None = None,
-    content_dir: Path = Path("content"),
-    include: Sequence[str] = (),
-    exclude: Sequence[str] = (),
-    asserts: bool | None = None,
-    warns: bool | None = None,
-) -> ExtractReport:
-    """Extract the raise sites of `repo_dir` at `rev` and bring the records in `content_dir` up to date.
-
-    Which files are read comes from `[source]` in the content folder's
-    `site.toml`; `include`, `exclude` and `asserts`, when given, override it.
-    """
-    if repo is not None:
-        sync.check_repo_name(repo)
-    existing = sync.read(content_dir)
-    settings = with_flags(existing.config.source, include, exclude, asserts, warns)
-    snap = gitrepo.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
-    return sync.sync(content_dir, existing, scan_files(snap.files, settings.asserts, settings.warnings), snap.commit, repo,
-                     lambda pins: gitrepo.history(repo_dir, snap.commit, pins))
+"""Characters a file name shown in the report may not hold."""
 
 
 def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = False) -> Scan:
@@ -206,11 +106,6 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool) -> Scan:
             else:
                 skipped.append(found_site)
     return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
-
-
-def scan_file(path: str, data: bytes, asserts: bool = False, warns: bool = False) -> Scan:
-    """Return the raise sites of one file's bytes (a repository of that one file), or its parse failure."""
-    return scan_files({path: data}, asserts, warns)
 
 
 def _parse(path: str, data: bytes) -> ParsedFile | Skipped | ParseFailure:
@@ -490,7 +385,7 @@ class _Finder:
             printed = [Variant(_MESSAGE_FIELD.sub(lambda _: found.text, text), "alternative")
                        for site in own for text in [site.message, *(v.message for v in site.variants)]
                        if _MESSAGE_FIELD.search(text)]
-            return Message(found.text, _unique_variants(found.text, [*found.variants, *printed]))
+            return Message(found.text, unique_variants(found.text, [*found.variants, *printed]))
         return found
 
 
@@ -499,16 +394,6 @@ def _make_site(file: ParsedFile, node: ast.stmt | ast.expr, qualname: str, scope
     """Return the site of a message at a node, with its snippet."""
     start, code = _snippet(file.source, node, scope)
     return RaiseSite(file.path, node.lineno, qualname, exception, found.text, start, code, found.variants, kind)
-
-
-def _unique_variants(text: str, variants: Iterable[Variant]) -> tuple[Variant, ...]:
-    """Return variants without repeats or copies of the message, at most MAX_VARIANTS."""
-    seen, kept = {text}, []
-    for variant in variants:
-        if variant.message not in seen:
-            seen.add(variant.message)
-            kept.append(variant)
-    return tuple(kept[:MAX_VARIANTS])
 
 
 def _wrapped(found: Message, raiser: Raiser) -> Message:

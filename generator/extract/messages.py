@@ -16,10 +16,10 @@ import io
 import re
 import tokenize
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
-from .model import Variant
+from ..model import Variant
 
 GETTEXT = frozenset({
     "_", "gettext", "ngettext", "gettext_lazy", "ngettext_lazy",
@@ -270,11 +270,11 @@ def _merge(first: Message, others: Iterable[Message], kind: str) -> Message:
     for other in others:
         variants.append(Variant(other.text, kind))
         variants += other.variants
-    return Message(first.text, _unique(first.text, variants))
+    return Message(first.text, unique_variants(first.text, variants))
 
 
-def _unique(text: str, variants: Iterable[Variant]) -> tuple[Variant, ...]:
-    """Return variants without repeats or copies of the message, at most MAX_VARIANTS."""
+def unique_variants(text: str, variants: Iterable[Variant]) -> tuple[Variant, ...]:
+    """Return variants without empty ones, repeats or copies of the message, at most MAX_VARIANTS."""
     seen, kept = {text}, []
     for variant in variants:
         if variant.message and variant.message not in seen:
@@ -291,7 +291,7 @@ def _format_message(node: ast.expr) -> Message | None:
     plural = None
     if isinstance(node, ast.Call) and callee_name(node) in PLURAL_GETTEXT and len(node.args) > 1:
         plural = _format_string(node.args[1])
-    return Message(text, _unique(text, [Variant(plural, "plural")] if plural else []))
+    return Message(text, unique_variants(text, [Variant(plural, "plural")] if plural else []))
 
 
 def _plurals(node: ast.expr, source: Source, text: str) -> tuple[Variant, ...]:
@@ -309,7 +309,7 @@ def _plurals(node: ast.expr, source: Source, text: str) -> tuple[Variant, ...]:
         plural = template(swapped, source)
         if plural is not None:
             variants.append(Variant(plural, "plural"))
-    return _unique(text, variants)
+    return unique_variants(text, variants)
 
 
 def _message_calls(node: ast.expr) -> Iterable[ast.Call]:
@@ -406,7 +406,7 @@ def inline(found: Message, source: Source, names: Names) -> Message:
         variants = [Variant(_put(field_re, v.message, first), v.kind) for v in variants]
         variants += [Variant(_put(field_re, text, other), "alternative") for other in others]
         text = _put(field_re, text, first)
-    return Message(text, _unique(text, variants))
+    return Message(text, unique_variants(text, variants))
 
 
 def _put(field_re: re.Pattern[str], text: str, value: str) -> str:

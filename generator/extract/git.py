@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .problems import UserError
+from ..problems import UserError
 
 FILE_MODES = frozenset({"100644", "100755"})
 """Tree entry modes of regular files; symlinks and submodules are not source files."""
@@ -41,7 +41,7 @@ def snapshot(repo_dir: Path, rev: str, wanted: Callable[[str], bool]) -> Snapsho
     commit = resolve(repo_dir, rev)
     blobs = {path: oid for path, oid in list_tree(repo_dir, commit).items() if wanted(path)}
     contents = read_objects(repo_dir, sorted(set(blobs.values())))
-    return Snapshot(commit, {path: contents[oid] for path, oid in blobs.items() if contents[oid] is not None})
+    return Snapshot(commit, {path: data for path, oid in blobs.items() if (data := contents[oid]) is not None})
 
 
 def resolve(repo_dir: Path, rev: str) -> str:

@@ -18,12 +18,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import gitrepo, sync
-from .extract import RaiseSite, scan_files
+from ..model import Record, Site, SourceSettings
+from ..problems import Invalid, Problem
+from . import git, sync
+from .globs import FileFilter
 from .messages import decode_source, file_lines, split_lines
-from .files import FileFilter
-from .model import Record, Site, SourceSettings
-from .problems import Invalid, Problem
+from .scan import scan_files
+from .sites import RaiseSite
 
 
 @dataclass(frozen=True)
@@ -95,14 +96,14 @@ def check_source(
     `repo` are not checked.
     """
     # The snapshot first: it names a missing folder or a non-repository plainly.
-    snap = gitrepo.snapshot(repo_dir, "HEAD", FileFilter.of_settings(settings))
+    snap = git.snapshot(repo_dir, "HEAD", FileFilter.of_settings(settings))
     mine = [r for r in site.records if r.status != "removed"
             and (site.config.repo is None or r.source.repo in (None, site.config.repo))]
-    history = gitrepo.history(repo_dir, snap.commit, (r.source.commit for r in mine))
+    history = git.history(repo_dir, snap.commit, (r.source.commit for r in mine))
     problems = _history_problems(repo_dir, snap.commit, mine, history)
     pinned = [r for r in mine if r.source.commit in history.reachable]
     names = [f"{r.source.commit}:{r.source.path}" for r in pinned]
-    contents = gitrepo.read_objects(repo_dir, sorted(set(names)))
+    contents = git.read_objects(repo_dir, sorted(set(names)))
     files = {name: _PinnedFile.of(content) for name, content in contents.items()}
     problems += [p for record, name in zip(pinned, names) for p in _drift(record, files[name])]
     scan = scan_files(snap.files, settings.asserts, settings.warnings)
@@ -115,7 +116,7 @@ def check_source(
     )
 
 
-def _history_problems(repo_dir: Path, head: str, records: list[Record], history: gitrepo.History) -> list[Problem]:
+def _history_problems(repo_dir: Path, head: str, records: list[Record], history: git.History) -> list[Problem]:
     """Return one problem per pinned commit outside HEAD's history, or one for a shallow clone lacking commits."""
     outside: dict[str, list[Record]] = defaultdict(list)
     for record in records:

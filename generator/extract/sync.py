@@ -1,5 +1,8 @@
 """Keep the records in a content folder current with the raise sites at a new commit.
 
+`run` is the `extract` command: it reads the content folder, scans the
+repository's files at the commit, and syncs the records with what it found.
+
 Matching, in this order, one record to one site:
 
 1. same path, function, exception and message (the code only moved within
@@ -52,17 +55,17 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from . import load, schema
-from .config import settings_to_config
-from .gitrepo import History
-from .model import Config
-from .problems import Invalid, Problem, ProblemsFound, UserError
-from .recordjson import dumps
-
-if TYPE_CHECKING:
-    from .extract import ParseFailure, RaiseSite, Scan, Skipped
+from .. import load, schema
+from ..config import settings_to_config
+from ..model import Config
+from ..problems import ProblemsFound, UserError
+from ..recordjson import dumps
+from . import git
+from .globs import FileFilter, with_flags
+from .scan import scan_files
+from .sites import ParseFailure, RaiseSite, Scan, Skipped
 
 SIMILARITY = 0.6
 """Least difflib ratio between an old and a new message for rule 3."""
@@ -76,7 +79,7 @@ PROSE_FIELDS = ("meaning", "solutions", "example_fix", "when")
 REPO_NAME = re.compile(schema.REPO)
 """An `owner/name` repository, by the record format's own pattern, so extract accepts what check does."""
 
-_LINK = re.compile(r"errors/([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)(?=/|[\s)\"'>#?,;]|\.(?:\s|$)|$)")
+_LINK = re.compile(rf"errors/({schema.ID})(?=/|[\s)\"'>#?,;]|\.(?:\s|$)|$)")
 """A link to a record page inside a message; the lookahead keeps `errors/app.log` out."""
 
 
@@ -198,29 +201,47 @@ class Existing:
     """Every record file, parsed."""
 
 
+def run(
+    repo_dir: Path,
+    rev: str = "HEAD",
+    repo: str | None = None,
+    content_dir: Path = Path("content"),
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    asserts: bool | None = None,
+    warns: bool | None = None,
+) -> ExtractReport:
+    """Extract the raise sites of `repo_dir` at `rev` and bring the records in `content_dir` up to date.
+
+    Which files are read comes from `[source]` in the content folder's
+    `site.toml`; `include`, `exclude` and `asserts`, when given, override it.
+    """
+    if repo is not None:
+        check_repo_name(repo)
+    existing = read(content_dir)
+    settings = with_flags(existing.config.source, include, exclude, asserts, warns)
+    snap = git.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
+    return sync(content_dir, existing, scan_files(snap.files, settings.asserts, settings.warnings), snap.commit, repo,
+                lambda pins: git.history(repo_dir, snap.commit, pins))
+
+
 def read(content_dir: Path) -> Existing:
     """Return the settings and records of `content_dir` (none yet is fine); unreadable files are a ProblemsFound."""
-    settings_file = content_dir / "site.toml"
     if (content_dir / "errors").is_dir():
         content = load.load(content_dir)
-        settings, records, problems = content.settings, content.records, list(content.problems)
     else:
-        settings, records, problems = {}, (), []
-        if settings_file.is_file():
-            try:
-                settings = load.read_toml(settings_file)
-            except Invalid as error:
-                problems.append(Problem.of(str(settings_file), "", error))
-    config, setting_problems = settings_to_config(settings, str(settings_file))
+        settings, problems = load.read_settings(content_dir)
+        content = load.Content(settings, str(content_dir / "site.toml"), (), problems)
+    config, setting_problems = settings_to_config(content.settings, content.settings_file)
     # A broken file stops the run: extract cannot tell which raise site it documents.
-    if problems or setting_problems:
-        raise ProblemsFound(problems + setting_problems)
-    return Existing(config, tuple(records))
+    if content.problems or setting_problems:
+        raise ProblemsFound([*content.problems, *setting_problems])
+    return Existing(config, content.records)
 
 
 def sync(
     content_dir: Path, existing: Existing, scan: Scan, commit: str, repo: str | None,
-    history: Callable[[Iterable[object]], History],
+    history: Callable[[Iterable[object]], git.History],
 ) -> ExtractReport:
     """Match the records in `content_dir` to `scan`'s sites, write what changed, and return what was done.
 
@@ -316,7 +337,7 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
     return Update(record, kind, "; ".join(notes))
 
 
-def _moved_off(record: dict[str, Any], gone: Any, commit: str) -> dict[str, Any]:
+def _moved_off(record: dict[str, Any], gone: object, commit: str) -> dict[str, Any]:
     """Return `record` with the commit that left the history, where extract wrote it, replaced by `commit`.
 
     Extract writes the pin, `review.since` and an earlier variant's `until`
@@ -334,14 +355,14 @@ def _moved_off(record: dict[str, Any], gone: Any, commit: str) -> dict[str, Any]
     return record
 
 
-def _earlier(variants: Any, old: str, new: str, commit: str) -> list[Any]:
+def _earlier(variants: object, old: str, new: str, commit: str) -> list[object]:
     """Return the variants with `old` as an `earlier` wording that `commit` stopped raising."""
     kept = [v for v in (variants if isinstance(variants, list) else [])
             if not (isinstance(v, dict) and v.get("kind") == "earlier" and v.get("message") in (old, new))]
     return kept + [{"message": old, "kind": "earlier", "until": commit}]
 
 
-def _review(old: Any, why: str, commit: str) -> dict[str, str]:
+def _review(old: object, why: str, commit: str) -> dict[str, str]:
     """Return the review of a record whose prose `why` may have outdated at `commit`, merged with one it had."""
     if not isinstance(old, dict) or old.get("why") not in REVIEW_WEIGHT or not isinstance(old.get("since"), str):
         return {"since": commit, "why": why}
@@ -431,7 +452,7 @@ def _edited(records: list[Known], sites: list[RaiseSite]) -> list[tuple[Known, R
     return _greedy(candidates)
 
 
-def _greedy(candidates: list[tuple[tuple, Known, RaiseSite]]) -> list[tuple[Known, RaiseSite]]:
+def _greedy(candidates: Sequence[tuple[tuple[object, ...], Known, RaiseSite]]) -> list[tuple[Known, RaiseSite]]:
     """Return pairs taken best first, each record and site at most once."""
     pairs, used_records, used_sites = [], set(), set()
     for _, record, site in sorted(candidates, key=lambda c: c[0]):
@@ -515,7 +536,7 @@ def check_repo_name(repo: str) -> None:
         raise UserError(f"--repo {repo!r} is not owner/name", hint="for example --repo pallets/flask", page="invalid-repo-name")
 
 
-def _owner(data: Any, site_repo: str | None) -> str | None:
+def _owner(data: object, site_repo: str | None) -> str | None:
     """Return the repository a record belongs to: its `source.repo`, else the site's."""
     source = data.get("source") if isinstance(data, dict) else None
     repo = source.get("repo") if isinstance(source, dict) else None

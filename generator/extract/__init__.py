@@ -1,0 +1,13 @@
+"""Extraction: the raise sites of a git repository, and the records that document them.
+
+Entry points: `sync.run` (the `extract` command: records brought up to date
+with the code at a commit), `check.check_source` (`check --source`: records
+against the code), `scan.scan_files` (files' bytes -> raise sites).
+
+- `sites`: what a scan finds (`RaiseSite`, `Skipped`, `Scan` ...); imports nothing of the rest.
+- `messages`, `raisers`, `scan`: Python source -> message templates -> raise sites.
+- `git`: a repository's files and history at a commit; `globs`: which files are read.
+- `sync`: records matched to sites, ids, pins, writes; `check`: pins and coverage.
+
+Content is read only through `generator.load`; ids and repository names follow `generator.schema`'s patterns.
+"""
