@@ -31,6 +31,8 @@ PREFIX_WEIGHT = 0.9
 FUZZY_WEIGHTS = (1.0, 0.7, 0.5)
 CONFIDENT_LITERAL = 20
 """A full match whose literal text is under two thirds of the message needs this many literal characters to be confident."""
+MIN_WRAP = 40
+"""A paste whose longest lines are this long or longer may have been cut at a terminal's width."""
 CONFIDENT_CUT = 30
 """A cut partial needs this many literal characters, and to stop inside a literal, to be confident."""
 GENERIC_EXCEPTIONS = frozenset({"Error", "Exception", "Warning"})
@@ -62,7 +64,7 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _FRAME = re.compile(r'^[ \t]*File "([^"]+)", line ([0-9]+)(?:, in ([^ \t]+))?')
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 _EXCEPTION = re.compile(r"^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+|$)")
-_SEP = re.compile(r"[ \t]*[:|-]?[ \t]*")
+_SEP = re.compile(r"[ \t]*(?:[:|]|-(?![^ \t]))?[ \t]*")
 _BRACKET = re.compile(r"\[[^\]\r\n]{1,80}\]")
 _STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}|DEBUG|INFO|WARN|ERROR|CRITICAL|FATAL")
 _TIMESTAMP = re.compile(
@@ -74,6 +76,8 @@ _LOGGER = re.compile(r"in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?
 _URLISH = re.compile(r"[^ \t\n\r\f\v\xa0'\"<>()\[\]{}`]+")
 """A run of text that may be a URL: no whitespace, quotes or brackets."""
 _WEB = re.compile(r"https?://")
+_SUGGESTION = re.compile(r"[ \t]+(?:Did you mean[^\n]*\?|\(Possible options: [^\n]*\))[ \t]*\Z")
+"""A suggestion appended to a message: `Did you mean ...?` (Python, click, ...), click's `(Possible options: ...)`."""
 
 Segments = list[str | None]
 
@@ -287,13 +291,18 @@ def _find_first(text: str, lit: str) -> int:
 
 
 def _find_after(text: str, lit: str, p: int) -> int:
-    """Return the leftmost occurrence of `lit` after a placeholder starting at `p` (-1: virtual space)."""
-    if lit[0] == " ":
+    """Return the leftmost occurrence of `lit` after a placeholder starting at `p` (-1: virtual space).
+
+    A literal that starts with a space may start one character earlier (the placeholder was empty
+    and collapsing ate the space); a literal that is only a space, only when it is not found at or
+    after `p`: values are rarely empty, and `{name} {path!r}` splits `Path 'x'` at its own space.
+    """
+    q = text.find(lit, p)
+    if lit[0] == " " and (lit != " " or q < 0):
         if p == 0 and text.startswith(lit[1:]):
             return -1
         if p > 0 and text[p - 1] == " ":
-            p -= 1
-    q = text.find(lit, p)
+            q = text.find(lit, p - 1)
     return q if q >= 0 else -2
 
 
@@ -450,6 +459,8 @@ class Paste:
     """The exception name in front of the message ("" when none)."""
     frames: tuple[Frame, ...]
     """The frames of the last traceback, outermost first (of the whole text when it has no header)."""
+    firsts: tuple[int, ...] = (0,)
+    """Where in `forms` each reading of the paste (its cut lines joined, as pasted) starts: its most cleaned form."""
 
 
 def _named(head: str, rest: list[str]) -> tuple[str, list[str]]:
@@ -465,8 +476,42 @@ def _named(head: str, rest: list[str]) -> tuple[str, list[str]]:
     return exception, [message]
 
 
+def _unwrap(text: str) -> str | None:
+    """Return `text` with a terminal's hard wrap undone, or None when it has none.
+
+    A terminal that cuts long lines cuts them at its width: a line of the paste's greatest
+    length (at least MIN_WRAP code points) continues on the next line, unless that one starts
+    with whitespace or is blank (then the break reads as the space it may have been anyway), or
+    it is a traceback's header or frame line (`python -c` prints a frame with no code under it).
+    """
+    lines = _LINE_BREAK.split(text)
+    width = max(len(line) for line in lines)
+    out = lines[0]
+    joined = False
+    for before, line in zip(lines, lines[1:]):
+        cut = (width >= MIN_WRAP and len(before) == width and line[:1] not in ("", " ", "\t")
+               and not _FRAME.match(before) and not _TRACEBACK.search(before))
+        joined = joined or cut
+        out += ("" if cut else "\n") + line
+    return out if joined else None
+
+
 def read_paste(text: str) -> Paste:
-    """Return the candidate messages in `text`, its exception name and its traceback frames."""
+    """Return the candidate messages in `text`, its exception name and its traceback frames.
+
+    A paste that a terminal hard-wrapped is read with its cut lines joined first, then as pasted.
+    """
+    joined = _unwrap(text)
+    paste = _read(text)
+    if joined is None:
+        return paste
+    first = _read(joined)
+    forms = tuple(dict.fromkeys(first.forms + paste.forms))
+    return Paste(forms, first.exception, first.frames, (0, forms.index(paste.forms[0])))
+
+
+def _read(text: str) -> Paste:
+    """Return the candidate messages in `text`, its exception name and its traceback frames, lines as they are."""
     lines = _LINE_BREAK.split(text)
     starts = [i for i, line in enumerate(lines) if _TRACEBACK.search(line)]
     # Frames of an earlier, chained traceback belong to another exception.
@@ -497,6 +542,11 @@ def read_paste(text: str) -> Paste:
     forms.append("\n".join([head] + body[1:]))
     forms.append("\n".join([named] + body[1:]))
     forms.append(text)
+    # A suggestion a library appends to the message (`Did you mean --mode?`) is no part of its template.
+    start = forms[0].rfind("\n") + 1
+    suggestion = _SUGGESTION.search(forms[0], start) if len(forms[0]) - start <= MAX_EXPR else None
+    if suggestion:
+        forms.insert(0, forms[0][:suggestion.start()])
     return Paste(tuple(dict.fromkeys(forms)), exception, frames)
 
 
@@ -846,6 +896,11 @@ class Form:
     norm: str
     where: list[int]
     """Each normalised character's index in `raw`."""
+    first: bool
+    """The most cleaned form of a reading of the paste."""
+    removed: int
+    """Code points at the start that cleaning removed: how much longer the form is than the most
+    cleaned form of its reading, when it ends with that form; else 0."""
 
 
 class Tier(IntEnum):
@@ -877,6 +932,12 @@ class TemplateMatch:
     """Code points of the paste form it matched, normalised."""
     reprs_hold: bool
     """Every placeholder that shows a repr holds text that looks like one (always true unless full)."""
+    cleaned: bool
+    """It matched the most cleaned paste form, or the template starts with a literal: a leading
+    placeholder did not take the exception name or log prefix that cleaning removed as its value."""
+    held: int
+    """For a full match, the normalised code points of the values that a literal follows and that
+    are one word looking like a repr (`'--token'`, `[1, 2]` is two): the template bounds them."""
 
     @property
     def tier(self) -> Tier:
@@ -887,33 +948,59 @@ class TemplateMatch:
     def explains(self) -> bool:
         """Return whether the template explains the paste on its own text (see docs/matching.md, Confidence)."""
         if self.end == "full":
-            enough = 3 * self.quality >= 2 * self.length or self.quality >= CONFIDENT_LITERAL
+            enough = 3 * self.quality >= 2 * (self.length - self.held) or self.quality >= CONFIDENT_LITERAL
             return enough and self.reprs_hold
         return self.end == "cut" and self.quality >= CONFIDENT_CUT and self.covered[-1] > 0
 
 
-def _fits(match: TemplateMatch) -> tuple[int, int, bool]:
-    """Return what decides between two matches of one record: tier, quality, full over cut."""
-    return match.tier, match.quality, match.end == "full"
+def _fits(match: TemplateMatch) -> tuple[int, int, bool, bool]:
+    """Return what decides between two matches of one record: tier, quality, full over cut, cleaned."""
+    return match.tier, match.quality, match.end == "full", match.cleaned
+
+
+def _held(segs: Segments, norm: str, spans: list[int]) -> int:
+    """Return the code points of the values of a full match that a literal follows and that are one word like a repr."""
+    held = 0
+    for n, k in enumerate(k for k, seg in enumerate(segs) if seg is None):
+        value = norm[spans[2 * n]:spans[2 * n + 1]]
+        word = value.strip(" ")
+        if k < len(segs) - 1 and word and " " not in word and _REPR.fullmatch(word):
+            held += len(value)
+    return held
+
+
+def _in_removed(segs: Segments, norm: str, spans: list[int], removed: int) -> int:
+    """Return the literal code points of a full match of a template that starts with a placeholder
+    that lie in the first `removed` code points (the exception name or log prefix cleaning removed)."""
+    inside = 0
+    for j, lit in enumerate(seg for seg in segs if seg is not None):
+        start = spans[2 * j + 1]
+        inside += len(norm[start:min(start + len(lit), removed)])
+    return inside
 
 
 def _match_template(template: Template, forms: list[Form], variant: int | None) -> TemplateMatch | None:
     """Return the best match of `template` over the paste forms, or None."""
     segs = template.segments
     best: TemplateMatch | None = None
-    for i, form in enumerate(forms):
+    for form in forms:
         end, covered, spans = _walk(segs, form.norm)
         total = _quality(segs, form.norm, covered)
+        if end == "full" and segs[0] is None and form.removed:
+            # A leading placeholder took what cleaning removed: literal text found there is no message text.
+            total -= _in_removed(segs, form.norm, spans, form.removed)
         if total < MIN_LITERAL and 2 * total < len(form.norm) or total == 0:
             continue
         # A full or cut match fits the whole paste; text after the closing literal does not.
         # In a less cleaned form a leading placeholder would take the exception name or
         # log prefix as its value: such a partial is cut only in the most cleaned form.
-        if end == "cut" and i > 0 and segs[0] is None:
+        if end == "cut" and not form.first and segs[0] is None:
             end = "noise"
         values = _values(form.raw, form.where, spans) if end == "full" else []
         reprs_hold = all(n >= len(values) or _REPR.fullmatch(values[n]) for n in template.reprs)
-        found = TemplateMatch(end, total, covered, values, variant, len(form.norm), reprs_hold)
+        held = _held(segs, form.norm, spans) if end == "full" else 0
+        found = TemplateMatch(end, total, covered, values, variant, len(form.norm), reprs_hold,
+                              form.first or segs[0] is not None, held)
         if best is None or _fits(found) > _fits(best):
             best = found
         if end == "full":
@@ -1013,6 +1100,10 @@ class RankKey:
     value); the word score for word results."""
     full: bool
     """A full match over a cut one."""
+    cleaned: bool
+    """A template that starts with a placeholder explains the most cleaned paste form, not only a form
+    where the placeholder takes the exception name or log prefix (`{x}.{y} must be object` would take
+    `pkg.` of `pkg.Error: foo must be object`); always true for a template that starts with a literal."""
     frames: FrameHit
     """Among records that explain the text alike, the traceback decides."""
     exception: bool
@@ -1059,9 +1150,9 @@ def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: W
     exception = bool(paste.exception) and paste.exception.split(".")[-1] == row.exception.split(".")[-1]
     frames = _frame_hit(row, paste.frames)
     if match is None:
-        key = RankKey(linked, Tier.WORDS, score, False, frames, exception, not row.removed, row.written, 0.0)
+        key = RankKey(linked, Tier.WORDS, score, False, False, frames, exception, not row.removed, row.written, 0.0)
         return Candidate(d, key, None, linked)
-    key = RankKey(linked, match.tier, match.quality, match.end == "full", frames, exception, not row.removed,
+    key = RankKey(linked, match.tier, match.quality, match.end == "full", match.cleaned, frames, exception, not row.removed,
                   row.written, score)
     return Candidate(d, key, match, linked or match.explains and not _contradicts(paste, row, frames))
 
@@ -1131,7 +1222,11 @@ def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> l
     if not isinstance(index, SearchIndex):
         index = load_index(index)
     paste = read_paste(text)
-    forms = [Form(raw, *normalize(raw)) for raw in paste.forms]
+    normal = [normalize(raw) for raw in paste.forms]
+    forms = []
+    for i, (raw, (norm, where)) in enumerate(zip(paste.forms, normal)):
+        clean = normal[max(f for f in paste.firsts if f <= i)][0]
+        forms.append(Form(raw, norm, where, i in paste.firsts, len(norm) - len(clean) if norm.endswith(clean) else 0))
     words = _word_scores(index, _query(index, forms[0].norm))
     found = _candidates(index, paste, forms, words, limit, _linked(index, text))
     found.sort(key=lambda c: index.rows[c.row].id)

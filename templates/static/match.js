@@ -10,18 +10,19 @@
   var FRAME = /^[ \t]*File "([^"]+)", line ([0-9]+)(?:, in ([^ \t]+))?/;
   var TRACEBACK = /Traceback \(most recent call last\):/;
   var EXCEPTION = /^((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+|$)/;
-  var SEP = /[ \t]*[:|-]?[ \t]*/y;
+  var SEP = /[ \t]*(?:[:|]|-(?![^ \t]))?[ \t]*/y;
   var BRACKET = /\[[^\]\r\n]{1,80}\]/y;
   var STAMP = /[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}|DEBUG|INFO|WARN|ERROR|CRITICAL|FATAL/;
   var TIMESTAMP = new RegExp("[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:[.,][0-9]+)?)?" +
     "(?:Z|[+-][0-9]{2}:?[0-9]{2})?|[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?", "y");
   var LEVEL = /(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[ \t:|-]|$)/y;
   var LOGGER = /in [A-Za-z_][A-Za-z0-9_.]*:|[A-Za-z_][A-Za-z0-9_.]*(?::(?=[^ \t])|(?=[ \t]+-[ \t]))/y;
+  var SUGGESTION = /[ \t]+(?:Did you mean[^\n]*\?|\(Possible options: [^\n]*\))[ \t]*$/;
   var ASCII = /^[\x00-\x7f]*$/, URLISH = /[^ \t\n\r\f\v\xa0'"<>()[\]{}`]+/g;
   // What Python's repr of a value looks like: quoted, bracketed, a call, a number or a constant.
   var REPR = new RegExp("^(?:[bBrRuUfF]{0,2}(['\"])[\\s\\S]*\\1|\\[[\\s\\S]*\\]|\\([\\s\\S]*\\)|\\{[\\s\\S]*\\}|<[\\s\\S]*>" +
     "|[A-Za-z_][A-Za-z0-9_.]*\\([\\s\\S]*\\)|[-+]?[0-9][A-Za-z0-9_.+-]*|None|True|False|Ellipsis|NotImplemented|[-+]?inf|nan)$");
-  var CONFIDENT_LITERAL = 20, CONFIDENT_CUT = 30, GENERIC_EXCEPTIONS = ["Error", "Exception", "Warning"];
+  var CONFIDENT_LITERAL = 20, CONFIDENT_CUT = 30, MIN_WRAP = 40, GENERIC_EXCEPTIONS = ["Error", "Exception", "Warning"];
 
   function isWs(ch) { return WS.test(ch); }
   function cpLen(s) { var n = 0; for (var i = 0; i < s.length; i++) { var c = s.charCodeAt(i); if (c < 0xdc00 || c > 0xdfff) n++; } return n; }
@@ -109,12 +110,13 @@
     while (q >= 0 && !boundary(t, q, lit)) q = t.indexOf(lit, q + 1);
     return q >= 0 ? q : -2;
   }
+  // A literal only of a space starts earlier only when not found at or after p: values are rarely empty.
   function findAfter(t, lit, p) {
-    if (lit[0] === " ") {
-      if (p === 0 && t.startsWith(lit.slice(1))) return -1;
-      if (p > 0 && t[p - 1] === " ") p--;
-    }
     var q = t.indexOf(lit, p);
+    if (lit[0] === " " && (lit !== " " || q < 0)) {
+      if (p === 0 && t.startsWith(lit.slice(1))) return -1;
+      if (p > 0 && t[p - 1] === " ") q = t.indexOf(lit, p - 1);
+    }
     return q >= 0 ? q : -2;
   }
   function endsAt(t, lit, p, first) {
@@ -208,8 +210,29 @@
       return [m[1], [message.slice(1, -1), message]];
     return [m[1], [message]];
   }
-  // Returns {forms (most cleaned first), exception, frames (of the last traceback, outermost first)}.
+  // A terminal's hard wrap cuts lines at its width: a line of the greatest length (MIN_WRAP+ code points)
+  // continues on the next, unless that starts with whitespace or is blank, or the line is a traceback's
+  // header or frame. Returns null when none is cut.
+  function unwrap(text) {
+    var lines = text.split(/\r\n|\r|\n/), width = lines.reduce((w, l) => Math.max(w, cpLen(l)), 0), out = lines[0], joined = false;
+    for (var i = 1; i < lines.length; i++) {
+      var cut = width >= MIN_WRAP && cpLen(lines[i - 1]) === width && /^[^ \t]/.test(lines[i]) && !FRAME.test(lines[i - 1]) && !TRACEBACK.test(lines[i - 1]);
+      joined = joined || cut;
+      out += (cut ? "" : "\n") + lines[i];
+    }
+    return joined ? out : null;
+  }
+  // Returns {forms, exception, frames, firsts (where each reading's most cleaned form is)}: of the text with
+  // its cut lines joined, then as pasted.
   function readPaste(text) {
+    var joined = unwrap(text), paste = read(text);
+    if (joined === null) return paste;
+    var first = read(joined), forms = first.forms.concat(paste.forms);
+    forms = forms.filter((f, i) => forms.indexOf(f) === i);
+    return { forms, exception: first.exception, frames: first.frames, firsts: [0, forms.indexOf(paste.forms[0])] };
+  }
+  // Returns {forms (most cleaned first), exception, frames (of the last traceback, outermost first)}, lines as they are.
+  function read(text) {
     var lines = text.split(/\r\n|\r|\n/), frames = [], body = lines, start = -1, m;
     lines.forEach((line, i) => { if (TRACEBACK.test(line)) start = i; });
     // Frames of an earlier, chained traceback belong to another exception.
@@ -223,7 +246,7 @@
       while (body.length && blank(body[body.length - 1])) body = body.slice(0, -1);
     }
     while (body.length && blank(body[0])) body = body.slice(1);
-    if (!body.length) return { forms: [text], exception: "", frames: frames };
+    if (!body.length) return { forms: [text], exception: "", frames, firsts: [0] };
     var stripped = stripLog(body[0]), head = stripped[0], found = named(head, body.slice(1));
     var exception = found[0], forms = found[1];
     if (start < 0) {
@@ -235,7 +258,10 @@
       if (tail[0]) { exception = tail[0]; forms = tail[1].concat([body.slice(gap + 1, ends).join("\n")], forms); }
     }
     forms.push([head].concat(body.slice(1)).join("\n"), [stripped[1]].concat(body.slice(1)).join("\n"), text);
-    return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception: exception, frames: frames };
+    // A suggestion a library appends to the message (`Did you mean --mode?`) is no part of its template.
+    var start = forms[0].lastIndexOf("\n") + 1, last = forms[0].slice(start), hint = cpLen(last) <= MAX_EXPR && SUGGESTION.exec(last);
+    if (hint) forms.unshift(forms[0].slice(0, start + hint.index));
+    return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception, frames, firsts: [0] };
   }
   // The space an empty placeholder implies is covered for the spans, but is not in the paste.
   function quality(segs, t, covered, length) {
@@ -276,9 +302,9 @@
       var first = get("first"), templates = [{ message: get("message"), pattern: get("pattern"), spans: get("spans"),
         first: first >= 0 ? index.terms[first] : "", reprs: get("reprs") }].concat(get("variants")).map(template);
       return { id: get("id"), title: get("title"), exception: get("exception"), path: get("path"), line: get("line"),
-        "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates: templates };
+        "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates };
     });
-    loaded = { rows: rows, byId: new Map(rows.map((row, d) => [row.id, d])), terms: index.terms, number: number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop: stop, base: index.base_url || "" };
+    loaded = { rows, byId: new Map(rows.map((row, d) => [row.id, d])), terms: index.terms, number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop, base: index.base_url || "" };
     cache.set(index, loaded);
     return loaded;
   }
@@ -353,24 +379,44 @@
   // --- templates against the paste
   var WORDS = 1, NOISY = 2, EXPLAINS = 3;
   function tierOf(m) { return m.end === "noise" ? NOISY : EXPLAINS; }
-  function fits(a, b) { return tierOf(a) - tierOf(b) || a.quality - b.quality || (a.end === "full") - (b.end === "full"); }
+  function fits(a, b) { return tierOf(a) - tierOf(b) || a.quality - b.quality || (a.end === "full") - (b.end === "full") || a.cleaned - b.cleaned; }
   // The template explains the paste on its own text (docs/matching.md, Confidence).
   function explains(m) {
-    if (m.end === "full") return (3 * m.quality >= 2 * m.length || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
+    if (m.end === "full") return (3 * m.quality >= 2 * (m.length - m.held) || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
     return m.end === "cut" && m.quality >= CONFIDENT_CUT && m.covered[m.covered.length - 1] > 0;
+  }
+  // Code points of a full match's values that a literal follows and that are one word like a repr.
+  function held(segs, t, spans) {
+    var n = 0, sum = 0;
+    segs.forEach((seg, k) => {
+      if (seg !== null) return;
+      var value = t.slice(spans[2 * n], spans[2 * n + 1]), word = value.trim();
+      n++;
+      if (k < segs.length - 1 && word && word.indexOf(" ") < 0 && REPR.test(word)) sum += cpLen(value);
+    });
+    return sum;
+  }
+  // Literal code points of a full match (template starting with a placeholder) in the first `removed` UTF-16 units.
+  function inRemoved(segs, t, spans, removed) {
+    var j = 0, sum = 0;
+    segs.forEach(seg => { if (seg !== null) { var s = spans[2 * j++ + 1]; sum += cpLen(t.slice(s, Math.min(s + seg.length, removed))); } });
+    return sum;
   }
   function matchTemplate(tpl, forms, variant) {
     var segs = tpl.segments, best = null;
     for (var i = 0; i < forms.length; i++) {
       var f = forms[i], w = walk(segs, f.norm), total = quality(segs, f.norm, w[1], f.length), end = w[0];
+      // A leading placeholder took what cleaning removed: literal text found there is no message text.
+      if (end === "full" && segs[0] === null && f.removed) total -= inRemoved(segs, f.norm, w[2], f.removed);
       if ((total < MIN_LITERAL && 2 * total < f.length) || total === 0) continue;
       // A full or cut match fits the whole paste; text after the closing literal does not.
       // In a less cleaned form a leading placeholder would take the exception name or
       // log prefix as its value: such a partial is cut only in the most cleaned form.
-      if (end === "cut" && i > 0 && segs[0] === null) end = "noise";
+      if (end === "cut" && !f.first && segs[0] === null) end = "noise";
       var values = end === "full" ? valuesOf(f.raw, f.where, w[2]) : [];
       var reprsHold = tpl.reprs.every(n => n >= values.length || REPR.test(values[n]));
-      var found = { end: end, quality: total, covered: w[1], values: values, variant: variant, length: f.length, reprsHold: reprsHold };
+      var found = { end, quality: total, covered: w[1], values, variant, length: f.length, reprsHold,
+        cleaned: f.first || segs[0] !== null, held: end === "full" ? held(segs, f.norm, w[2]) : 0 };
       if (!best || fits(found, best) > 0) best = found;
       if (end === "full") break;
     }
@@ -387,7 +433,7 @@
   }
 
   // --- ranking: a key's fields compare in this order, greater first; equal keys go by id
-  var RANK_ORDER = ["linked", "tier", "strength", "full", "frames", "exception", "active", "written", "words"];
+  var RANK_ORDER = ["linked", "tier", "strength", "full", "cleaned", "frames", "exception", "active", "written", "words"];
   var FRAME_ORDER = ["atLine", "inFunction", "inFile", "suffix"];
   function compareBy(order, a, b) {
     for (var i = 0; i < order.length; i++) {
@@ -436,10 +482,10 @@
   }
   function candidate(ix, d, m, words, paste, link) {
     var row = ix.rows[d], score = words.score.get(d) || 0, frames = frameHit(row, paste.frames);
-    var key = { linked: link, tier: m ? tierOf(m) : WORDS, strength: m ? m.quality : score, full: !!m && m.end === "full",
-      frames: frames, exception: !!paste.exception && lastName(paste.exception) === lastName(row.exception),
+    var key = { linked: link, tier: m ? tierOf(m) : WORDS, cleaned: !!m && m.cleaned, strength: m ? m.quality : score, full: !!m && m.end === "full",
+      frames, exception: !!paste.exception && lastName(paste.exception) === lastName(row.exception),
       active: !row.removed, written: row.written, words: m ? score : 0 };
-    return { row: d, key: key, match: m, confident: link || !!m && explains(m) && !contradicts(paste, row, frames) };
+    return { row: d, key, match: m, confident: link || !!m && explains(m) && !contradicts(paste, row, frames) };
   }
   function candidates(ix, paste, forms, words, limit, links) {
     var present = new Set(tokenize(forms[forms.length - 1].norm).map(w => w[0])), matched = new Map();
@@ -476,14 +522,17 @@
     if (m) spans = templateSpans(row.templates[m.variant === null ? 0 : m.variant + 1], m.covered);
     else tokenize(row.title).forEach(w => { if (words.shown.has(w[0]) && !ix.stop.has(w[0])) spans.push([w[1], w[2]]); });
     return { id: row.id, score: m ? m.quality : c.key.strength, kind: m ? (m.end === "full" ? "full" : "partial") : link ? "link" : words.near.has(c.row) ? "near" : "words",
-      values: m ? m.values : [], spans: spans, confident: c.confident, variant: m ? m.variant : null, linked: link };
+      values: m ? m.values : [], spans, confident: c.confident, variant: m ? m.variant : null, linked: link };
   }
   function lastName(name) { return name.split(".").pop(); }
 
   function search(index, text, limit) {
     if (limit === undefined) limit = 10;
     var ix = load(index), paste = readPaste(text);
-    var forms = paste.forms.map(raw => { var nw = normalize(raw); return { raw: raw, norm: nw[0], where: nw[1], length: cpLen(nw[0]) }; });
+    var normal = paste.forms.map(normalize), forms = paste.forms.map((raw, i) => {
+      var norm = normal[i][0], clean = normal[paste.firsts.filter(f => f <= i).pop()][0];
+      return { raw, norm, where: normal[i][1], length: cpLen(norm), first: paste.firsts.includes(i), removed: norm.endsWith(clean) ? norm.length - clean.length : 0 };
+    });
     var words = wordScores(ix, query(ix, forms[0].norm)), found = candidates(ix, paste, forms, words, limit, linked(ix, text));
     // Ids are unique: no two candidates compare equal.
     found.sort((a, b) => compareBy(RANK_ORDER, b.key, a.key) || (ix.rows[a.row].id < ix.rows[b.row].id ? -1 : 1));
@@ -492,7 +541,7 @@
   // A record of the index by id, fields by name (for the search page).
   function record(index, id) { var ix = load(index); return ix.rows[ix.byId.get(id)]; }
 
-  var api = { search: search, fill: fill, compileTemplate: compileTemplate, record: record };
+  var api = { search, fill, compileTemplate, record };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.ErrorsiteMatch = api;
 })(this);
