@@ -1,6 +1,8 @@
 """Time errorsite builds (cold, warm, one change, no change) and Hugo on the same pages.
 
 Run: python benchmarks/build_bench.py [N ...] [--no-hugo] [--keep DIR]
+After the one-change build (prose appended), it times a build after each kind of single-record
+edit (title, message, tags, status, related, prose), each on another record.
 Default N: 1000 10000. Each build runs as its own process, as a writer would run it; the
 peak memory is the largest resident set of any one process of the build. Hugo runs when
 `hugo` is on the PATH (Debian: apt-get install -y hugo), on one Markdown page per record with
@@ -73,6 +75,30 @@ def hugo_page(d: dict) -> str:
     )
 
 
+EDITS = {
+    "title": lambda d, other: d.update(title="A title edited for the benchmark"),
+    "message": lambda d, other: d.update(message=d["message"] + " (edited)"),
+    "tags": lambda d, other: d.update(tags=["edited"]),
+    "status": lambda d, other: d.update(status="removed"),
+    "related": lambda d, other: d.update(related=[other]),
+    "prose": lambda d, other: d.update(meaning="A new first sentence. " + d.get("meaning", "")),
+}
+"""Each kind of single-record edit the benchmark times: what it does to a record's data."""
+
+
+def edit_kinds(content: Path, build: list[str]) -> dict[str, float]:
+    """Return the seconds of a build after each kind of edit of one record, each to a record of its own."""
+    records = sorted((content / "errors").glob("*.json"))
+    times = {}
+    for number, (kind, change) in enumerate(EDITS.items()):
+        record = records[(number + 1) * len(records) // (len(EDITS) + 2)]
+        data = json.loads(record.read_text())
+        change(data, records[0].stem)
+        record.write_text(json.dumps(data, indent=2) + "\n")
+        times[kind], _ = run(build)
+    return times
+
+
 def run(command: list[str], cwd: Path | None = None) -> tuple[float, int]:
     """Run `command`; return its wall time in seconds and its largest process's peak RSS in MB."""
     started = time.perf_counter()
@@ -106,6 +132,7 @@ def bench(n: int, work: Path, hugo: bool) -> dict[str, float]:
     record.write_text(json.dumps(data, indent=2) + "\n")
     row["one"], row["one_rss"] = run(build)
     row["none"], _ = run(build)
+    row.update((f"edit {kind}", seconds) for kind, seconds in edit_kinds(content, build).items())
     if hugo:
         project = work / f"hugo-{n}"
         hugo_site(content, project)
@@ -181,6 +208,8 @@ def main() -> None:
                 line += (f" {r['hugo']:>7.2f} {hugo_rate:>8.0f} {r['hugo_one']:>11.2f} {r['hugo_rss']:>8.0f} "
                          f"{r['pages'] / r['cold'] / hugo_rate:>6.2f}")
             print(line, flush=True)
+            print("  single-record edits, s: " + ", ".join(f"{kind} {r[f'edit {kind}']:.3f}" for kind in EDITS),
+                  flush=True)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__, assets, cache, load
+from . import __version__, assets, load
+from .build.paths import CACHE_DIR
 from .extract import globs
 from .model import Site
 from .problems import BUG_REPORT_URL, ProblemsFound, UsageError, UserError, crash_summary
@@ -92,7 +93,7 @@ def users_error(error: OSError, args: argparse.Namespace) -> bool:
     roots: list[Path] = []
     for path in named:
         path = path.absolute()
-        roots += [path, path.parent / cache.CACHE_DIR]
+        roots += [path, path.parent / CACHE_DIR]
     for name in (error.filename, error.filename2):
         if not isinstance(name, (str, bytes)) or not name:
             continue

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
 
-from .highlight import Highlighter, lexer_exists
+from .build.highlight import Highlighter, lexer_exists
 
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 

@@ -1,8 +1,6 @@
 """Site -> {site-relative path: bytes}: every page, the API and the search index.
 
-It writes no output (`write` does): the only files it reads are errorsite's own
-templates and static files, and the only ones it writes are compiled templates,
-in the folder it is given for them.
+It writes no output; it reads the templates and may keep compiled ones in a folder it is given.
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ import os
 import re
 from html import escape as html_escape
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,12 +22,13 @@ from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, Stric
 from jinja2.bccache import Bucket
 from markupsafe import Markup
 
-from . import __version__, highlight, markdown, match, urls
+from . import __version__, markdown, match, urls
+from .build import highlight
 from .assets import templates_dir
 from .model import Record, Site
 from .related import Related, related_map
 from .schema import SCHEMA
-from .write import process_running
+from .build.write import process_running
 
 HOME_LIST_LIMIT = 1000
 """Above this many records the home page lists groups, not every error."""
@@ -176,16 +175,21 @@ class Renderer:
     """Renders the pages of one site; pure, so any page can be rendered alone."""
 
     def __init__(self, site: Site, related: dict[str, tuple[Related, ...]] | None = None,
-                 highlighter: highlight.Highlighter | None = None, compiled: Path | None = None) -> None:
+                 highlighter: highlight.Highlighter | None = None, compiled: Path | None = None,
+                 search_entries: Mapping[str, dict[str, Any]] | None = None,
+                 search_terms: Mapping[str, dict[str, int]] | None = None,
+                 patterns: Mapping[str, list[str | None]] | None = None) -> None:
         self.site = site
         self.config = site.config
         self.highlighter = highlighter or highlight.Highlighter()
         self.env = environment(self.highlighter, compiled)
         self.related = related_map(site.records) if related is None else related
-        self.search_entries: dict[str, dict[str, Any]] = {}
-        """Search index entries already known, by record id (the build cache fills it)."""
-        self.search_terms: dict[str, dict[str, int]] = {}
+        self.search_entries: Mapping[str, dict[str, Any]] = search_entries or {}
+        """Search index entries already known, by record id (a build keeps them from the last one)."""
+        self.search_terms: Mapping[str, dict[str, int]] = search_terms or {}
         """Their weighted terms, by record id."""
+        self.patterns: Mapping[str, list[str | None]] = patterns or {}
+        """Compiled messages already known, by record id."""
         self.by_exception = _group(site.records, lambda r: [r.exception])
         self.by_file = _group(site.records, lambda r: [r.source.path])
         self.by_tag = _group(site.records, lambda r: list(r.tags))
@@ -217,7 +221,7 @@ class Renderer:
         return {_disk(path): make for path, make in sorted(out.items())}
 
     def shared_plan(self) -> dict[str, Callable[[], bytes]]:
-        """Return the files that depend on every record (lists, search, API, sitemap), each as its renderer."""
+        """Return the shared files as functions that render them."""
         out: dict[str, Callable[[], bytes]] = {
             "index.html": self.home_page,
             "errors/index.html": self.all_errors_page,
@@ -390,7 +394,7 @@ class Renderer:
         """Return every active record's compiled pattern, for linking from messages."""
         return _json({"version": 1, "base_url": self.config.base_url, "patterns": [
             {"id": r.id, "url": self.absolute(f"errors/{r.id}/"), "exception": r.exception,
-             "pattern": match.compile_template(r.message)}
+             "pattern": self.patterns[r.id] if r.id in self.patterns else match.compile_template(r.message)}
             for r in self.site.records if r.status == "active"
         ]})
 

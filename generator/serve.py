@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import json
 import mimetypes
-import os
 import socket
 import stat
 import sys
@@ -23,7 +22,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from . import build, cache
+from . import build
+from .build.inputs import scan
+from .build.keys import tree_stamp
+from .build.paths import CACHE_DIR
 from .assets import templates_dir
 from .problems import BUG_REPORT_URL, UserError, crash_summary
 
@@ -53,7 +55,7 @@ class Server:
     def __init__(self, content: Path, port: int = 8000, base_url: str | None = None,
                  log: Callable[[str], None] = print, debug: bool = False) -> None:
         self.content = content
-        self.out = content.absolute().parent / cache.CACHE_DIR / "serve" / "site"
+        self.out = content.absolute().parent / CACHE_DIR / "serve" / "site"
         self.base_url = base_url
         self.log = log
         self.debug = debug
@@ -92,17 +94,13 @@ class Server:
 
     def stamp(self) -> tuple[object, ...]:
         """Return the names, sizes and times of every file a build reads."""
-        errors = self.content / "errors"
-        try:
-            records = sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in os.scandir(errors))
-        except OSError:
-            records = []
+        records = sorted(scan(self.content / "errors").items())
         try:
             settings = (self.content / "site.toml").stat()
             setting = (settings.st_size, settings.st_mtime_ns)
         except OSError:
             setting = (0, 0)
-        return (tuple(records), setting, cache.tree_stamp(templates_dir()))
+        return (tuple(records), setting, tree_stamp(templates_dir()))
 
     def watch(self, stamp: tuple[object, ...]) -> None:
         """Rebuild whenever the content or the templates change."""
@@ -129,9 +127,9 @@ class Server:
             self.report_bug("the build crashed (the server keeps running)", error)
         else:
             problems = None
+            self.prefix = result.base_path
             if self.version:
                 self.log(f"rebuilt in {time.perf_counter() - started:.2f} s: {result.written} files changed")
-        self.prefix = _prefix(self.out) or self.prefix
         with self.changed:
             self.problems = problems
             self.version += 1
@@ -187,19 +185,6 @@ def _request_path(target: str) -> str | None:
     if not path.startswith("/") or any(ord(c) < 32 or ord(c) == 127 for c in path):
         return None
     return path
-
-
-def _prefix(out: Path) -> str | None:
-    """Return the path of the built site's base_url, from its sitemap."""
-    try:
-        sitemap = (out / "sitemap.xml").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    start = sitemap.find("<loc>")
-    if start < 0:
-        return None
-    path = urlsplit(html.unescape(sitemap[start + 5 : sitemap.find("</loc>", start)])).path
-    return path if path.endswith("/") else path.rsplit("/", 1)[0] + "/"
 
 
 def _handler(server: Server) -> type[BaseHTTPRequestHandler]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import match, urls
 from .config import settings_to_config, with_base_url
-from .highlight import lexer_exists
+from .build.highlight import lexer_exists
 from .load import Content, RawRecord, pointer_part
 from .model import Analysis, Check, Config, ExampleFix, Record, Review, Site, Snippet, Source, Variant, Verified, When
 from .problems import Invalid, Problem, ProblemsFound, did_you_mean
@@ -30,9 +30,7 @@ JSON_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: 
 
 def build_site(content: Content, base_url: str | None = None) -> Site:
     """Return the valid Site for `content`, or raise ProblemsFound listing every problem."""
-    config, problems = settings_to_config(content.settings, content.settings_file)
-    if base_url is not None:
-        config = with_base_url(config, base_url)
+    config, problems = site_config(content.settings, content.settings_file, base_url)
     problems.extend(content.problems)
     records = []
     for raw in content.records:
@@ -44,6 +42,14 @@ def build_site(content: Content, base_url: str | None = None) -> Site:
     if problems:
         raise ProblemsFound(problems)
     return Site(config, tuple(sorted(records, key=lambda r: r.id)))
+
+
+def site_config(settings: dict[str, Any], file: str, base_url: str | None) -> tuple[Config, list[Problem]]:
+    """Return the settings as a Config served at `base_url` when given, and every problem in them."""
+    config, problems = settings_to_config(settings, file)
+    if base_url is not None:
+        config = with_base_url(config, base_url)
+    return config, problems
 
 
 def check_record(raw: RawRecord) -> Iterator[Problem]:
@@ -211,6 +217,12 @@ def check_links(raws: tuple[RawRecord, ...], records: list[Record], config: Conf
             _unique(record_id, raw.file, seen)
         except Invalid as error:
             yield Problem.of(raw.file, "/id", error)
+    yield from check_references(seen, records, config, settings_file)
+
+
+def check_references(seen: dict[str, str], records: list[Record], config: Config,
+                     settings_file: str) -> Iterator[Problem]:
+    """Yield problems of related ids and redirects that name no record of `seen` (id -> file), and of colliding pages."""
     for record in records:
         for index, other in enumerate(record.related):
             try:

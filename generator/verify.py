@@ -2,10 +2,11 @@
 
 A check holds when, in a fresh folder holding its `files`, `before` fails and
 the lookup engine, given its output (standard output and error, the last
-64 KiB), ranks this record first with a match of its message (not of mere
-words; and where the output has a traceback, its innermost frame is in the
-record's `source.path`), and `after` does not show the error: it exits 0, or
-lookup matches this record's message nowhere in its output. Commands run
+64 KiB), ranks this record first with a match of its message or a link to
+its page (not of mere words; and where the output has a traceback, its
+innermost frame is in the record's `source.path`), and `after` does not show
+the error: it exits 0, or lookup finds neither this record's message nor a link
+to its page in its output. Commands run
 through the shell in the check's folder, with the folder of the Python that
 runs errorsite first on `PATH`, so `python` and `errorsite` in a check are the
 ones running it. The `[verify] setup` command runs once, in the content
@@ -52,8 +53,10 @@ LINE_CHARS = 300
 KILL_WAIT = 5
 """Seconds to wait for a killed command's output to close."""
 BY = "errorsite verify"
-MESSAGE_MATCHES = ("full", "partial")
-"""Kinds of lookup result that match a record's message template, not merely words of its page."""
+PROOF_KINDS = ("full", "partial", "link")
+"""Kinds of lookup result that show a record's error, not merely words of its page: a match of its message
+template, or (`link`) the URL of its page, which a message like errorsite's own ends with; a message that is
+all placeholders (`{prog}: {message}`) is found by nothing else."""
 
 _FRAME = re.compile(r'^[ \t]*File "([^"]+)", line [0-9]+', re.MULTILINE)
 _TRACEBACK = "Traceback (most recent call last):"
@@ -280,8 +283,9 @@ def before_fails(record: Record, run: CommandRun, index: dict[str, Any], timeout
         return "the output of `before` matches no record: it failed with another error"
     if results[0]["id"] != record.id:
         return f"lookup finds record {results[0]['id']!r} first in the output of `before`, not this one"
-    if results[0]["kind"] not in MESSAGE_MATCHES:
-        return "lookup finds this record in the output of `before` by shared words only, not by its message"
+    if results[0]["kind"] not in PROOF_KINDS:
+        return ("lookup finds this record in the output of `before` by shared words only, "
+                "not by its message or its page's URL")
     raised = raise_path(run.output)
     if raised is not None and not same_file(raised, record.source.path):
         return f"the traceback of `before` raises in {raised!r}, not in {record.source.path!r}"
@@ -294,7 +298,7 @@ def after_passes(record: Record, run: CommandRun, index: dict[str, Any], timeout
         return f"`after` did not finish within {timeout} s"
     if run.status == 0:
         return None
-    if any(r["id"] == record.id and r["kind"] in MESSAGE_MATCHES for r in match.search(index, run.output)):
+    if any(r["id"] == record.id and r["kind"] in PROOF_KINDS for r in match.search(index, run.output)):
         return f"`after` exited with status {run.status} and its output still shows this error"
     return None
 

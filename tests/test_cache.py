@@ -11,13 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator import assets, build, cache, match, render
+from generator import assets, build, match, render
+from generator.build import inputs, paths, workers
 from generator.problems import UserError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from synth import synthesize  # noqa: E402
 
-OPS = ["prose", "title", "message", "tags", "variant", "add", "delete", "break", "template", "settings", "touch", "redirect"]
+OPS = ["prose", "unwritten", "title", "message", "tags", "status", "related", "place", "variant", "add", "delete",
+       "break", "template", "settings", "touch", "redirect"]
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -44,6 +46,15 @@ def apply(op: str, n: int, content: Path, templates: Path) -> bool:
     target = present[n % len(present)]
     if op == "prose":
         edit(content, target, lambda d: d.update(meaning=f"Now `{n}` explains it."))
+    elif op == "unwritten":
+        edit(content, target, lambda d: [d.pop(k, None) for k in ("meaning", "solutions", "example_fix", "when")])
+    elif op == "status":
+        edit(content, target, lambda d: d.update(status="active" if d.get("status") == "removed" else "removed"))
+    elif op == "related":
+        edit(content, target, lambda d: d.update(related=[present[(n + i) % len(present)] for i in (1, 2)
+                                                          if present[(n + i) % len(present)] != target]))
+    elif op == "place":
+        edit(content, target, lambda d: d["source"].update(path=f"pkg/moved_{n % 3}.py", function=f"moved_{n}"))
     elif op == "title":
         edit(content, target, lambda d: d.update(title=f"Title {n}"))
     elif op == "message":
@@ -86,11 +97,11 @@ def templates(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     folder = tmp_path_factory.mktemp("templates") / "templates"
     shutil.copytree(assets.templates_dir(), folder)
     monkeypatch.setattr(render, "templates_dir", lambda: folder)
-    monkeypatch.setattr(build, "templates_dir", lambda: folder)
+    monkeypatch.setattr(inputs, "templates_dir", lambda: folder)
     return folder
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 50)), min_size=1, max_size=6))
 def test_incremental_build_equals_clean_build(tmp_path_factory: pytest.TempPathFactory, templates: Path,
                                               steps: list[tuple[str, int]]) -> None:
@@ -139,8 +150,8 @@ def test_one_prose_change_renders_only_its_pages(tmp_path: Path) -> None:
 def test_parallel_build_equals_serial_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     synthesize(30, tmp_path / "content")
     build.build(tmp_path / "content", tmp_path / "a" / "site", jobs=1)
-    monkeypatch.setattr(build, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(build, "CHUNK", 7)
+    monkeypatch.setattr(workers, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(workers, "CHUNK", 7)
     result = build.build(tmp_path / "content", tmp_path / "b" / "site", jobs=2)
     assert result.rendered > 60
     assert tree(tmp_path / "a" / "site") == tree(tmp_path / "b" / "site")
@@ -150,7 +161,7 @@ def test_deleting_the_cache_is_safe(tmp_path: Path) -> None:
     synthesize(5, tmp_path / "content")
     build.build(tmp_path / "content", tmp_path / "site", jobs=1)
     before = tree(tmp_path / "site")
-    shutil.rmtree(cache.cache_folder(tmp_path / "site").parent)
+    shutil.rmtree(paths.cache_folder(tmp_path / "site").parent)
     assert build.build(tmp_path / "content", tmp_path / "site", jobs=1).full
     assert tree(tmp_path / "site") == before
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from generator import cli
-from generator.write import MARKER
+from generator.build.write import MARKER
 
 from conftest import edit_record
 

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import build, cache, validate, write
+from generator import build, validate
+from generator.build import paths, workers, write
+from generator.build.store import HighlightStore
 from generator.problems import UserError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +35,7 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 def leftovers(out: Path) -> list[str]:
     """Return what builds left beside `out`: anything but the output, its cache and the content."""
-    return sorted(p.name for p in out.parent.iterdir() if p.name not in (out.name, cache.CACHE_DIR, "content"))
+    return sorted(p.name for p in out.parent.iterdir() if p.name not in (out.name, paths.CACHE_DIR, "content"))
 
 
 def versions(work: Path, n: int) -> list[dict[str, bytes]]:
@@ -99,14 +101,14 @@ def test_kill_9_during_incremental_builds_leaves_the_old_or_the_new_site(tmp_pat
 
 def test_a_hundred_clean_builds_with_workers_never_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Small content, but rendered by several worker processes that open the new caches at once.
-    monkeypatch.setattr(build, "PARALLEL_MIN", 10)
-    monkeypatch.setattr(build, "CHUNK", 2)
+    monkeypatch.setattr(workers, "PARALLEL_MIN", 10)
+    monkeypatch.setattr(workers, "CHUNK", 2)
     content = tmp_path / "content"
     synthesize(4, content, seed=2)
     out = tmp_path / "site"
     first = None
     for _ in range(100):
-        shutil.rmtree(tmp_path / cache.CACHE_DIR, ignore_errors=True)
+        shutil.rmtree(tmp_path / paths.CACHE_DIR, ignore_errors=True)
         shutil.rmtree(out, ignore_errors=True)
         build.build(content, out, jobs=2)
         first = first or tree(out)
@@ -134,7 +136,7 @@ def test_a_damaged_cache_file_is_discarded_and_made_again(tmp_path: Path, which:
     out = tmp_path / "site"
     build.build(content, out, jobs=1)
     clean = tree(out)
-    folder = tmp_path / cache.CACHE_DIR
+    folder = tmp_path / paths.CACHE_DIR
     files = {"highlight": [folder / "highlight.sqlite"],
              "state": sorted((folder / "site").glob("state-*.sqlite")),
              "templates": sorted((folder / "templates").iterdir())}[which]
@@ -149,7 +151,7 @@ def test_a_damaged_cache_file_is_discarded_and_made_again(tmp_path: Path, which:
     build.build(content, out, jobs=1)
     assert tree(out) == clean
     shutil.rmtree(out)
-    (folder / "site" / f"state-{cache.STATE_FORMAT}.sqlite").unlink()
+    (folder / "site" / f"state-{paths.STATE_FORMAT}.sqlite").unlink()
     build.build(content, out, jobs=1)
     assert tree(out) == clean
 
@@ -158,15 +160,15 @@ def test_a_damaged_highlight_cache_is_rewritten_whole(tmp_path: Path) -> None:
     content = tmp_path / "content"
     synthesize(3, content, seed=4)
     store_path = tmp_path / "highlight.sqlite"
-    store = cache.HighlightStore(store_path, "salt")
+    store = HighlightStore(store_path, "salt")
     store.put("<b>x</b>", "lines", "python", "x")
     store.close()
     damage(store_path, "truncated")
-    store = cache.HighlightStore(store_path, "salt")
+    store = HighlightStore(store_path, "salt")
     assert store.get("lines", "python", "x") is None
     store.put("<b>y</b>", "lines", "python", "y")
     store.close()
-    store = cache.HighlightStore(store_path, "salt")
+    store = HighlightStore(store_path, "salt")
     assert store.get("lines", "python", "y") == "<b>y</b>"
     store.close()
 
@@ -222,7 +224,7 @@ def test_cleanup_never_deletes_a_path_outside_the_output(tmp_path: Path) -> None
     victim.write_text("keep me")
     staging = write.staging_folder(out)
     with pytest.raises(write.OutsideFolder):
-        write.commit_changes(staging, out, build.previous_tree(out), [], ["../victim.txt"], None)
+        write.commit_changes(staging, out, paths.previous_tree(out), [], ["../victim.txt"], None)
     assert victim.read_text() == "keep me"
     assert not staging.exists()
 
@@ -338,6 +340,6 @@ def test_an_incremental_build_never_writes_into_the_live_output(tmp_path: Path) 
     old = out.stat().st_ino
     build.build(content, out, jobs=1)
     assert out.stat().st_ino != old  # a new folder took its place
-    previous = build.previous_tree(out)
+    previous = paths.previous_tree(out)
     assert tree(previous) == contents  # the old folder, as it was, files untouched
     assert all(p.stat().st_ino == inodes[out / p.relative_to(previous)] for p in previous.rglob("*") if p.is_file())

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from pygments.lexers import LEXERS, find_lexer_class_by_name, get_lexer_by_name
 
-from generator import build, fastlex, highlight
+from generator import build
+from generator.build import fastlex, highlight
 
 GENERIC = """\
 #!/usr/bin/env tool

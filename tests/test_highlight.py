@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from generator import highlight
+from generator.build import highlight
 from generator.model import Snippet
 
 

@@ -8,7 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator import match, reindex
+from generator import match
+from generator.build import reindex
 
 WORDS = ["size", "must", "be", "at", "least", "chunk", "page", "x", "{value}", "{{", "%s", "tokens"]
 TERMS = ["size", "must", "chunk", "page", "tokens", "least", "alpha", "beta", "zeta"]
@@ -34,4 +35,22 @@ def test_update_equals_build(records: list[tuple[str, dict[str, int]]], which: i
     index = json.loads(json.dumps(index))  # as read back from a built site
     reindex.update_index(index, doc, before[entries[doc]["id"]], new)
     expected = match.build_index(entries, lambda e: after[e["id"]])
+    assert json.dumps(index, sort_keys=True) == json.dumps(expected, sort_keys=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(messages, weights), min_size=1, max_size=20), st.integers(0, 19), messages, weights,
+       st.sampled_from(["active", "removed"]), st.lists(messages, max_size=2))
+def test_replacing_a_record_equals_build(records: list[tuple[str, dict[str, int]]], which: int, message: str,
+                                         new: dict[str, int], status: str, variants: list[str]) -> None:
+    entries = [entry(i, message) for i, (message, _) in enumerate(records)]
+    before = {e["id"]: terms for e, (_, terms) in zip(entries, records)}
+    doc = which % len(entries)
+    changed = {**entry(doc, message), "title": f"Title {message}", "status": status, "variants": variants,
+               "written": bool(variants)}
+    after = {**before, changed["id"]: new}
+    index = json.loads(json.dumps(match.build_index(entries, lambda e: before[e["id"]], "https://x.test/")))
+    reindex.replace_record(index, changed, before[changed["id"]], new)
+    expected = match.build_index([changed if e["id"] == changed["id"] else e for e in entries],
+                                 lambda e: after[e["id"]], "https://x.test/")
     assert json.dumps(index, sort_keys=True) == json.dumps(expected, sort_keys=True)

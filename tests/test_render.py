@@ -226,9 +226,10 @@ def test_a_very_long_path_segment_still_gets_a_file_page(content: Path, tmp_path
     files = build(content)
     pages = [p for p in files if p.startswith("files/pkg/") and p.endswith("/index.html")]
     assert len(pages) == 1 and all(len(part.encode()) <= 255 for part in pages[0].split("/"))
-    from generator import write
-    write.write_site(files, tmp_path / "out")
-    assert (tmp_path / "out" / pages[0]).is_file()
+    from generator.build import write
+    staging = write.staging_folder(tmp_path / "out")
+    write.write_file(staging, pages[0], files[pages[0]])
+    assert (staging / pages[0]).is_file()
 
 
 def test_titles_show_literal_braces_once(files: dict[str, bytes]) -> None:

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 from generator import cli, load, schema, validate
-from generator.cache import CACHE_DIR
+from generator.build.paths import CACHE_DIR
 from generator.problems import ProblemsFound
 
 from conftest import FIXTURES, edit_record

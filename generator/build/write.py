@@ -20,10 +20,10 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .problems import UserError
+from ..problems import UserError
 
 MARKER = ".errorsite-build"
 """Marks a folder as errorsite's output, which a later build may replace."""
@@ -84,19 +84,6 @@ def check_output(out: Path) -> None:
             hint="errorsite only replaces its own output; choose another --out or empty the folder",
             page="output-not-ours",
         )
-
-
-def write_site(files: Mapping[str, bytes], out: Path) -> None:
-    """Write `files` into a fresh folder beside `out`, then swap it in for `out`."""
-    check_output(out)
-    staging = staging_folder(out)
-    try:
-        for path, body in files.items():
-            write_file(staging, path, body)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    commit_all(staging, out)
 
 
 def staging_folder(out: Path) -> Path:

@@ -88,7 +88,7 @@ def _tokens(lexer: RegexLexer, states: dict[str, State], text: str,
             stack: tuple[str, ...] = ("root",)) -> Iterator[tuple[int, Any, str]]:
     """Yield what RegexLexer.get_tokens_unprocessed yields, trying each state's rules at once."""
     pos = 0
-    tokendefs = lexer._tokens
+    tokendefs = vars(type(lexer))["_tokens"]  # `accelerate` checked that the class holds them
     statestack = list(stack)
     while True:
         state = states[statestack[-1]]

@@ -8,7 +8,7 @@ from functools import lru_cache
 from html import escape
 from typing import TYPE_CHECKING, Protocol
 
-from . import model
+from .. import model
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
@@ -22,7 +22,7 @@ TOKENS_REMEMBERED = 65536
 
 
 class Store(Protocol):
-    """Highlighted HTML kept by what it was made from (see cache.HighlightStore)."""
+    """Highlighted HTML kept by what it was made from (see store.HighlightStore)."""
 
     def get(self, *parts: str) -> str | None:
         """Return the HTML made from `parts`, or None."""
@@ -167,10 +167,10 @@ def _css_class(ttype: _TokenType) -> str:
     if found is None:
         from pygments.token import STANDARD_TYPES
 
-        standard = ttype
-        while standard not in STANDARD_TYPES:
+        standard: _TokenType | None = ttype
+        while standard is not None and standard not in STANDARD_TYPES:
             standard = standard.parent
-        found = _CLASSES[ttype] = STANDARD_TYPES[standard]
+        found = _CLASSES[ttype] = STANDARD_TYPES[standard] if standard is not None else ""
     return found
 
 

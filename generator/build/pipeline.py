@@ -1,0 +1,407 @@
+"""Build a site: read the inputs, then the records, relate them, plan and render what changed, write, save.
+
+Each stage returns what it makes; the new state is made once, from what the stages returned,
+and saved after the output is committed. The output is the same bytes as a clean build of
+the same input, whatever the cache holds: every cached value is keyed by a hash of
+everything it was made from (see `keys`).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import load
+from ..model import Config, Record, Site
+from . import paths, workers, write
+from .inputs import Inputs, config_key, marker, read_config, read_inputs, read_record, unchanged
+from .keys import Link, digest, index_key, page_keys, related_key, search_index_key, summary_key
+from .state import RACY, Damaged, Head, Meta, OutputRow, RecordRow, SavedState, Search, State, decode
+from .store import HighlightStore
+from .workers import Progress
+
+if TYPE_CHECKING:
+    from ..related import Related
+    from ..render import Renderer
+
+QUICK_MAX = 64
+"""Above this many changed record files, a whole build (which reads every record once) is as quick."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """What a build did."""
+
+    records: int
+    """Records of the site."""
+    pages: int
+    """HTML pages of the site."""
+    rendered: int
+    """Files rendered by this build; 0 when nothing had changed."""
+    written: int
+    """Files written or replaced in the output folder."""
+    deleted: int
+    """Files deleted from the output folder."""
+    full: bool
+    """Whether the whole output folder was written afresh."""
+    base_path: str
+    """The path of the site's base_url: where a server serves it."""
+    seconds: float = 0.0
+    """How long the build took."""
+
+
+def build(content: Path, out: Path, base_url: str | None = None, *,
+          jobs: int | None = None, progress: Progress | None = None) -> Result:
+    """Build the site of `content` into `out`, rendering only what changed since the last build."""
+    started = time.perf_counter()
+    write.check_output(out)
+    write.clean_leftovers(out)
+    write.clean_leftovers(paths.previous_tree(out))
+    if not content.is_dir():
+        load.load(content)  # raises the user error that explains it
+    saved = SavedState(paths.state_path(out))
+    try:
+        try:
+            result = _build(content, out, base_url, saved, jobs or os.cpu_count() or 1, progress)
+        except Damaged:
+            # A damaged state is no user error: start again without it.
+            saved.discard()
+            result = _build(content, out, base_url, saved, jobs or os.cpu_count() or 1, progress)
+    finally:
+        saved.close()
+    return replace(result, seconds=time.perf_counter() - started)
+
+
+def _build(content: Path, out: Path, base_url: str | None, saved: SavedState, jobs: int,
+           progress: Progress | None) -> Result:
+    """Build with the saved state, which may turn out to be damaged (state.Damaged)."""
+    head = saved.head()
+    inputs = read_inputs(content, out, base_url, head.meta)
+    ours = inputs.marker != (0, 0, 0) and inputs.marker == head.meta.marker
+    if ours and _same_settings(inputs, head):
+        changed = sorted(name for name, stat in inputs.files.items() if not unchanged(head.stamps[name], name, stat))
+        if not changed:
+            return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
+        if len(changed) <= QUICK_MAX:
+            from .update import update
+
+            result = update(inputs, saved, head, changed)
+            if result is not None:
+                return result
+    old = saved.load()
+    return whole(inputs, saved, old, ours and inputs.marker == old.meta.marker, jobs, progress)
+
+
+def _same_settings(inputs: Inputs, head: Head) -> bool:
+    """Return whether the code, the settings and the set of record files are those of the last build."""
+    return (head.meta.env == inputs.env and head.meta.settings == digest(inputs.settings)
+            and inputs.files.keys() == head.stamps.keys())
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """A valid record file."""
+
+    sha: str
+    """Hash of its bytes."""
+    record: Record
+    """Its record."""
+
+
+@dataclass(frozen=True, slots=True)
+class Records:
+    """The valid records of a build, and what each came from."""
+
+    site: Site
+    """The settings and the records, sorted by id."""
+    files: dict[str, FileRecord]
+    """Record file name -> its hash and record."""
+
+
+def read_records(inputs: Inputs, config: Config, old: State, jobs: int) -> Records | None:
+    """Return every valid record, reading only files that changed; None when any has a problem."""
+    reuse = config_key(config) == old.meta.config_key
+    names = sorted(inputs.files)
+    olds = [old.rows.get(name) if reuse else None for name in names]
+    unread = [i for i, (name, row) in enumerate(zip(names, olds))
+              if row is None or not _same_stat(row, inputs, name)]
+    known = [row.stamp.sha if row is not None else None for row in olds]
+    found = dict(zip(unread, workers.map_items(lambda i: read_record(names[i], config, known[i]), unread, jobs)))
+    files = {}
+    for i, (name, row) in enumerate(zip(names, olds)):
+        read = found.get(i)
+        if i in found and read is None:
+            return None
+        if read is None or read.record is None:
+            assert row is not None  # only a file with a row is known unchanged
+            files[name] = FileRecord(read.sha if read else row.stamp.sha, row.record)
+        else:
+            files[name] = FileRecord(read.sha, decode(read.record))
+    records = sorted((file.record for file in files.values()), key=lambda r: r.id)
+    return Records(Site(config, tuple(records)), files)
+
+
+def _same_stat(row: RecordRow, inputs: Inputs, name: str) -> bool:
+    """Return whether a file's size and time are those its row saw (never for a racy row)."""
+    stat = inputs.files[name]
+    return row.stamp.mtime_ns != RACY and (row.stamp.size, row.stamp.mtime_ns) == (stat.size, stat.mtime_ns)
+
+
+def links_ok(site: Site, settings_file: str) -> bool:
+    """Return whether every related id and redirect names a record and no two pages collide."""
+    from .. import validate
+
+    seen = {r.id: r.file for r in site.records}
+    return next(validate.check_references(seen, list(site.records), site.config, settings_file), None) is None
+
+
+def valid_records(inputs: Inputs, old: State, jobs: int) -> Records:
+    """Return every valid record; or raise ProblemsFound with exactly the problems `errorsite check` reports."""
+    from .. import validate
+
+    while True:
+        config, broken = read_config(inputs)
+        records = read_records(inputs, config, old, jobs)
+        if records is not None and not broken and links_ok(records.site, str(inputs.settings_path)):
+            return records
+        # With any problem, the content is validated again the way `errorsite check` does it; when
+        # that finds none, a file changed between the two reads, and reading it again settles it.
+        validate.build_site(load.load(inputs.content), inputs.base_url)
+
+
+@dataclass(frozen=True, slots=True)
+class Relations:
+    """Each record's related errors."""
+
+    key: str
+    """Hash of what they were made from (see `keys.related_key`)."""
+    links: dict[str, tuple[Link, ...]]
+    """Record id -> its related errors, best first."""
+
+
+def relate(site: Site, old: State) -> Relations:
+    """Return the related errors of every record, found again only when a record's place, words or links changed."""
+    from ..related import related_map
+
+    key = related_key(site.records)
+    if key == old.meta.related_key and old.rows:
+        return Relations(key, {row.record.id: row.related for row in old.rows.values()})
+    found = related_map(site.records)
+    return Relations(key, {i: tuple(Link(x.record.id, x.automatic) for x in items) for i, items in found.items()})
+
+
+class RelatedPages(dict[str, tuple["Related", ...]]):
+    """The related errors the renderer shows, made from `Relations` only for the pages it renders."""
+
+    def __init__(self, links: Mapping[str, tuple[Link, ...]], by_id: Mapping[str, Record]) -> None:
+        super().__init__()
+        self.links, self.by_id = links, by_id
+
+    def __missing__(self, record_id: str) -> tuple[Related, ...]:
+        from ..related import Related
+
+        found = tuple(Related(self.by_id[link.id], link.automatic) for link in self.links[record_id])
+        self[record_id] = found
+        return found
+
+
+def search_of(record: Record) -> Search:
+    """Return what the search index takes of one record."""
+    from .. import match
+
+    entry = match.search_entry(record)
+    terms = match.document_terms(entry)
+    return Search(entry, terms, index_key(entry, terms), match.compile_template(record.message))
+
+
+def searched(records: Records, old: State, jobs: int) -> dict[str, Search]:
+    """Return what the search index takes of every record, made again only for files that changed."""
+    known = {row.stamp.sha: row.search for row in old.rows.values()} if config_key(
+        records.site.config) == old.meta.config_key else {}
+    found = {}
+    unknown = []
+    for file in records.files.values():
+        if file.sha in known:
+            found[file.record.id] = known[file.sha]
+        else:
+            unknown.append(file.record)
+    found.update((s.entry["id"], s) for s in workers.map_items(search_of, unknown, jobs))
+    return found
+
+
+def renderer(site: Site, related: dict[str, tuple[Related, ...]], search: Mapping[str, Search],
+             store: HighlightStore, lexers: dict[str, str], out: Path) -> Renderer:
+    """Return the renderer of `site`, highlighting through `store` and knowing every record's search terms."""
+    from . import highlight
+    from ..render import Renderer
+
+    return Renderer(site, related=related, highlighter=highlight.Highlighter(store, lexers),
+                    compiled=paths.templates_path(out),
+                    search_entries={i: s.entry for i, s in search.items()},
+                    search_terms={i: s.terms for i, s in search.items()},
+                    patterns={i: s.pattern for i, s in search.items()})
+
+
+def salt() -> str:
+    """Return what highlighted code depends on besides the code: the libraries and errorsite's highlighter."""
+    from .. import model
+    from . import highlight, keys
+
+    return digest(keys.code_digest(), *(Path(str(m.__file__)).read_bytes() for m in (highlight, model)))
+
+
+def lexers_of(site: Site, inputs: Inputs, old: State) -> dict[str, str]:
+    """Return the Pygments lexer of every source path, found again only for new paths or another environment."""
+    from . import highlight
+
+    lexers = dict(old.meta.lexers) if old.meta.env == inputs.env else {}
+    for path in sorted({r.source.path for r in site.records} - set(lexers)):
+        lexers[path] = highlight.lexer_for_path(path)
+    return lexers
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """What writing a build's files changed in the output."""
+
+    changed: list[str]
+    """Output paths written or replaced."""
+    gone: list[str]
+    """Output paths deleted."""
+    behind: tuple[str, ...] | None
+    """Where the previous tree now differs from the output; None when unknown (see `write.commit_changes`)."""
+
+
+def commit(inputs: Inputs, saved: SavedState, staging: Path, hashes: Mapping[str, str], plan: Iterable[str],
+           old: State, in_place: bool) -> Committed:
+    """Put the rendered files of `staging` into the output: all of them, or the changed ones in place."""
+    out, previous = inputs.out, paths.previous_tree(inputs.out)
+    if not in_place:
+        saved.forget()
+        write.commit_all(staging, out)
+        write.copy_tree(out, previous)
+        return Committed(sorted(hashes), [], ())
+    changed = sorted(p for p, sha in hashes.items() if old.outputs.get(p, OutputRow("", "")).sha != sha)
+    gone = sorted(set(old.outputs) - set(plan))
+    if not changed and not gone:
+        shutil.rmtree(staging, ignore_errors=True)
+        return Committed([], [], old.meta.behind)
+    saved.forget()
+    behind = write.commit_changes(staging, out, previous, changed, gone, old.meta.behind)
+    return Committed(changed, gone, tuple(behind))
+
+
+def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: int,
+          progress: Progress | None) -> Result:
+    """Build from every record, rendering the files whose inputs changed; into a fresh output unless `in_place`."""
+    records = valid_records(inputs, old, jobs)
+    site = records.site
+    relations = relate(site, old)
+    search = searched(records, old, jobs)
+    new_salt, lexers = salt(), lexers_of(site, inputs, old)
+    store = HighlightStore(paths.highlight_path(inputs.out), new_salt)
+    plan = renderer(site, RelatedPages(relations.links, site.by_id), search, store, lexers, inputs.out).plan()
+    common = digest(inputs.env, repr(site.config))
+    patched = patched_index(inputs, old, site, search, in_place)
+    if patched is not None:
+        plan["search-index.js"] = patched
+    shas = {file.record.id: file.sha for file in records.files.values()}
+    summaries = {r.id: summary_key(r) for r in site.records}
+    keys = page_keys(site, relations.links, plan, shas, summaries, common)
+    keys["search-index.js"] = search_index_key(common, (search[r.id].key for r in site.records))
+    outputs = old.outputs if in_place else {}
+    todo = [p for p in plan if p not in outputs or outputs[p].key != keys[p]]
+    manifest = {path: row.sha for path, row in outputs.items()}
+    staging = write.staging_folder(inputs.out)
+    # A whole new output needs a new previous tree: the old one goes while the pages render.
+    removed = (lambda: None) if in_place else write.remove_in_background(paths.previous_tree(inputs.out))
+    try:
+        gc.freeze()
+        hashes = workers.render(workers.Work(plan, staging, manifest, store), todo, jobs, progress)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        removed()
+        raise
+    finally:
+        gc.unfreeze()
+        store.close()
+    removed()
+    committed = commit(inputs, saved, staging, hashes, plan, old, in_place)
+    pages = sum(1 for p in plan if p.endswith(".html"))
+    meta = Meta(env=inputs.env, env_stamp=inputs.env_stamp, settings=digest(inputs.settings),
+                config_key=config_key(site.config), salt=new_salt, related_key=relations.key, lexers=lexers,
+                marker=marker(inputs.out), records=len(site.records), pages=pages,
+                base_path=base_path(site.config), behind=committed.behind)
+    rows = {name: _row(old.rows.get(name), RecordRow(name, inputs.stamp(name, file.sha), file.record,
+                                                      search[file.record.id], relations.links[file.record.id]))
+            for name, file in records.files.items()}
+    new_outputs = {p: OutputRow(keys[p], hashes.get(p) or outputs[p].sha) for p in plan}
+    saved.save(State(meta, rows, new_outputs), old)
+    return Result(len(site.records), pages, len(todo), len(committed.changed), len(committed.gone), not in_place,
+                  meta.base_path)
+
+
+def _row(old: RecordRow | None, new: RecordRow) -> RecordRow:
+    """Return `old` when it holds what `new` does, so that saving skips it."""
+    if old is None or old.stamp != new.stamp or old.search is not new.search or old.related != new.related:
+        return new
+    return old if old.record is new.record else new
+
+
+PATCH_MAX = QUICK_MAX
+"""Above this many changed records, building the search index afresh is as quick as patching it."""
+
+
+def patched_index(inputs: Inputs, old: State, site: Site, search: Mapping[str, Search],
+                  in_place: bool) -> Callable[[], bytes] | None:
+    """Return what makes the search index by changing the records that changed in the output's index.
+
+    None when that index cannot be patched: another output, other records or settings, or many changes.
+    """
+    if not in_place or "search-index.js" not in old.outputs or old.meta.env != inputs.env \
+            or old.meta.settings != digest(inputs.settings):
+        return None
+    before = {row.record.id: row.search for row in old.rows.values()}
+    if before.keys() != site.by_id.keys():
+        return None
+    changed = sorted(i for i, found in search.items() if found.key != before[i].key)
+    if len(changed) > PATCH_MAX:
+        return None
+    script = read_output(inputs.out, "search-index.js", old.outputs["search-index.js"].sha)
+    index = read_search_script(script) if script is not None else None
+    if index is None:
+        return None
+    from . import reindex
+
+    return partial(reindex.patch_script, index, [(before[i], search[i]) for i in changed])
+
+
+def read_search_script(script: bytes) -> dict[str, Any] | None:
+    """Return the search index of a script the last build wrote; None when it is not one errorsite writes."""
+    from .. import render
+
+    return render.read_search_script(script)
+
+
+def read_output(out: Path, path: str, sha: str) -> bytes | None:
+    """Return the bytes of an output file when they hash to `sha`, as the last build wrote them; else None."""
+    try:
+        body = (out / path).read_bytes()
+    except OSError:
+        return None
+    return body if digest(body) == sha else None
+
+
+def base_path(config: Config) -> str:
+    """Return the path of the site's base_url, where a server serves the site."""
+    from urllib.parse import urlsplit
+
+    path = urlsplit(config.base_url).path or "/"
+    return path if path.endswith("/") else path + "/"

@@ -1,0 +1,400 @@
+"""What a build keeps for the next one: one row per record file, one per output file, and a few settings.
+
+It lives in one SQLite file in the build cache (see `paths`), read and written a row at a time,
+so a build that changed one record reads and writes a few rows. Every value is keyed by
+content hashes (of the record files, the settings, the templates and errorsite's own code),
+never by time alone, so a stale value is never used.
+"""
+
+from __future__ import annotations
+
+import marshal
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..model import Analysis, Check, ExampleFix, Record, Review, Snippet, Source, Variant, Verified, When
+from .keys import Link
+
+T = TypeVar("T")
+
+RACY = -1
+"""The modification time saved for a file changed close to a build: its hash decides whether it changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """What tells whether a record file changed since the last build, without reading it."""
+
+    size: int
+    """Its size in bytes."""
+    mtime_ns: int
+    """Its modification time, or RACY when its hash alone decides."""
+    sha: str
+    """Hash of its bytes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """What the search index takes of one record."""
+
+    entry: dict[str, Any]
+    """Its search entry, as `match.search_entry` makes it."""
+    terms: dict[str, int]
+    """Its weighted terms, as `match.document_terms` makes them."""
+    key: str
+    """Hash of both (`keys.index_key`): the index changes when it does."""
+    pattern: list[str | None]
+    """Its compiled message, as `match.compile_template` makes it, for api/patterns.json."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordRow:
+    """One record file: what the last build read and made of it."""
+
+    name: str
+    """The file, as the user would name it."""
+    stamp: Stamp
+    """Its size, time and hash."""
+    record: Record
+    """Its validated record."""
+    search: Search
+    """What the search index takes of it."""
+    related: tuple[Link, ...]
+    """Its related errors, as its page lists them."""
+
+
+@dataclass(frozen=True, slots=True)
+class OutputRow:
+    """One file of the output."""
+
+    key: str
+    """Hash of everything its bytes depend on (see `keys`)."""
+    sha: str
+    """Hash of its bytes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Meta:
+    """What a build keeps besides its rows."""
+
+    env: str = ""
+    """Hash of errorsite's code, templates, libraries, content folder and command-line settings."""
+    env_stamp: tuple[Any, ...] = ()
+    """Names, sizes and times of the code and template files, to skip hashing them when unchanged."""
+    settings: str = ""
+    """Hash of site.toml's bytes."""
+    config_key: str = ""
+    """What validated records depend on besides their own file."""
+    salt: str = ""
+    """What highlighted code depends on besides the code (see `store.HighlightStore`)."""
+    related_key: str = ""
+    """Hash of what the related map was made from (see `keys.related_key`)."""
+    lexers: dict[str, str] = field(default_factory=dict)
+    """Source path -> the name of its Pygments lexer (finding it by file name is slow)."""
+    marker: tuple[int, int, int] = (0, 0, 0)
+    """Device, inode and time of the output's marker file, to tell our last output from any other."""
+    records: int = 0
+    """Records of the last build."""
+    pages: int = 0
+    """HTML pages of the last build."""
+    base_path: str = "/"
+    """The path of the site's base_url, where it is served."""
+    behind: tuple[str, ...] | None = None
+    """Output paths where the previous tree (the output before the last build) differs from the output;
+    None when that tree is unknown (see `write.commit_changes`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What tells whether anything changed since the last build: its settings and every file's stamp."""
+
+    meta: Meta
+    """Settings of the last build."""
+    stamps: dict[str, Stamp]
+    """Record file name -> its stamp."""
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """Everything a build keeps for the next one."""
+
+    meta: Meta
+    """Settings of the build."""
+    rows: dict[str, RecordRow]
+    """Record file name -> its row."""
+    outputs: dict[str, OutputRow]
+    """Output path -> its row."""
+
+
+EMPTY = State(Meta(), {}, {})
+"""The state before any build."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS records (
+    name TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, sha TEXT NOT NULL,
+    id TEXT NOT NULL, index_key TEXT NOT NULL, related BLOB NOT NULL, search BLOB NOT NULL, record BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS records_by_id ON records (id, index_key);
+CREATE INDEX IF NOT EXISTS records_stamp ON records (name, size, mtime, sha);
+CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY, key TEXT NOT NULL, sha TEXT NOT NULL);
+"""
+META_FIELDS = tuple(Meta.__dataclass_fields__)
+
+
+class Damaged(Exception):
+    """The saved state cannot be read or written: it is discarded, and the build starts without it."""
+
+
+DAMAGE = (sqlite3.DatabaseError, ValueError, EOFError, TypeError, KeyError, IndexError)
+"""What reading a damaged SQLite file or marshalled value raises."""
+
+
+class SavedState:
+    """The state of the last build in one SQLite file.
+
+    Values are marshalled plain tuples, which load faster than anything else; `encode` and
+    `decode` turn a record into them and back.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            fast_writes(db)
+            db.executescript(SCHEMA)
+            self._db = db
+        return self._db
+
+    def head(self) -> Head:
+        """Return the settings and every record file's stamp; an empty head when the file is damaged."""
+        try:
+            db = self._connect()
+            meta = _meta(db)
+            stamps = {name: Stamp(size, mtime, sha)
+                      for name, size, mtime, sha in db.execute("SELECT name, size, mtime, sha FROM records")}
+            return Head(meta, stamps)
+        except DAMAGE:
+            self.discard()
+            return Head(Meta(), {})
+
+    def load(self) -> State:
+        """Return the whole state; the empty one when the file is damaged."""
+        try:
+            db = self._connect()
+            meta = _meta(db)
+            rows = {row[0]: _record_row(row) for row in db.execute("SELECT * FROM records")}
+            outputs = {path: OutputRow(key, sha) for path, key, sha in db.execute("SELECT path, key, sha FROM outputs")}
+            return State(meta, rows, outputs)
+        except DAMAGE:
+            self.discard()
+            return EMPTY
+
+    def discard(self) -> None:
+        """Delete the saved state, whatever it holds."""
+        self.close()
+        delete_database(self.path)
+
+    def save(self, state: State, old: State) -> None:
+        """Make the saved state `state`, atomically, writing the rows that differ from `old`'s (the saved one).
+
+        A row of `state` that is `old`'s own object is taken as saved already. The state files
+        of other formats are deleted.
+        """
+        for other in self.path.parent.iterdir():
+            if other.name.startswith("state") and not other.name.startswith(self.path.name):
+                other.unlink(missing_ok=True)
+        try:
+            db = self._connect()
+            with _transaction(db):
+                db.executemany("DELETE FROM records WHERE name = ?", ((name,) for name in old.rows.keys() - state.rows.keys()))
+                db.executemany("DELETE FROM outputs WHERE path = ?", ((path,) for path in old.outputs.keys() - state.outputs.keys()))
+                # One row at a time: all of them at once would double the memory of a large site.
+                db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               (_columns(row) for name, row in state.rows.items() if old.rows.get(name) is not row))
+                db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
+                               ((path, row.key, row.sha) for path, row in state.outputs.items()
+                                if old.outputs.get(path) != row))
+                _put_meta(db, {name: getattr(state.meta, name) for name in META_FIELDS})
+        except sqlite3.DatabaseError as error:
+            raise Damaged(self.path) from error
+
+    def update(self, rows: Iterable[RecordRow], outputs: dict[str, OutputRow], meta: dict[str, Any]) -> None:
+        """Replace some record rows, output rows and settings, atomically."""
+        try:
+            db = self._connect()
+            with _transaction(db):
+                db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               [_columns(row) for row in rows])
+                db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
+                               [(path, row.key, row.sha) for path, row in outputs.items()])
+                _put_meta(db, meta)
+        except sqlite3.DatabaseError as error:
+            raise Damaged(self.path) from error
+
+    def forget(self) -> None:
+        """Mark the output and the previous tree as unknown, so that a build interrupted while writing is
+        followed by a full one, which does not trust the previous tree."""
+        self.update([], {}, {"marker": (0, 0, 0), "behind": None})
+
+    def rows(self, names: Iterable[str]) -> dict[str, RecordRow]:
+        """Return the rows of the record files `names` that have one."""
+        return self._select("SELECT * FROM records WHERE name = ?", names, lambda row: (row[0], _record_row(row)))
+
+    def records(self, ids: Iterable[str]) -> dict[str, Record]:
+        """Return the saved records of `ids` that have one."""
+        return self._select("SELECT id, record FROM records WHERE id = ?", ids,
+                            lambda row: (row[0], decode(marshal.loads(row[1]))))
+
+    def outputs(self, paths: Iterable[str]) -> dict[str, OutputRow]:
+        """Return the rows of the output files `paths` that have one."""
+        return self._select("SELECT path, key, sha FROM outputs WHERE path = ?", paths,
+                            lambda row: (row[0], OutputRow(row[1], row[2])))
+
+    def index_keys(self) -> dict[str, str]:
+        """Return, by record id, the hash of what the search index takes of each record."""
+        try:
+            return dict(self._connect().execute("SELECT id, index_key FROM records"))
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
+
+    def _select(self, query: str, values: Iterable[str], make: Callable[[Any], tuple[str, T]]) -> dict[str, T]:
+        """Return what `make` makes of the row `query` selects for each of `values`, by the key it gives."""
+        found = {}
+        try:
+            db = self._connect()
+            for value in values:
+                row = db.execute(query, (value,)).fetchone()
+                if row is not None:
+                    key, made = make(row)
+                    found[key] = made
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
+        return found
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def _meta(db: sqlite3.Connection) -> Meta:
+    values = {name: marshal.loads(value) for name, value in db.execute("SELECT name, value FROM meta")}
+    return Meta(**{name: values[name] for name in META_FIELDS}) if values else Meta()
+
+
+def _put_meta(db: sqlite3.Connection, values: dict[str, Any]) -> None:
+    db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                   ((name, marshal.dumps(value)) for name, value in values.items()))
+
+
+def _columns(row: RecordRow) -> tuple[Any, ...]:
+    """Return a record row as stored: small columns first, so reading them stops before the large ones."""
+    s = row.stamp
+    return (row.name, s.size, s.mtime_ns, s.sha, row.record.id, row.search.key,
+            marshal.dumps(tuple((link.id, link.automatic) for link in row.related)),
+            marshal.dumps((row.search.entry, row.search.terms, row.search.pattern)), marshal.dumps(encode(row.record)))
+
+
+def _record_row(columns: tuple[Any, ...]) -> RecordRow:
+    name, size, mtime, sha, _, index_key, related, search, record = columns
+    entry, terms, pattern = marshal.loads(search)
+    return RecordRow(name, Stamp(size, mtime, sha), decode(marshal.loads(record)), Search(entry, terms, index_key, pattern),
+                     tuple(Link(other, automatic) for other, automatic in marshal.loads(related)))
+
+
+def fast_writes(db: sqlite3.Connection) -> None:
+    """Commit without waiting for the disk: a crash of the machine may lose the last commits, never the file."""
+    for attempt in range(WAL_ATTEMPTS):
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as error:
+            # Changing the journal mode does not wait for another process's lock, as other statements do.
+            if "locked" not in str(error) or attempt == WAL_ATTEMPTS - 1:
+                raise
+            import time
+
+            time.sleep(0.05)
+    db.execute("PRAGMA synchronous=NORMAL")
+
+
+WAL_ATTEMPTS = 200
+"""How often to try to set the journal mode while another process holds the file (0.05 s apart)."""
+
+
+def delete_database(path: Path) -> None:
+    """Delete an SQLite file and its journals."""
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
+        (path.parent / name).unlink(missing_ok=True)
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN ... COMMIT, or ROLLBACK on any error (the connection runs in autocommit mode)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+Encoded = tuple[Any, ...]
+"""A record as nested plain tuples: what is stored and sent between processes (only `decode` reads it)."""
+
+
+def encode(record: Record) -> Encoded:
+    """Return the record as nested plain tuples."""
+    s = record.source
+    fix = record.example_fix
+    return (
+        record.id, record.exception, record.message, record.title,
+        (s.repo, s.commit, s.path, s.line, s.function, s.snippet.start, s.snippet.code),
+        record.meaning, record.solutions,
+        (fix.before, fix.after, fix.language, fix.code, fix.code_language, fix.note,
+         (fix.check.files, fix.check.before, fix.check.after) if fix.check else None,
+         (fix.verified.commit, fix.verified.date) if fix.verified else None) if fix else None,
+        (record.when.trigger, record.when.situations) if record.when else None,
+        record.related, record.tags,
+        (record.analysis.by, record.analysis.date, record.analysis.note, record.analysis.commit)
+        if record.analysis else None,
+        record.status, record.file,
+        tuple((v.message, v.kind, v.until) for v in record.variants),
+        (record.review.since, record.review.why) if record.review else None,
+    )
+
+
+def decode(t: Encoded) -> Record:
+    """Return the record that `encode` flattened."""
+    (record_id, exception, message, title, s, meaning, solutions, fix, when, related, tags, analysis, status, file,
+     variants, review) = t
+    return Record(
+        id=record_id, exception=exception, message=message, title=title,
+        source=Source(s[0], s[1], s[2], s[3], s[4], Snippet(s[5], s[6])),
+        meaning=meaning, solutions=solutions,
+        example_fix=_example_fix(fix) if fix else None,
+        when=When(*when) if when else None,
+        related=related, tags=tags,
+        analysis=Analysis(*analysis) if analysis else None,
+        status=status, file=file,
+        variants=tuple(Variant(*v) for v in variants),
+        review=Review(*review) if review else None,
+    )
+
+
+def _example_fix(t: Encoded) -> ExampleFix:
+    before, after, language, code, code_language, note, check, verified = t
+    return ExampleFix(before=before, after=after, language=language, code=code, code_language=code_language,
+                      note=note, check=Check(*check) if check else None,
+                      verified=Verified(*verified) if verified else None)

@@ -1,0 +1,143 @@
+"""Worker processes: a build reads records and renders files on every core when there are enough of them.
+
+Workers fork from the build, so they see everything it prepared; only items and results are
+sent between processes. A worker ends with the build, even one stopped by kill -9.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from . import write
+from .keys import digest
+from .store import HighlightStore
+
+PARALLEL_MIN = 300
+"""Below this many items, starting worker processes costs more than it saves."""
+CHUNK = 48
+"""Items a worker handles per task: small enough to balance, large enough to be cheap to send."""
+
+Progress = Callable[[int, int], None]
+"""Called with (files rendered, files to render) as a build goes."""
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def parallel(jobs: int, items: int) -> bool:
+    """Return whether `items` are worth handing to `jobs` forked workers."""
+    return jobs > 1 and items >= PARALLEL_MIN and hasattr(os, "fork")
+
+
+def map_items(function: Callable[[T], R], items: list[T], jobs: int) -> list[R]:
+    """Return [function(item) for item in items], on `jobs` processes when there are enough items."""
+    if not parallel(jobs, len(items)):
+        return [function(item) for item in items]
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=_start_task,
+                                                  initargs=(function, os.getpid())) as pool:
+        return pool.map(_run_task, items, chunksize=CHUNK)
+
+
+_TASK: Callable[[Any], Any] = id
+"""What a worker process of `map_items` runs, inherited when it forks."""
+
+
+def _start_task(function: Callable[[Any], Any], parent: int) -> None:
+    global _TASK
+    _die_with(parent)
+    _TASK = function
+
+
+def _run_task(item: Any) -> Any:
+    return _TASK(item)
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """What forked workers render, set before the pool starts."""
+
+    plan: dict[str, Callable[[], bytes]]
+    """Output path -> what renders it."""
+    staging: Path
+    """The folder rendered files go to."""
+    manifest: dict[str, str]
+    """Output path -> hash of the bytes the output holds there: equal files are not written again."""
+    store: HighlightStore
+    """Highlighted code; workers read it and send back what they highlighted."""
+
+
+_WORK: Work | None = None
+
+
+def render(work: Work, todo: list[str], jobs: int, progress: Progress | None) -> dict[str, str]:
+    """Render `todo` into the staging folder, skipping files whose bytes equal the manifest's; return their hashes."""
+    global _WORK
+    _WORK = work
+    hashes: dict[str, str] = {}
+    chunks = [todo[i : i + CHUNK] for i in range(0, len(todo), CHUNK)]
+    done = 0
+    try:
+        if parallel(jobs, len(todo)):
+            import multiprocessing
+
+            work.store.prepare()  # the workers only read the file: no two processes set it up at once
+            context = multiprocessing.get_context("fork")
+            with context.Pool(min(jobs, len(chunks)), initializer=_worker_start, initargs=(os.getpid(),)) as pool:
+                for found, highlighted in pool.imap_unordered(_render_chunk, chunks):
+                    hashes.update(found)
+                    work.store.add(highlighted)
+                    done += len(found)
+                    if progress:
+                        progress(done, len(todo))
+        else:
+            for chunk in chunks:
+                found, _ = _render_chunk(chunk)
+                hashes.update(found)
+                done += len(found)
+                if progress:
+                    progress(done, len(todo))
+    finally:
+        _WORK = None
+    return hashes
+
+
+def _worker_start(parent: int) -> None:
+    _die_with(parent)
+    assert _WORK is not None
+    _WORK.store.reopen()
+
+
+def _render_chunk(paths: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+    work = _WORK
+    assert work is not None
+    found = {}
+    for path in paths:
+        body = work.plan[path]()
+        sha = digest(body)
+        if work.manifest.get(path) != sha:
+            write.write_file(work.staging, path, body)
+        found[path] = sha
+    highlighted, work.store.new = work.store.new, {}
+    return found, highlighted
+
+
+PR_SET_PDEATHSIG = 1
+"""Linux's prctl option: the signal a process gets when its parent ends."""
+
+
+def _die_with(parent: int) -> None:
+    """Make this worker end with the build, even one stopped by kill -9, so it never writes after it."""
+    if sys.platform == "linux":
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the build ended before this worker could ask
+        os._exit(1)
