@@ -16,7 +16,7 @@ from . import __version__, assets, load
 from .build.paths import CACHE_DIR
 from .extract import globs
 from .model import Site
-from .problems import BUG_REPORT_URL, ProblemsFound, UsageError, UserError
+from .problems import BUG_REPORT_URL, ProblemsFound, UsageError, UserError, crash_summary
 
 DEFAULT_CONTENT = "content"
 BUG_EXIT = 70
@@ -60,14 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def bug_line(error: BaseException) -> str:
     """Return the one line printed for a crash: what it was, that it is a bug, and where to report it."""
-    try:
-        said = " ".join(str(error).split())
-    except Exception:  # noqa: BLE001 - an exception that cannot describe itself is still reported
-        said = "(its message could not be read)"
-    if len(said) > 200:
-        said = said[:200] + "..."
-    what = f"{type(error).__name__}: {said}" if said else type(error).__name__
-    return (f"error: this is a bug in errorsite ({what}); please report it at {BUG_REPORT_URL} "
+    return (f"error: this is a bug in errorsite ({crash_summary(error)}); please report it at {BUG_REPORT_URL} "
             "with the output of the same command run as 'errorsite --debug ...'")
 
 
@@ -119,7 +112,12 @@ def make_parser() -> Parser:
     parser.add_argument("--version", action="version", version=f"errorsite {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="also print the traceback of a crash (a bug in errorsite)")
-    parser.set_defaults(run=lambda args: parser.print_help() or 2)
+
+    def usage(args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 2
+
+    parser.set_defaults(run=usage)
     sub = parser.add_subparsers(title="commands", parser_class=Parser)
 
     build = sub.add_parser("build", help="validate every record and render the site")
@@ -131,7 +129,7 @@ def make_parser() -> Parser:
 
     serve = sub.add_parser("serve", help="build, serve on 127.0.0.1, and rebuild and reload on every change")
     _content_option(serve)
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on; 0 picks a free one (default: 8000)")
+    serve.add_argument("--port", type=port, default=8000, help="port to listen on; 0 picks a free one (default: 8000)")
     serve.add_argument("--base-url", help="serve as if published at this URL (its path is the path prefix)")
     serve.set_defaults(run=run_serve)
 
@@ -191,6 +189,15 @@ def make_parser() -> Parser:
         # Also after the command's name; SUPPRESS keeps a --debug given before it.
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
+
+
+def port(text: str) -> int:
+    """Return `text` as a TCP port number; argparse reports anything else as an invalid port."""
+    number = int(text)
+    if not 0 <= number <= 65535:
+        # No message: argparse says "invalid port value: '70000'", a usage error and not a crash.
+        raise ValueError
+    return number
 
 
 def _file_options(parser: argparse.ArgumentParser) -> None:
@@ -276,7 +283,8 @@ def run_serve(args: argparse.Namespace) -> int:
     """Serve the site and rebuild it on every change, until interrupted."""
     from . import serve
 
-    serve.serve(content_folder(args), args.port, args.base_url, log=lambda text: print(text, flush=True))
+    serve.serve(content_folder(args), args.port, args.base_url, log=lambda text: print(text, flush=True),
+                debug=args.debug)
     return 0
 
 

@@ -431,7 +431,8 @@ def _add_note(error: BaseException, note: str) -> None:
     notes = getattr(error, "__notes__", None)
     if not isinstance(notes, list):
         notes = []
-        error.__notes__ = notes  # type: ignore[attr-defined]
+        # setattr: before 3.11 the attribute is unknown to a type checker.
+        setattr(error, "__notes__", notes)
     notes.append(note)
 
 

@@ -1,4 +1,9 @@
-"""Read a content folder: `site.toml` and `errors/*.json`, as raw data (the only reader of content)."""
+"""Read a content folder: `site.toml` and `errors/*.json`, as raw data.
+
+Whatever reads content (build, serve through build, check, extract, verify)
+reads it through here, with the same limits and the same problems. Commands
+that rewrite a record read its bytes again only to keep what they leave as it was.
+"""
 
 from __future__ import annotations
 

@@ -17,6 +17,17 @@ BUG_REPORT_URL = "https://github.com/errorsite/errorsite/issues"
 """Where a crash of errorsite itself (a bug, not the user's mistake) is reported."""
 
 
+def crash_summary(error: BaseException) -> str:
+    """Return `ExceptionType: message` on one line, for the report of a crash (a bug in errorsite)."""
+    try:
+        said = " ".join(str(error).split())
+    except Exception:  # noqa: BLE001 - an exception that cannot describe itself is still reported
+        said = "(its message could not be read)"
+    if len(said) > 200:
+        said = said[:200] + "..."
+    return f"{type(error).__name__}: {said}" if said else type(error).__name__
+
+
 def page_url(page: str) -> str:
     """Return the URL of the reference page for the error `page`."""
     return f"{REFERENCE_URL}errors/{page}/"

@@ -27,7 +27,7 @@ from .build.inputs import scan
 from .build.keys import tree_stamp
 from .build.paths import CACHE_DIR
 from .assets import templates_dir
-from .problems import BUG_REPORT_URL, UserError
+from .problems import BUG_REPORT_URL, UserError, crash_summary
 
 WAIT_PATH = "/__errorsite/wait"
 POLL_SECONDS = 0.05
@@ -53,11 +53,13 @@ class Server:
     """A development server for one content folder; `start()` builds and serves, `stop()` ends both."""
 
     def __init__(self, content: Path, port: int = 8000, base_url: str | None = None,
-                 log: Callable[[str], None] = print) -> None:
+                 log: Callable[[str], None] = print, debug: bool = False) -> None:
         self.content = content
         self.out = content.absolute().parent / CACHE_DIR / "serve" / "site"
         self.base_url = base_url
         self.log = log
+        self.debug = debug
+        """Whether a crash's report carries its traceback (`errorsite --debug serve`)."""
         self.version = 0
         self.problems: str | None = None
         self.prefix = "/"
@@ -108,9 +110,9 @@ class Server:
                 if now != stamp:
                     stamp = now
                     self.rebuild()
-            except Exception:  # noqa: BLE001 - the watcher must outlive any one failure
+            except Exception as error:  # noqa: BLE001 - the watcher must outlive any one failure
                 # rebuild() reports its own failures; this is the log itself or the stamp failing.
-                self.log("error: the watcher failed; it keeps watching\n" + traceback.format_exc())
+                self.report_bug("the watcher failed (it keeps watching)", error)
 
     def rebuild(self) -> None:
         """Build incrementally; keep the last good site and show the problems when the content is broken."""
@@ -122,7 +124,7 @@ class Server:
             self.log(f"error: {error}")
         except Exception as error:  # noqa: BLE001 - a crash must not stop the server or the watcher
             problems = crash_report(error)
-            self.log(f"error: {problems}\n{traceback.format_exc()}")
+            self.report_bug("the build crashed (the server keeps running)", error)
         else:
             problems = None
             self.prefix = result.base_path
@@ -132,6 +134,15 @@ class Server:
             self.problems = problems
             self.version += 1
             self.changed.notify_all()
+
+    def report_bug(self, what: str, error: BaseException) -> None:
+        """Log a crash in one line, as a bug with where to report it; its traceback only with --debug."""
+        line = (f"error: {what}: {crash_summary(error)}; this is a bug in errorsite, "
+                f"please report it at {BUG_REPORT_URL}")
+        if self.debug:
+            self.log(f"{line}\n{traceback.format_exc()}")
+        else:
+            self.log(f"{line} with the output of 'errorsite --debug serve ...'")
 
     def wait(self, version: int) -> int:
         """Return the build version once it differs from `version`, or after a while."""
@@ -152,11 +163,7 @@ class Server:
 
 def crash_report(error: BaseException) -> str:
     """Return what the page and terminal say about a build that crashed: a bug, not the user's mistake."""
-    try:
-        said = str(error)
-    except Exception:  # noqa: BLE001 - an exception that cannot describe itself still gets reported
-        said = "(its message could not be read)"
-    return (f"the build crashed with {type(error).__name__}: {said}\n"
+    return (f"the build crashed with {crash_summary(error)}\n"
             f"  this is a bug in errorsite; please report it at {BUG_REPORT_URL}\n"
             "  the server keeps running and rebuilds on the next change")
 
@@ -197,10 +204,9 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
                 self.answer(body)
             except DISCONNECTS:
                 self.close_connection = True
-            except Exception:  # noqa: BLE001 - one failing request must not take the server down
+            except Exception as error:  # noqa: BLE001 - one failing request must not take the server down
                 self.close_connection = True
-                server.log(f"error: a request for {self.path!r} failed; this is a bug in errorsite, "
-                           f"please report it at {BUG_REPORT_URL}\n{traceback.format_exc()}")
+                server.report_bug(f"a request for {self.path!r} failed", error)
                 try:
                     self.send_text(HTTPStatus.INTERNAL_SERVER_ERROR, "the server failed; see its terminal")
                 except OSError:
@@ -307,24 +313,22 @@ class _HTTPServer(ThreadingHTTPServer):
     request_queue_size = BACKLOG
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
-                 log: Callable[[str], None]) -> None:
-        self.log = log
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], server: Server) -> None:
+        self.owner = server
         super().__init__(address, handler)
 
     def handle_error(self, request: object, client_address: object) -> None:
-        """Say nothing when the reader went away; log anything else, and keep serving."""
+        """Say nothing when the reader went away; report anything else as a bug, and keep serving."""
         error = sys.exc_info()[1]
-        if isinstance(error, DISCONNECTS):
+        if error is None or isinstance(error, DISCONNECTS):
             return
-        self.log(f"error: a request failed; this is a bug in errorsite, please report it at {BUG_REPORT_URL}\n"
-                 + traceback.format_exc())
+        self.owner.report_bug("a request failed", error)
 
 
 def _listen(port: int, server: Server) -> ThreadingHTTPServer:
     """Return an HTTP server bound to 127.0.0.1:`port`."""
     try:
-        return _HTTPServer(("127.0.0.1", port), _handler(server), server.log)
+        return _HTTPServer(("127.0.0.1", port), _handler(server), server)
     except OSError as error:
         raise UserError(
             f"cannot listen on 127.0.0.1:{port}: {error.strerror}",
@@ -333,9 +337,10 @@ def _listen(port: int, server: Server) -> ThreadingHTTPServer:
         ) from None
 
 
-def serve(content: Path, port: int, base_url: str | None, log: Callable[[str], None] = print) -> None:
-    """Serve until interrupted."""
-    server = Server(content, port, base_url, log)
+def serve(content: Path, port: int, base_url: str | None, log: Callable[[str], None] = print,
+          debug: bool = False) -> None:
+    """Serve until interrupted; with `debug`, a crash's report carries its traceback."""
+    server = Server(content, port, base_url, log, debug)
     server.start()
     log(f"serving {server.url} (Ctrl-C stops)")
     try:

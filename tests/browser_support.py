@@ -315,9 +315,17 @@ def server_url(served: tuple[Sites, str]) -> str:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """Return the session's one headless Chromium."""
+    """Return the session's one headless Chromium (a test that asks for it is marked `browser`)."""
     with launch() as chromium:
         yield chromium
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Refuse a test that asks for Chromium without the `browser` marker: `-m "not browser"` must leave none."""
+    unmarked = [item.nodeid for item in items
+                if "browser" in getattr(item, "fixturenames", ()) and item.get_closest_marker("browser") is None]
+    if unmarked:
+        raise pytest.UsageError("mark these tests @pytest.mark.browser, they use Chromium: " + ", ".join(unmarked))
 
 
 @dataclass

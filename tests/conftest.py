@@ -11,8 +11,9 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-# Built sites, the local server and Chromium for the checks in real tools, once per session.
-pytest_plugins = ["browser_support"]
+# Built sites, the local server and Chromium for the checks in real tools, once per session;
+# skips that fail under ERRORSITE_NO_SKIP; pytester, to run pytest on a sample.
+pytest_plugins = ["browser_support", "no_skip", "pytester"]
 
 
 @pytest.fixture

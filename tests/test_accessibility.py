@@ -8,6 +8,8 @@ import pytest
 
 from browser_support import SCHEMES, VIEWS, Sites, Tab, View, open_tab, require_axe
 
+pytestmark = [pytest.mark.browser, pytest.mark.node]
+
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 EVERY_PAGE_OF = ["basic", "hostile"]  # small sites; the embedded and synthetic ones through their views
 

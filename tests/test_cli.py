@@ -183,6 +183,15 @@ def test_serve_on_a_port_in_use_is_a_clean_error(content: Path, capsys: pytest.C
     assert f"cannot listen on 127.0.0.1:{port}" in err and "errors/port-unavailable/" in err
 
 
+@pytest.mark.parametrize("port", ["70000", "-1", "http"])
+def test_serve_on_a_port_that_cannot_be_is_a_usage_error(content: Path, capsys: pytest.CaptureFixture[str],
+                                                         port: str) -> None:
+    assert run("serve", "--content", str(content), "--port", port) == 2
+    err = capsys.readouterr().err
+    assert f"argument --port: invalid port value: '{port}'" in err and "errors/bad-usage/" in err
+    assert "bug" not in err
+
+
 def test_a_file_system_error_is_a_clean_error(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "a-file").write_text("not a folder")
     assert run("build", "--content", str(content), "--out", str(tmp_path / "a-file" / "site")) == 1

@@ -13,6 +13,8 @@ import pytest
 
 from browser_support import VNU_JAR, BuiltSite, Sites, require_java
 
+pytestmark = [pytest.mark.java, pytest.mark.node]
+
 
 def vnu(site: BuiltSite) -> list[dict]:
     """Return every message the checker has about the site's pages and CSS, warnings and notes included."""

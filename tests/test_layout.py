@@ -12,6 +12,8 @@ import pytest
 
 from browser_support import VIEWS, WIDTHS, Sites, View, open_tab
 
+pytestmark = pytest.mark.browser
+
 EVERY_PAGE_OF = ["basic", "hostile", "embedded"]
 
 # Returns what is wrong with the page's layout, one sentence each.

@@ -71,11 +71,13 @@ def test_python_ranks_case(index: dict[str, Any], number: int) -> None:
     check(case, search(index, case["input"]))
 
 
+@pytest.mark.node
 @pytest.mark.parametrize("number", range(len(CASES["cases"])), ids=CASE_IDS)
 def test_js_ranks_case(js_answers: list[Any], number: int) -> None:
     check(CASES["cases"][number], js_answers[number])
 
 
+@pytest.mark.node
 @pytest.mark.parametrize("number", range(len(CASES["cases"])), ids=CASE_IDS)
 def test_python_and_js_agree(index: dict[str, Any], js_answers: list[Any], number: int) -> None:
     assert js_answers[number] == search(index, CASES["cases"][number]["input"])
@@ -220,6 +222,7 @@ def test_fill_and_search_are_fast_on_huge_input(index: dict[str, Any]) -> None:
     assert time.perf_counter() - start < 5
 
 
+@pytest.mark.node
 def test_js_is_fast_on_huge_input(index: dict[str, Any]) -> None:
     huge = "a" * 100_000
     start = time.perf_counter()
@@ -265,6 +268,7 @@ def test_fill_recovers_a_rendered_template(pair: tuple[str, str]) -> None:
     assert len(values) == compile_template(template).count(None)
 
 
+@pytest.mark.node
 @settings(max_examples=5, deadline=None)
 @given(st.lists(template_and_text(), min_size=60, max_size=60), st.lists(st.text(CHARS, max_size=60), min_size=20, max_size=20))
 def test_python_and_js_agree_on_random_input(index: dict[str, Any], pairs: list[tuple[str, str]], noise: list[str]) -> None:

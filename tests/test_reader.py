@@ -51,6 +51,7 @@ def written(record: dict[str, Any]) -> bool:
 # 1. The home page
 
 
+@pytest.mark.browser
 def test_home_has_one_large_search_box_coverage_recent_pages_and_groups(browser: Any, library: BuiltSite, server_url: str) -> None:
     every = records(library)
     assert len(every) >= 300
@@ -77,6 +78,7 @@ def test_home_has_one_large_search_box_coverage_recent_pages_and_groups(browser:
 # 1. Lists: written pages first, then by title in natural order
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("page", ["errors/index.html", "exceptions/ValueError/index.html", "tags/batching/index.html",
                                   "the biggest file"])
 def test_lists_put_written_pages_first_then_titles_in_natural_order(browser: Any, library: BuiltSite, server_url: str, page: str) -> None:
@@ -108,6 +110,7 @@ def test_natural_order_reads_numbers_as_numbers() -> None:
 # 2. Readable default titles, the same everywhere
 
 
+@pytest.mark.browser
 def test_a_default_title_reads_as_text_everywhere(browser: Any, library: BuiltSite, server_url: str) -> None:
     with open_tab(browser, server_url, 1280) as tab:
         tab.page.goto(library.url(f"errors/{BACKTICKS}/index.html"))
@@ -129,6 +132,7 @@ def test_a_default_title_reads_as_text_everywhere(browser: Any, library: BuiltSi
 # 3. Search results are links, under their own headings
 
 
+@pytest.mark.browser
 def test_results_are_links_and_after_a_full_match_at_most_five_others_follow(browser: Any, library: BuiltSite, server_url: str) -> None:
     with open_tab(browser, server_url, 1280) as tab:
         tab.page.goto(library.url("search/index.html?q=" + quote(PASTED_MESSAGE)))
@@ -161,6 +165,7 @@ def test_results_are_links_and_after_a_full_match_at_most_five_others_follow(bro
         tab.page.wait_for_url(f"**/errors/{EVERY_FIELD}/index.html?m=*")
 
 
+@pytest.mark.browser
 def test_no_confident_result_says_no_page_explains_it_and_lists_candidates_apart(browser: Any, library: BuiltSite, server_url: str) -> None:
     with open_tab(browser, server_url, 1280) as tab:
         tab.page.goto(library.url("search/index.html?q=" + quote("chunk size of the scheduler is wrong")))
@@ -170,6 +175,7 @@ def test_no_confident_result_says_no_page_explains_it_and_lists_candidates_apart
         assert not tab.page.is_visible("#others-head")
 
 
+@pytest.mark.browser
 def test_results_follow_the_engines_confidence_when_it_gives_one(browser: Any, library: BuiltSite, server_url: str) -> None:
     # The engine may say that even a full match explains nothing (`confident: false`).
     with open_tab(browser, server_url, 1280) as tab:
@@ -205,6 +211,7 @@ def test_results_follow_the_engines_confidence_when_it_gives_one(browser: Any, l
 # 4. The paste field
 
 
+@pytest.mark.browser
 def test_the_paste_field_grows_searches_on_enter_and_keeps_line_breaks(browser: Any, library: BuiltSite, server_url: str) -> None:
     with open_tab(browser, server_url, 390) as tab:
         tab.page.goto(library.url(f"errors/{LONG_LINES}/index.html"))
@@ -232,6 +239,7 @@ def test_the_paste_field_grows_searches_on_enter_and_keeps_line_breaks(browser: 
         assert tab.page.inner_text("#yours-text") == PASTED_MESSAGE
 
 
+@pytest.mark.browser
 def test_your_values_come_from_the_wording_you_pasted(browser: Any, library: BuiltSite, server_url: str) -> None:
     plural = "chunk_sizes (1024, 8192) must not exceed max_batch_tokens (4096)"
     with open_tab(browser, server_url, 1280) as tab:
@@ -244,6 +252,7 @@ def test_your_values_come_from_the_wording_you_pasted(browser: Any, library: Bui
 # 5. No empty values table; long paths and lines
 
 
+@pytest.mark.browser
 def test_a_message_without_values_shows_no_values_table(browser: Any, library: BuiltSite, server_url: str) -> None:
     message = "speculative decoding cannot be combined with pipeline parallelism; disable one of them"
     with open_tab(browser, server_url, 390) as tab:
@@ -271,6 +280,7 @@ CUT = """() => {
 }"""
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("width", [360, 390, 1280])
 @pytest.mark.parametrize("page", ["index.html", f"errors/{LONG_LINES}/index.html", f"files/{LONG_PATH}/index.html",
                                   f"errors/{EVERY_FIELD}/index.html"])
@@ -285,6 +295,7 @@ def test_long_paths_and_lines_wrap_or_scroll_inside_their_block(browser: Any, li
 # Record format 1.1 on the page and in the JSON
 
 
+@pytest.mark.browser
 def test_every_field_of_record_format_1_1_shows_on_the_page(browser: Any, library: BuiltSite, server_url: str) -> None:
     with open_tab(browser, server_url, 1280) as tab:
         tab.page.goto(library.url(f"errors/{EVERY_FIELD}/index.html"))
@@ -311,6 +322,8 @@ def test_every_field_of_record_format_1_1_shows_on_the_page(browser: Any, librar
         assert "example/tinyserve@4f2a9c1d0b" in tab.page.inner_text("footer.provenance")
 
 
+@pytest.mark.browser
+@pytest.mark.node
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_page_with_every_1_1_field_open_has_no_accessibility_violation(browser: Any, library: BuiltSite, server_url: str, scheme: str) -> None:
     with open_tab(browser, server_url, 390, scheme) as tab:

@@ -127,6 +127,7 @@ def test_paths_that_are_not_plain_relative_paths(content: Path, capsys: pytest.C
     assert problems_of(content) == [(f"{GOOD}.json", "/source/path", "bad-format")]
 
 
+@pytest.mark.node
 @pytest.mark.parametrize("pattern", [
     schema.ID_PATTERN, schema.DOTTED_NAME, schema.SAFE_PATH, schema.REPO, schema.COMMIT, schema.DATE, schema.TAG,
     schema.ONE_LINE])

@@ -11,6 +11,8 @@ from browser_support import Sites, open_tab
 from generator.search.index import field_positions, read_index_script
 from generator.search.rank import search
 
+pytestmark = pytest.mark.browser
+
 TRACEBACK = """Traceback (most recent call last):
   File "/srv/app/launch.py", line 12, in <module>
     main()

@@ -127,7 +127,7 @@ def test_a_crash_in_a_rebuild_is_shown_and_the_watcher_goes_on(server: serve.Ser
     status, body = get(server.url)
     assert status == 200 and "errorsite-problems" in body
     assert "RecursionError: maximum recursion depth exceeded" in body and "bug in errorsite" in body
-    assert any("RecursionError" in line and "Traceback" in line for line in logged)
+    assert any("RecursionError" in line and "bug in errorsite" in line for line in logged)
     monkeypatch.setattr(serve.build, "build", real)
     data["meaning"] = "Second edit, after the crash."
     edit(server, record_id, json.dumps(data))
@@ -163,6 +163,31 @@ def test_bad_requests_get_a_4xx_and_the_server_goes_on(server: serve.Server, tar
     assert raw(server, target)[0] == status
     assert logged == []
     assert get(server.url)[0] == 200
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_crash_is_one_line_with_where_to_report_it_and_its_traceback_only_with_debug(
+        server: serve.Server, monkeypatch: pytest.MonkeyPatch, debug: bool) -> None:
+    logged: list[str] = []
+    server.log = logged.append
+    server.debug = debug
+
+    def crash(*args: object, **kwargs: object) -> object:
+        raise KeyError("state")
+
+    monkeypatch.setattr(serve.build, "build", crash)
+    server.rebuild()
+    monkeypatch.setattr(server, "page", lambda body: 1 / 0)
+    assert raw(server, "/tinyserve/")[0] == 500
+    assert len(logged) == 2
+    for line, what in zip(logged, ["KeyError: 'state'", "ZeroDivisionError: division by zero"]):
+        first = line.splitlines()[0]
+        assert first.startswith("error: ") and what in first
+        assert "this is a bug in errorsite" in first and "https://github.com/errorsite/errorsite/issues" in first
+        if debug:
+            assert line.splitlines()[1] == "Traceback (most recent call last):"
+        else:
+            assert line == first and "errorsite --debug serve" in line
 
 
 def test_only_loopback_host_names_are_answered(server: serve.Server) -> None:
@@ -210,6 +235,24 @@ def test_a_reader_who_goes_away_is_not_reported(server: serve.Server, capfd: pyt
     time.sleep(0.5)
     assert get(server.url)[0] == 200
     assert [line for line in logged if not line.startswith("rebuilt")] == []
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_reader_who_leaves_in_the_middle_of_a_request_is_not_reported(server: serve.Server,
+                                                                      capfd: pytest.CaptureFixture[str]) -> None:
+    logged: list[str] = []
+    server.log = logged.append
+    port = server.httpd.server_address[1]
+    for _ in range(5):
+        conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+        conn.sendall(b"GET /tinyserve/ HT")
+        time.sleep(0.1)
+        # The reset reaches the server while it reads the request line, before any handler runs.
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()
+    time.sleep(0.5)
+    assert get(server.url)[0] == 200
+    assert logged == []
     assert "Traceback" not in capfd.readouterr().err
 
 

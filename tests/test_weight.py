@@ -39,6 +39,7 @@ def fetched(page: Any) -> dict[str, Any]:
     return page.evaluate(FETCHED)
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("view", VIEWS, ids=[v.name for v in VIEWS])
 def test_no_request_leaves_the_site(browser: Any, sites: Sites, server_url: str, view: View) -> None:
     with open_tab(browser, server_url, 360) as tab:
@@ -70,6 +71,7 @@ def test_every_typical_error_page_is_within_the_html_budget(sites: Sites) -> Non
     assert over == {}, f"{len(over)} pages over {HTML_BUDGET} bytes"
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("site_name", ["synthetic", "basic", "embedded"])
 def test_an_error_page_in_the_browser_is_within_budget(browser: Any, sites: Sites, server_url: str, site_name: str) -> None:
     site = sites[site_name]
@@ -82,6 +84,7 @@ def test_an_error_page_in_the_browser_is_within_budget(browser: Any, sites: Site
     assert not any("search-index.js" in url or "match.js" in url for url in got["urls"]), "search loads on first use"
 
 
+@pytest.mark.browser
 def test_search_costs_only_when_used(browser: Any, sites: Sites, server_url: str) -> None:
     site = sites["synthetic"]
     with open_tab(browser, server_url, 1280) as tab:

