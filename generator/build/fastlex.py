@@ -96,7 +96,7 @@ def _tokens(lexer: RegexLexer, states: dict[str, State], text: str,
             rule, m = _first(tokendefs[statestack[-1]], text, pos)
         else:
             found = state[0](text, pos)
-            rule, m = (state[1][found.lastindex], found) if found else (None, None)  # type: ignore[index]
+            rule, m = (state[1][found.lastindex], found) if found else (None, None)
         if rule is not None:
             rexmatch, action, new_state = rule
             if action is not None:
