@@ -245,10 +245,10 @@ def load_site(args: argparse.Namespace) -> Site:
 
 def run_build(args: argparse.Namespace) -> int:
     """Build the site, rendering only what changed since the last build."""
-    from . import build
+    from .build import pipeline
 
     progress = None if args.quiet or not sys.stderr.isatty() else Progress()
-    result = build.build(content_folder(args), args.out, args.base_url, progress=progress)
+    result = pipeline.build(content_folder(args), args.out, args.base_url, progress=progress)
     if progress:
         progress.finish()
     if not args.quiet:

@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from . import build
+from .build import pipeline
 from .build.inputs import scan
 from .build.keys import tree_stamp
 from .build.paths import CACHE_DIR
@@ -118,7 +118,7 @@ class Server:
         """Build incrementally; keep the last good site and show the problems when the content is broken."""
         started = time.perf_counter()
         try:
-            result = build.build(self.content, self.out, self.base_url)
+            result = pipeline.build(self.content, self.out, self.base_url)
         except UserError as error:
             problems: str | None = str(error)
             self.log(f"error: {error}")

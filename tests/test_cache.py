@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator import assets, build, render
+from generator import assets, render
+from generator.build import pipeline
 from generator.build import inputs, paths, workers
 from generator.search.index import read_index_script
 from generator.search.rank import search
@@ -113,37 +114,37 @@ def test_incremental_build_equals_clean_build(tmp_path_factory: pytest.TempPathF
     content = work / "content"
     synthesize(7, content, seed=3)
     out = work / "inc" / "site"
-    build.build(content, out, jobs=1)
+    pipeline.build(content, out, jobs=1)
     for number, (op, n) in enumerate(steps):
         if not apply(op, n, content, templates):
             before = tree(out)
             with pytest.raises(UserError):
-                build.build(content, out, jobs=1)
+                pipeline.build(content, out, jobs=1)
             assert tree(out) == before
             synthesize(7, content, seed=3)
             for extra in (content / "errors").glob("new-*.json"):
                 extra.unlink()
             (content / "site.toml").write_text((content / "site.toml").read_text())
-        build.build(content, out, jobs=1)
+        pipeline.build(content, out, jobs=1)
         clean = work / f"clean{number}" / "site"
-        build.build(content, clean, jobs=1)
+        pipeline.build(content, clean, jobs=1)
         assert tree(out) == tree(clean), (op, n)
 
 
 def test_unchanged_build_renders_nothing(tmp_path: Path) -> None:
     synthesize(5, tmp_path / "content")
-    first = build.build(tmp_path / "content", tmp_path / "site", jobs=1)
-    again = build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    first = pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    again = pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
     assert first.rendered > 0 and first.full
     assert again.rendered == 0 and again.records == 5
 
 
 def test_one_prose_change_renders_only_its_pages(tmp_path: Path) -> None:
     synthesize(20, tmp_path / "content")
-    build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
     record_id = ids(tmp_path / "content")[4]
     edit(tmp_path / "content", record_id, lambda d: d["solutions"].append("Restart it."))
-    result = build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    result = pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
     assert not result.full
     assert result.written == 2  # its page and its JSON; titles, lists and search do not change
     assert "Restart it." in (tmp_path / "site" / "errors" / record_id / "index.html").read_text()
@@ -151,33 +152,33 @@ def test_one_prose_change_renders_only_its_pages(tmp_path: Path) -> None:
 
 def test_parallel_build_equals_serial_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     synthesize(30, tmp_path / "content")
-    build.build(tmp_path / "content", tmp_path / "a" / "site", jobs=1)
+    pipeline.build(tmp_path / "content", tmp_path / "a" / "site", jobs=1)
     monkeypatch.setattr(workers, "PARALLEL_MIN", 1)
     monkeypatch.setattr(workers, "CHUNK", 7)
-    result = build.build(tmp_path / "content", tmp_path / "b" / "site", jobs=2)
+    result = pipeline.build(tmp_path / "content", tmp_path / "b" / "site", jobs=2)
     assert result.rendered > 60
     assert tree(tmp_path / "a" / "site") == tree(tmp_path / "b" / "site")
 
 
 def test_deleting_the_cache_is_safe(tmp_path: Path) -> None:
     synthesize(5, tmp_path / "content")
-    build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
     before = tree(tmp_path / "site")
     shutil.rmtree(paths.cache_folder(tmp_path / "site").parent)
-    assert build.build(tmp_path / "content", tmp_path / "site", jobs=1).full
+    assert pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1).full
     assert tree(tmp_path / "site") == before
 
 
 def test_a_variant_edit_reaches_the_search_index(tmp_path: Path) -> None:
     synthesize(6, tmp_path / "content")
-    build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
     record_id = ids(tmp_path / "content")[2]
     pasted = "QuotaError: quota 'gpu' ran out after 17 calls"
     index = read_index_script((tmp_path / "site" / "search-index.js").read_bytes())
     assert index is not None and not any(r["confident"] for r in search(index, pasted, 5))
     edit(tmp_path / "content", record_id,
          lambda d: d.update(variants=[{"message": "quota {name!r} ran out after {n} calls", "kind": "alternative"}]))
-    build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
     index = read_index_script((tmp_path / "site" / "search-index.js").read_bytes())
     assert index is not None
     first = search(index, pasted, 5)[0]
@@ -186,11 +187,11 @@ def test_a_variant_edit_reaches_the_search_index(tmp_path: Path) -> None:
 
 def test_removed_record_files_are_deleted_from_the_output(tmp_path: Path) -> None:
     synthesize(6, tmp_path / "content")
-    build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
     gone = ids(tmp_path / "content")[0]
     (tmp_path / "content" / "errors" / f"{gone}.json").unlink()
     for other in ids(tmp_path / "content"):
         edit(tmp_path / "content", other, lambda d: d.update(related=[r for r in d["related"] if r != gone]))
-    result = build.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    result = pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
     assert result.deleted >= 2  # its page and JSON, and any list that held only it
     assert not (tmp_path / "site" / "errors" / gone).exists()

@@ -201,12 +201,12 @@ def test_a_file_system_error_is_a_clean_error(content: Path, tmp_path: Path, cap
 
 def crash_with(monkeypatch: pytest.MonkeyPatch, error: BaseException) -> None:
     """Make every build raise `error`, as a bug in errorsite would."""
-    from generator import build
+    from generator.build import pipeline
 
     def crash(*args: object, **kwargs: object) -> object:
         raise error
 
-    monkeypatch.setattr(build, "build", crash)
+    monkeypatch.setattr(pipeline, "build", crash)
 
 
 def test_a_crash_is_one_line_that_says_it_is_a_bug(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import build, validate
+from generator import validate
+from generator.build import pipeline
 from generator.build import paths, workers, write
 from generator.build.store import HighlightStore
 from generator.problems import UserError
@@ -74,7 +75,7 @@ def test_kill_9_during_incremental_builds_leaves_the_old_or_the_new_site(tmp_pat
     shutil.copytree(tmp_path / "versions" / "a", content)
     out = tmp_path / "work" / "site"
     command = [sys.executable, "-m", "generator", "build", "--quiet", "--content", str(content), "--out", str(out)]
-    build.build(content, out)
+    pipeline.build(content, out)
     sites, seconds = [], []
     for step in range(len(contents)):
         use(content, contents[(step + 1) % len(contents)])
@@ -94,7 +95,7 @@ def test_kill_9_during_incremental_builds_leaves_the_old_or_the_new_site(tmp_pat
         process.send_signal(signal.SIGKILL)
         process.wait()
         assert tree(out) in (sites[step], sites[(step + 1) % len(contents)]), f"kill {kill} left a mixed site"
-        build.build(content, out)
+        pipeline.build(content, out)
         assert tree(out) == sites[(step + 1) % len(contents)]
         assert leftovers(out) == []
 
@@ -110,7 +111,7 @@ def test_a_hundred_clean_builds_with_workers_never_crash(tmp_path: Path, monkeyp
     for _ in range(100):
         shutil.rmtree(tmp_path / paths.CACHE_DIR, ignore_errors=True)
         shutil.rmtree(out, ignore_errors=True)
-        build.build(content, out, jobs=2)
+        pipeline.build(content, out, jobs=2)
         first = first or tree(out)
         assert tree(out) == first
 
@@ -134,7 +135,7 @@ def test_a_damaged_cache_file_is_discarded_and_made_again(tmp_path: Path, which:
     content = tmp_path / "content"
     synthesize(6, content, seed=4)
     out = tmp_path / "site"
-    build.build(content, out, jobs=1)
+    pipeline.build(content, out, jobs=1)
     clean = tree(out)
     folder = tmp_path / paths.CACHE_DIR
     files = {"highlight": [folder / "highlight.sqlite"],
@@ -148,11 +149,11 @@ def test_a_damaged_cache_file_is_discarded_and_made_again(tmp_path: Path, which:
         for state in (folder / "site").glob("state-*"):
             state.unlink()
         shutil.rmtree(out)
-    build.build(content, out, jobs=1)
+    pipeline.build(content, out, jobs=1)
     assert tree(out) == clean
     shutil.rmtree(out)
     (folder / "site" / f"state-{paths.STATE_FORMAT}.sqlite").unlink()
-    build.build(content, out, jobs=1)
+    pipeline.build(content, out, jobs=1)
     assert tree(out) == clean
 
 
@@ -200,7 +201,7 @@ def test_a_record_whose_page_would_escape_is_stopped_by_the_write_layer(
     content = tmp_path / "content"
     synthesize(3, content, seed=4)
     out = tmp_path / "deep" / "er" / "site"
-    build.build(content, out, jobs=1)
+    pipeline.build(content, out, jobs=1)
     before = tree(out)
     name = sorted((content / "errors").glob("*.json"))[0]
     data = json.loads(name.read_text())
@@ -210,7 +211,7 @@ def test_a_record_whose_page_would_escape_is_stopped_by_the_write_layer(
     monkeypatch.setattr(validate, "check_record", lambda raw: iter(()))
     monkeypatch.setattr(validate, "build_site", lambda raw, base_url=None: pytest.fail("validation ran"))
     with pytest.raises(write.OutsideFolder):
-        build.build(content, out, jobs=1)
+        pipeline.build(content, out, jobs=1)
     assert not any(p.name == "escaped" for p in tmp_path.rglob("*"))
     assert tree(out) == before
 
@@ -219,7 +220,7 @@ def test_cleanup_never_deletes_a_path_outside_the_output(tmp_path: Path) -> None
     content = tmp_path / "content"
     synthesize(3, content, seed=4)
     out = tmp_path / "site"
-    build.build(content, out, jobs=1)
+    pipeline.build(content, out, jobs=1)
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
     staging = write.staging_folder(out)
@@ -233,7 +234,7 @@ def test_a_symlink_planted_in_the_output_never_leads_a_build_out(tmp_path: Path)
     content = tmp_path / "content"
     synthesize(3, content, seed=4)
     out = tmp_path / "site"
-    build.build(content, out, jobs=1)
+    pipeline.build(content, out, jobs=1)
     elsewhere = tmp_path / "elsewhere"
     shutil.copytree(out / "errors", elsewhere)
     before = tree(elsewhere)
@@ -245,7 +246,7 @@ def test_a_symlink_planted_in_the_output_never_leads_a_build_out(tmp_path: Path)
         data["meaning"] = f"Edit {number}."
         name.write_text(json.dumps(data))
         try:
-            build.build(content, out, jobs=1)
+            pipeline.build(content, out, jobs=1)
         except write.OutsideFolder:
             pass
         assert tree(elsewhere) == before
@@ -255,7 +256,7 @@ def test_an_output_that_is_a_symlink_is_refused_and_kept(tmp_path: Path) -> None
     content = tmp_path / "content"
     synthesize(3, content, seed=4)
     target = tmp_path / "webroot"
-    build.build(content, target, jobs=1)
+    pipeline.build(content, target, jobs=1)
     before = tree(target)
     link = tmp_path / "site"
     link.symlink_to(target)
@@ -263,7 +264,7 @@ def test_an_output_that_is_a_symlink_is_refused_and_kept(tmp_path: Path) -> None
         if out.name == "dangling":
             out.symlink_to(tmp_path / "missing")
         with pytest.raises(UserError) as error:
-            build.build(content, out, jobs=1)
+            pipeline.build(content, out, jobs=1)
         assert error.value.page == "output-is-a-link"
         assert out.is_symlink()
     assert tree(target) == before
@@ -274,7 +275,7 @@ def test_leftovers_of_stopped_builds_go_once_their_process_is_gone(tmp_path: Pat
     content = tmp_path / "content"
     synthesize(3, content, seed=4)
     out = tmp_path / "site"
-    build.build(content, out, jobs=1)
+    pipeline.build(content, out, jobs=1)
     finished = subprocess.Popen([sys.executable, "-c", "pass"])
     finished.wait()
     running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
@@ -284,7 +285,7 @@ def test_leftovers_of_stopped_builds_go_once_their_process_is_gone(tmp_path: Pat
         (tmp_path / f".site.old-{finished.pid}").mkdir()
         (tmp_path / ".site.new-x").mkdir()  # not errorsite's naming
         (tmp_path / "content" / "errors" / next(iter(tree(content / "errors")))).touch()
-        build.build(content, out, jobs=1)
+        pipeline.build(content, out, jobs=1)
         assert leftovers(out) == sorted([".site.new-x", f".site.new-{running.pid}"])
     finally:
         running.kill()
@@ -295,7 +296,7 @@ def test_a_swap_stopped_halfway_without_exchange_gets_the_old_site_back(tmp_path
     content = tmp_path / "content"
     synthesize(3, content, seed=4)
     out = tmp_path / "site"
-    build.build(content, out, jobs=1)
+    pipeline.build(content, out, jobs=1)
     before = tree(out)
     finished = subprocess.Popen([sys.executable, "-c", "pass"])
     finished.wait()
@@ -313,15 +314,15 @@ def test_builds_without_an_atomic_exchange_still_give_the_same_site(
     clean = tmp_path / "clean"
     monkeypatch.setattr(write, "_exchange", lambda a, b: False)
     out = tmp_path / "site"
-    build.build(content, out, jobs=1)
+    pipeline.build(content, out, jobs=1)
     for number in range(3):
         name = sorted((content / "errors").glob("*.json"))[number]
         data = json.loads(name.read_text())
         data["meaning"] = f"Edit {number}."
         name.write_text(json.dumps(data))
-        build.build(content, out, jobs=1)
+        pipeline.build(content, out, jobs=1)
         shutil.rmtree(clean, ignore_errors=True)
-        build.build(content, clean, jobs=1)
+        pipeline.build(content, clean, jobs=1)
         assert tree(out) == tree(clean)
     assert leftovers(out) == ["clean"]
 
@@ -330,7 +331,7 @@ def test_an_incremental_build_never_writes_into_the_live_output(tmp_path: Path) 
     content = tmp_path / "content"
     synthesize(5, content, seed=4)
     out = tmp_path / "site"
-    build.build(content, out, jobs=1)
+    pipeline.build(content, out, jobs=1)
     inodes = {p: p.stat().st_ino for p in out.rglob("*") if p.is_file()}
     contents = tree(out)
     name = sorted((content / "errors").glob("*.json"))[0]
@@ -338,7 +339,7 @@ def test_an_incremental_build_never_writes_into_the_live_output(tmp_path: Path) 
     data["meaning"] = "Edited."
     name.write_text(json.dumps(data))
     old = out.stat().st_ino
-    build.build(content, out, jobs=1)
+    pipeline.build(content, out, jobs=1)
     assert out.stat().st_ino != old  # a new folder took its place
     previous = paths.previous_tree(out)
     assert tree(previous) == contents  # the old folder, as it was, files untouched

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pygments.lexers import LEXERS, find_lexer_class_by_name, get_lexer_by_name
 
-from generator import build
+from generator.build import pipeline
 from generator.build import fastlex, highlight
 
 GENERIC = """\
@@ -82,6 +82,6 @@ def test_a_record_in_csharp_builds(tmp_path: Path) -> None:
         "example_fix": {"before": "x.Run();", "after": "x.Start();", "language": "csharp"},
     }
     (content / "errors" / "cs-error.json").write_text(json.dumps(record))
-    build.build(content, tmp_path / "site", jobs=1)
+    pipeline.build(content, tmp_path / "site", jobs=1)
     page = (tmp_path / "site" / "errors" / "cs-error" / "index.html").read_text()
     assert '<span class="k">class</span>' in page and "Thing" in page

@@ -348,16 +348,16 @@ def test_the_json_api_carries_the_1_1_fields(library: BuiltSite) -> None:
 
 def test_a_new_analysis_date_reaches_the_home_page_in_the_next_build(tmp_path: Path) -> None:
     # Only the record's prose provenance changes: the build must still render the home page again.
-    from generator import build
+    from generator.build import pipeline
 
     content = tmp_path / "content"
     shutil.copytree(FIXTURES / "basic", content)
-    build.build(content, tmp_path / "site")
+    pipeline.build(content, tmp_path / "site")
     path = content / "errors" / "old-kv-dtype.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     data["analysis"] = {"by": "human", "date": "2026-11-15", "commit": "abcdef1234567"}
     path.write_text(recordjson.dumps(data), encoding="utf-8")
-    build.build(content, tmp_path / "site")
+    pipeline.build(content, tmp_path / "site")
     home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     recent = home[home.index('id="recent"'):home.index('id="by-exception"')]
     assert recent.index("old-kv-dtype") < recent.index("batch-tokens-below-chunk")

@@ -5,11 +5,9 @@ keeps for the next build (`state`: one typed row per record file and per output 
 hashes that say what each output depends on (`keys`), where its cache lives (`paths`), the
 worker processes (`workers`), highlighted code (`highlight`, `fastlex`, `store`), the search
 index patch (`reindex`) and the only writer of the output (`write`). `pipeline` runs the
-stages of a build; `update` is the path for a few edited records.
+stages of a build (`pipeline.build` is the entry point); `update` is the path for a few edited
+records. Nothing is imported here, so the flat stages that use `highlight` or `write` do not
+load the pipeline that imports them.
 """
 
 from __future__ import annotations
-
-from .pipeline import Result, build
-
-__all__ = ["Result", "build"]
