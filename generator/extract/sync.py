@@ -126,9 +126,13 @@ class Change:
     """One record the run added, re-pinned, changed, removed or left unchanged."""
 
     path: str
+    """The file of its raise (where the record points now)."""
     line: int
+    """The line of its raise."""
     id: str
+    """The record's id."""
     note: str = ""
+    """What changed, when more than the pin did ("moved from ...", "review: ...")."""
     """Why it changed, for changed records ("message edited", "moved from a.py:f")."""
 
 

@@ -191,12 +191,19 @@ class Row:
     """One record of the search index."""
 
     id: str
+    """The record's id: its page is `errors/<id>/`."""
     title: str
+    """The page's title, as result lists show it."""
     exception: str
+    """The exception class named in the record."""
     path: str
+    """The source file of the raise, for ties a traceback breaks."""
     line: int
+    """The line of the raise in that file."""
     function: str
+    """The function around the raise, for tracebacks that give no line of this file."""
     removed: bool
+    """The raise is gone from the code; the page stays and says so."""
     written: bool
     """The page has prose; a skeleton's has not."""
     length: int
@@ -210,7 +217,9 @@ class SearchIndex:
     """A search index read back from its JSON form (`build_index`), rows by field name."""
 
     rows: tuple[Row, ...]
+    """Every record, in the index's order."""
     terms: list[str]
+    """Every term of the index, each once."""
     number: dict[str, int]
     """Each term's position in `terms`."""
     idf: list[float]
