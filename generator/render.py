@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 import os
 import re
 from html import escape as html_escape
@@ -201,9 +202,16 @@ class Renderer:
         self.by_exception = _group(site.records, lambda r: [r.exception])
         self.by_file = _group(site.records, lambda r: [r.source.path])
         self.by_tag = _group(site.records, lambda r: list(r.tags))
+        # Each record sits in several lists: its sort key is made once, not once per list.
+        self.order = {r.id: reading_order(r) for r in site.records}
+        """Record id -> its place in every list (see `reading_order`)."""
         for groups in (self.by_exception, self.by_file, self.by_tag):
             for members in groups.values():
-                members.sort(key=reading_order)
+                members.sort(key=self.in_order)
+
+    def in_order(self, record: Record) -> tuple[Any, ...]:
+        """Return a record's place in the lists of this site (see `reading_order`)."""
+        return self.order[record.id]
 
     def all(self) -> dict[str, bytes]:
         """Return every file of the site."""
@@ -333,7 +341,7 @@ class Renderer:
 
     def all_errors_page(self) -> bytes:
         """Return the page listing every error."""
-        records = sorted(self.site.records, key=reading_order)
+        records = sorted(self.site.records, key=self.in_order)
         return self.page("list.html", "errors/index.html", title="All errors",
                          description=f"Every error in {self.config.title}.",
                          kind="all", key="", records=records)
@@ -484,7 +492,35 @@ def _format_url(pattern: str, **values: str) -> str | None:
 
 
 def _json(data: Any) -> bytes:
-    return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode()
+    return (_indented(data, "\n") + "\n").encode()
+
+
+def _indented(value: Any, newline: str) -> str:
+    """Return what `json.dumps(value, ensure_ascii=False, indent=1)` does, at the depth `newline` indents to.
+
+    json's indenting encoder is pure Python and slow; this one calls C for every string and number,
+    which makes api/errors.json of 10,000 records several times quicker.
+    """
+    if isinstance(value, str):
+        return encode_basestring(value)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        inner = newline + " "
+        return "{" + inner + ("," + inner).join(
+            f"{encode_basestring(key if isinstance(key, str) else json.dumps(key))}: {_indented(item, inner)}"
+            for key, item in value.items()) + newline + "}"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        inner = newline + " "
+        return "[" + inner + ("," + inner).join(_indented(item, inner) for item in value) + newline + "]"
+    if type(value) is int:
+        return int.__repr__(value)
+    return JSON_CONSTANTS[value] if value is None or type(value) is bool else json.dumps(value)
+
+
+JSON_CONSTANTS = {None: "null", True: "true", False: "false"}
 
 
 def _clip(text: str, limit: int) -> str:

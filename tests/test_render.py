@@ -234,3 +234,13 @@ def test_a_very_long_path_segment_still_gets_a_file_page(content: Path, tmp_path
 
 def test_titles_show_literal_braces_once(files: dict[str, bytes]) -> None:
     assert "<h1>kv_cache_dtype … is not supported; use one of {&#39;auto&#39;, &#39;fp8&#39;}</h1>" in page(files, "errors/old-kv-dtype/index.html")
+
+
+@pytest.mark.parametrize("value", [
+    {}, [], "", {"empty": [], "nested": {}}, {"tags": ["a", "b"], "line": 12, "gone": None, "on": True, "off": False},
+    [[[]], [{}], {"k": [1, [2, {"z": "y"}]]}], {1: "int key", True: "bool key", None: "null key", 2.5: "float key"},
+    {"text": "quote \" backslash \\ line\u2028sep \x00 é 漢 <script>", "big": 10**30, "float": -0.0, "tuple": (1, 2)},
+    render.SCHEMA,
+])
+def test_json_files_are_those_json_dumps_writes(value: object) -> None:
+    assert render._json(value) == (json.dumps(value, ensure_ascii=False, indent=1) + "\n").encode()
