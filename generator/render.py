@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 import os
 import re
 from html import escape as html_escape

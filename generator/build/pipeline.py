@@ -16,15 +16,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import load
 from ..model import Config, Record, Site
 from . import paths, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_inputs, read_record, unchanged
-from .keys import Link, digest, index_key, page_keys, related_key, search_index_key, summary_key
+from .keys import Link, digest, page_keys, related_key, search_index_key, summary_key
 from .state import RACY, Damaged, Head, Meta, OutputRow, RecordRow, SavedState, Search, State, decode
 from .store import HighlightStore
+from .outputs import Result, read_output, read_search_script, search_of
+from .update import update
 from .workers import Progress
 
 if TYPE_CHECKING:
@@ -33,28 +35,6 @@ if TYPE_CHECKING:
 
 QUICK_MAX = 64
 """Above this many changed record files, a whole build (which reads every record once) is as quick."""
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """What a build did."""
-
-    records: int
-    """Records of the site."""
-    pages: int
-    """HTML pages of the site."""
-    rendered: int
-    """Files rendered by this build; 0 when nothing had changed."""
-    written: int
-    """Files written or replaced in the output folder."""
-    deleted: int
-    """Files deleted from the output folder."""
-    full: bool
-    """Whether the whole output folder was written afresh."""
-    base_path: str
-    """The path of the site's base_url: where a server serves it."""
-    seconds: float = 0.0
-    """How long the build took."""
 
 
 def build(content: Path, out: Path, base_url: str | None = None, *,
@@ -90,7 +70,6 @@ def _build(content: Path, out: Path, base_url: str | None, saved: SavedState, jo
         if not changed:
             return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
         if len(changed) <= QUICK_MAX:
-            from .update import update
 
             result = update(inputs, saved, head, changed)
             if result is not None:
@@ -210,16 +189,6 @@ class RelatedPages(dict[str, tuple["Related", ...]]):
         found = tuple(Related(self.by_id[link.id], link.automatic) for link in self.links[record_id])
         self[record_id] = found
         return found
-
-
-def search_of(record: Record) -> Search:
-    """Return what the search index takes of one record."""
-    from ..search.index import document_terms, search_entry
-    from ..search.template import compile_template
-
-    entry = search_entry(record)
-    terms = document_terms(entry)
-    return Search(entry, terms, index_key(entry, terms), compile_template(record.message))
 
 
 def searched(records: Records, old: State, jobs: int) -> dict[str, Search]:
@@ -382,22 +351,6 @@ def patched_index(inputs: Inputs, old: State, site: Site, search: Mapping[str, S
     from . import reindex
 
     return partial(reindex.patch_script, index, [(before[i], search[i]) for i in changed])
-
-
-def read_search_script(script: bytes) -> dict[str, Any] | None:
-    """Return the search index of a script the last build wrote; None when it is not one errorsite writes."""
-    from ..search.index import read_index_script
-
-    return read_index_script(script)
-
-
-def read_output(out: Path, path: str, sha: str) -> bytes | None:
-    """Return the bytes of an output file when they hash to `sha`, as the last build wrote them; else None."""
-    try:
-        body = (out / path).read_bytes()
-    except OSError:
-        return None
-    return body if digest(body) == sha else None
 
 
 def base_path(config: Config) -> str:

@@ -10,7 +10,7 @@ from ..search.related import Related
 from . import highlight, paths, reindex, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
 from .keys import digest, record_keys, search_index_key, summary_key
-from .pipeline import Result, read_output, read_search_script, search_of
+from .outputs import Result, read_output, read_search_script, search_of
 from .state import Head, OutputRow, RecordRow, SavedState, decode
 from .store import HighlightStore
 
