@@ -111,12 +111,12 @@ def raw(server: serve.Server, target: str, host: str | None = None, method: str 
 def test_a_crash_in_a_rebuild_is_shown_and_the_watcher_goes_on(server: serve.Server, monkeypatch: pytest.MonkeyPatch) -> None:
     logged: list[str] = []
     server.log = logged.append
-    real = serve.build.build
+    real = serve.pipeline.build
 
     def crash(*args: object, **kwargs: object) -> object:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(serve.build, "build", crash)
+    monkeypatch.setattr(serve.pipeline, "build", crash)
     record_id = first_id(server)
     path = server.content / "errors" / f"{record_id}.json"
     data = json.loads(path.read_text())
@@ -128,7 +128,7 @@ def test_a_crash_in_a_rebuild_is_shown_and_the_watcher_goes_on(server: serve.Ser
     assert status == 200 and "errorsite-problems" in body
     assert "RecursionError: maximum recursion depth exceeded" in body and "bug in errorsite" in body
     assert any("RecursionError" in line and "bug in errorsite" in line for line in logged)
-    monkeypatch.setattr(serve.build, "build", real)
+    monkeypatch.setattr(serve.pipeline, "build", real)
     data["meaning"] = "Second edit, after the crash."
     edit(server, record_id, json.dumps(data))
     wait_for(server, version)
@@ -175,7 +175,7 @@ def test_a_crash_is_one_line_with_where_to_report_it_and_its_traceback_only_with
     def crash(*args: object, **kwargs: object) -> object:
         raise KeyError("state")
 
-    monkeypatch.setattr(serve.build, "build", crash)
+    monkeypatch.setattr(serve.pipeline, "build", crash)
     server.rebuild()
     monkeypatch.setattr(server, "page", lambda body: 1 / 0)
     assert raw(server, "/tinyserve/")[0] == 500
