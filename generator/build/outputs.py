@@ -1,5 +1,5 @@
-"""What one build leaves for the next and for its caller: its result, its output files read
-back, and what the search index takes of a record.
+"""What one build leaves for the next and for its caller: its result, the search index it
+wrote (read back for patching), and what the index takes of a record.
 
 `pipeline` (a whole build) and `update` (a few edited records) both use these, so they live
 apart from either.
@@ -48,17 +48,12 @@ def search_of(record: Record) -> Search:
     return Search(entry, terms, index_key(entry, terms), compile_template(record.message))
 
 
-def read_search_script(script: bytes) -> dict[str, Any] | None:
-    """Return the search index of a script the last build wrote; None when it is not one errorsite writes."""
+def previous_index(out: Path, sha: str) -> dict[str, Any] | None:
+    """Return the search index the last build wrote into `out`, if its script still hashes to `sha`; else None."""
     from ..search.index import read_index_script
 
-    return read_index_script(script)
-
-
-def read_output(out: Path, path: str, sha: str) -> bytes | None:
-    """Return the bytes of an output file when they hash to `sha`, as the last build wrote them; else None."""
     try:
-        body = (out / path).read_bytes()
+        script = (out / "search-index.js").read_bytes()
     except OSError:
         return None
-    return body if digest(body) == sha else None
+    return read_index_script(script) if digest(script) == sha else None

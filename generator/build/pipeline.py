@@ -25,7 +25,7 @@ from .inputs import Inputs, config_key, marker, read_config, read_inputs, read_r
 from .keys import Link, digest, page_keys, related_key, search_index_key, summary_key
 from .state import RACY, Damaged, Head, Meta, OutputRow, RecordRow, SavedState, Search, State, decode
 from .store import HighlightStore
-from .outputs import Result, read_output, read_search_script, search_of
+from .outputs import Result, previous_index, search_of
 from .update import update
 from .workers import Progress
 
@@ -344,8 +344,7 @@ def patched_index(inputs: Inputs, old: State, site: Site, search: Mapping[str, S
     changed = sorted(i for i, found in search.items() if found.key != before[i].key)
     if len(changed) > PATCH_MAX:
         return None
-    script = read_output(inputs.out, "search-index.js", old.outputs["search-index.js"].sha)
-    index = read_search_script(script) if script is not None else None
+    index = previous_index(inputs.out, old.outputs["search-index.js"].sha)
     if index is None:
         return None
     from . import reindex

@@ -10,7 +10,7 @@ from ..search.related import Related
 from . import highlight, paths, reindex, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
 from .keys import digest, record_keys, search_index_key, summary_key
-from .outputs import Result, read_output, read_search_script, search_of
+from .outputs import Result, previous_index, search_of
 from .state import Head, OutputRow, RecordRow, SavedState, decode
 from .store import HighlightStore
 
@@ -75,8 +75,7 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str]) ->
     outputs = saved.outputs([*bodies, "search-index.js"])
     if any(search[i].key != edit.row.search.key for i, edit in edits.items()):
         known = outputs.get("search-index.js")
-        script = read_output(inputs.out, "search-index.js", known.sha) if known else None
-        index = read_search_script(script) if script is not None else None
+        index = previous_index(inputs.out, known.sha) if known else None
         if index is None:
             return None
         index_keys = saved.index_keys()
