@@ -26,7 +26,7 @@ from markupsafe import Markup, escape
 from . import __version__, markdown, urls
 from .build import highlight
 from .assets import templates_dir
-from .model import Record, Site, Summary
+from .model import Config, Record, Site, Summary
 from .search.index import build_index, document_terms, index_script, search_entry
 from .search.related import Links, Related, related_links
 from .search.template import compile_template, template_parts
@@ -296,8 +296,8 @@ class Renderer:
             "404.html": partial(self.page, "404.html", "404.html", title="Page not found",
                                 description="This page does not exist.", root=self.site_root()),
             "search-index.js": self.search_index,
-            "api/errors.json": self.errors_json,
-            "api/patterns.json": self.patterns_json,
+            "api/errors.json": partial(errors_json, self.cards.values(), self.config),
+            "api/patterns.json": partial(patterns_json, self.cards.values(), self.config),
             "api/schema.json": lambda: _json({**SCHEMA, "$id": self.config.base_url + "api/schema.json"}),
             "sitemap.xml": self.sitemap,
             "robots.txt": lambda: f"User-agent: *\nAllow: /\nSitemap: {self.absolute('sitemap.xml')}\n".encode(),
@@ -448,20 +448,6 @@ class Renderer:
         """Return the whole record, normalised, with its URL."""
         return _json({**record_data(record), "url": self.absolute(f"errors/{record.id}/")})
 
-    def errors_json(self) -> bytes:
-        """Return the list of every record's summary."""
-        return _json_list({"version": 1}, "errors",
-                          ("id", "title", "exception", "message", "path", "line", "tags", "status", "url"),
-                          ((r.id, r.title, r.exception, r.message, r.path, r.line, r.tags, r.status,
-                            self.absolute(f"errors/{r.id}/")) for r in self.cards.values()))
-
-    def patterns_json(self) -> bytes:
-        """Return every active record's compiled pattern, for linking from messages."""
-        return _json_list({"version": 1, "base_url": self.config.base_url}, "patterns",
-                          ("id", "url", "exception", "pattern"),
-                          ((r.id, self.absolute(f"errors/{r.id}/"), r.exception, r.pattern)
-                           for r in self.cards.values() if r.status == "active"))
-
     def search_index(self) -> bytes:
         """Return the search index as a script, so it loads from file:// too."""
         known, terms = self.search_entries, self.search_terms
@@ -480,6 +466,22 @@ class Renderer:
         return ('<?xml version="1.0" encoding="UTF-8"?>\n'
                 '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
                 f"{body}</urlset>\n").encode()
+
+
+def errors_json(cards: Iterable[Summary], config: Config) -> bytes:
+    """Return api/errors.json: every record's summary (`cards` in id order)."""
+    return _json_list({"version": 1}, "errors",
+                      ("id", "title", "exception", "message", "path", "line", "tags", "status", "url"),
+                      ((r.id, r.title, r.exception, r.message, r.path, r.line, r.tags, r.status,
+                        f"{config.base_url}errors/{r.id}/") for r in cards))
+
+
+def patterns_json(cards: Iterable[Summary], config: Config) -> bytes:
+    """Return api/patterns.json: every active record's compiled pattern, for linking from messages."""
+    return _json_list({"version": 1, "base_url": config.base_url}, "patterns",
+                      ("id", "url", "exception", "pattern"),
+                      ((r.id, f"{config.base_url}errors/{r.id}/", r.exception, r.pattern)
+                       for r in cards if r.status == "active"))
 
 
 def record_data(record: Record) -> dict[str, Any]:

@@ -98,7 +98,7 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jo
         return None
     keys = dict(plan.keys)
     searches = [(edit.row.made.search, edit.made.search) for _, edit in sorted(edits.items())]
-    index: workers.Beside | None = None
+    index: tuple[str, list[tuple[Search, Search]]] | None = None
     if any(before.key != after.key for before, after in searches):
         known = saved.outputs(["search-index.js"]).get("search-index.js")
         if known is None:
@@ -106,17 +106,18 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jo
         index_keys = saved.index_keys()
         index_keys.update((record_id, edit.made.search.key) for record_id, edit in edits.items())
         keys["search-index.js"] = search_index_key(common, (index_keys[i] for i in sorted(index_keys)))
-        # The index is patched in another process while this one renders, when there are two cores.
-        index = workers.Beside(partial(patched_index, inputs.out, known.sha, searches), jobs)
+        index = (known.sha, searches)
+    # The search index and the API lists are made in another process while this one renders the
+    # pages, when there are two cores.
+    heavy = index is not None or any(path in plan.keys for path in DATA_FILES)
+    aside = workers.Beside(partial(data_files, inputs.out, config, plan, index), jobs if heavy else 1)
     try:
         bodies = render_plan(inputs, head, config, plan)
-        if index is not None:
-            bodies["search-index.js"] = index.result()
+        bodies.update(aside.result())
     except IndexGone:
         return None
     finally:
-        if index is not None:
-            index.cancel()
+        aside.cancel()
     outputs = saved.outputs(bodies)
     hashes = {path: digest(body) for path, body in bodies.items()}
     written = sorted(path for path, sha in hashes.items() if path not in outputs or outputs[path].sha != sha)
@@ -143,15 +144,27 @@ class IndexGone(Exception):
     """The output's search index is not the one the last build wrote: a whole build writes it again."""
 
 
-def patched_index(out: Path, sha: str, changes: list[tuple[Search, Search]]) -> bytes:
-    """Return the search index of the output `out` with records changed from the first to the second of `changes`.
+DATA_FILES = ("api/errors.json", "api/patterns.json")
+"""Files made from summaries alone, without templates."""
 
-    Raise IndexGone when the index there no longer hashes to `sha`.
+
+def data_files(out: Path, config: Config, plan: Plan, index: tuple[str, list[tuple[Search, Search]]] | None
+               ) -> dict[str, bytes]:
+    """Return the API lists the plan renders and, given the hash of the output's index and the changes of
+    records' search terms, the search index changed by them.
+
+    Raise IndexGone when the output's index no longer hashes to the hash given.
     """
-    index = previous_index(out, sha)
-    if index is None:
-        raise IndexGone(out)
-    return reindex.patch_script(index, changes)
+    cards = [plan.summaries[i] for i in sorted(plan.summaries)]
+    makers = {"api/errors.json": render.errors_json, "api/patterns.json": render.patterns_json}
+    files = {path: makers[path](cards, config) for path in DATA_FILES if path in plan.keys}
+    if index is not None:
+        sha, changes = index
+        found = previous_index(out, sha)
+        if found is None:
+            raise IndexGone(out)
+        files["search-index.js"] = reindex.patch_script(found, changes)
+    return files
 
 
 def own_plan(saved: SavedState, edits: dict[str, Edit], head: Head, common: str) -> Plan:
@@ -227,7 +240,7 @@ def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan) -> dict[
                                compiled=paths.templates_path(inputs.out), summaries=plan.summaries)
     makers = renderer.plan()
     try:
-        return {path: makers[path]() for path in plan.keys}
+        return {path: makers[path]() for path in plan.keys if path not in DATA_FILES}
     finally:
         store.close()
 
