@@ -173,6 +173,55 @@ class Record:
 
 
 @dataclass(frozen=True, slots=True)
+class Summary:
+    """What pages other than a record's own show of it, and what its related errors are found from.
+
+    A build keeps one per record, so that an edit of one record renders the list pages, the API
+    and the pages linking it without reading every record (see `build.update`).
+    """
+
+    id: str
+    """The record's id."""
+    title: str
+    """Its title."""
+    exception: str
+    """Its exception's qualified name."""
+    message: str
+    """Its message template."""
+    path: str
+    """The file of its raise."""
+    line: int
+    """The line of its raise."""
+    function: str | None
+    """The function around its raise."""
+    commit: str
+    """The commit its source is pinned to."""
+    tags: tuple[str, ...]
+    """Its tags."""
+    status: str
+    """`active` or `removed`."""
+    written: bool
+    """Whether its prose is written (`Record.written`)."""
+    analysis_date: str | None
+    """When its prose was written."""
+    analysis_commit: str | None
+    """The commit its prose was written against."""
+    variants: tuple[str, ...]
+    """Its other wordings."""
+    related: tuple[str, ...]
+    """The related ids its record names."""
+    words: frozenset[str]
+    """The distinct words of its message's literal text (see `search.related.message_words`)."""
+    pattern: tuple[str | None, ...]
+    """Its compiled message (see `search.template.compile_template`), for api/patterns.json."""
+
+    @property
+    def exception_name(self) -> str:
+        """Return the class name without its module."""
+        return self.exception.rpartition(".")[2]
+
+
+@dataclass(frozen=True, slots=True)
 class SourceSettings:
     """`[source]` in `site.toml`: what `extract` and `check --source` read; flags override it."""
 

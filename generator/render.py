@@ -21,15 +21,16 @@ from urllib.parse import quote, urlsplit
 
 from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
 from jinja2.bccache import Bucket
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from . import __version__, markdown, urls
 from .build import highlight
 from .assets import templates_dir
-from .model import Record, Site
+from .model import Record, Site, Summary
 from .search.index import build_index, document_terms, index_script, search_entry
-from .search.related import Related, related_map
+from .search.related import Links, Related, related_links
 from .search.template import compile_template, template_parts
+from .summary import summarize
 from .schema import SCHEMA
 from .build.write import process_running
 
@@ -121,6 +122,8 @@ def environment(highlighter: highlight.Highlighter, compiled: Path | None = None
     env.filters["message_html"] = lambda text: Markup(message_html(text))
     env.filters["pattern_json"] = pattern_json
     env.filters["path_html"] = lambda text: Markup(path_html(text))
+    env.globals["error_items"] = error_items
+    env.globals["written_of"] = written_of
     env.globals["variant_kinds"] = VARIANT_KINDS
     env.globals["review_reasons"] = REVIEW_REASONS
     env.globals["urls"] = urls
@@ -146,6 +149,41 @@ def path_html(path: str) -> str:
     return "/<wbr>".join(str(Markup.escape(part)) for part in path.split("/"))
 
 
+def error_items(records: Iterable[Summary], root: str, show_line: bool = False, pill: bool = True) -> Markup:
+    """Return the list items of some errors: title, exception, place, and whether removed or not yet written.
+
+    Lists of every error are long: the items are made in Python, and their values escaped in one call.
+    """
+    records = list(records)
+    values = [value for r in records for value in (urls.error(r.id), r.title, r.exception_name, r.path)]
+    # A value with a forbidden code point is shown as Jinja shows it (see `visible`); without one,
+    # no value holds NUL, which then keeps the values apart.
+    texts = [_html(value) for value in values] if FORBIDDEN.search("".join(values)) else \
+        str(escape("\0".join(values))).split("\0")
+    base = _html(root)
+    items = []
+    for index, r in enumerate(records):
+        href, title, exception, path = texts[4 * index: 4 * index + 4]
+        meta = f"line {r.line} · <code>{exception}</code>" if show_line else \
+            f"<code>{exception}</code> · <code>{path.replace('/', '/<wbr>')}:{r.line}</code>"
+        if r.status == "removed":
+            meta += ' · <span class="badge removed">removed</span>'
+        if pill and not r.written:
+            meta += ' · <span class="badge">not yet written</span>'
+        items.append(f'<li><a href="{base}{href}">{title}</a>\n<span class="meta">{meta}</span></li>\n')
+    return Markup("".join(items))
+
+
+def written_of(members: list[Summary]) -> str:
+    """Return how many of some errors are written, as list pages say it."""
+    return f"{sum(1 for r in members if r.written)} of {len(members)} written"
+
+
+def _html(text: str) -> str:
+    """Return text as a page shows it: escaped, forbidden code points replaced (see `visible`)."""
+    return str(Markup.escape(visible(text)))
+
+
 def has_placeholders(message: str) -> bool:
     """Return whether a message template interpolates any value."""
     return any(hole for _, hole in template_parts(message))
@@ -157,20 +195,21 @@ def natural_key(text: str) -> tuple[Any, ...]:
     return tuple(int(part) if i % 2 else part.casefold() for i, part in enumerate(re.split(r"(\d+)", words)))
 
 
-def reading_order(record: Record) -> tuple[Any, ...]:
+def reading_order(record: Summary) -> tuple[Any, ...]:
     """Return the key that lists written pages first, then by title in natural order (the id breaks ties)."""
     return (not record.written, natural_key(record.title), record.id)
 
 
-def recently_changed(records: Iterable[Record], limit: int = RECENT_LIMIT) -> list[Record]:
+def recently_changed(records: Iterable[Summary], order: Callable[[Summary], tuple[Any, ...]] = reading_order,
+                     limit: int = RECENT_LIMIT) -> list[Summary]:
     """Return the written records whose prose is newest, by `analysis.date`, newest first.
 
     Commits are hashes and carry no order without the repository, so the date the analysis
     gives is the order; records without one are left out, and equal dates go by title.
     """
-    dated = [r for r in records if r.written and r.analysis and r.analysis.date]
-    dated.sort(key=reading_order)
-    dated.sort(key=lambda r: r.analysis.date or "" if r.analysis else "", reverse=True)
+    dated = [r for r in records if r.written and r.analysis_date]
+    dated.sort(key=order)
+    dated.sort(key=lambda r: r.analysis_date or "", reverse=True)
     return dated[:limit]
 
 
@@ -181,35 +220,42 @@ def render_site(site: Site) -> dict[str, bytes]:
 
 
 class Renderer:
-    """Renders the pages of one site; pure, so any page can be rendered alone."""
+    """Renders the pages of one site; pure, so any page can be rendered alone.
 
-    def __init__(self, site: Site, related: dict[str, tuple[Related, ...]] | None = None,
+    Pages other than a record's own show only summaries: given every record's summary (`summaries`)
+    and related errors (`related`), the site's records need only be those whose pages are rendered.
+    """
+
+    def __init__(self, site: Site, related: Links | None = None,
                  highlighter: highlight.Highlighter | None = None, compiled: Path | None = None,
                  search_entries: Mapping[str, dict[str, Any]] | None = None,
                  search_terms: Mapping[str, dict[str, int]] | None = None,
-                 patterns: Mapping[str, list[str | None]] | None = None) -> None:
+                 summaries: Mapping[str, Summary] | None = None) -> None:
         self.site = site
         self.config = site.config
         self.highlighter = highlighter or highlight.Highlighter()
         self.env = environment(self.highlighter, compiled)
-        self.related = related_map(site.records) if related is None else related
+        self.cards: dict[str, Summary] = dict(sorted(summaries.items()) if summaries is not None
+                                              else ((r.id, summarize(r)) for r in site.records))
+        """Record id -> its summary, in id order."""
+        self.related: Links = related_links(self.cards) if related is None else related
+        """Record id -> its related errors."""
         self.search_entries: Mapping[str, dict[str, Any]] = search_entries or {}
         """Search index entries already known, by record id (a build keeps them from the last one)."""
         self.search_terms: Mapping[str, dict[str, int]] = search_terms or {}
         """Their weighted terms, by record id."""
-        self.patterns: Mapping[str, list[str | None]] = patterns or {}
-        """Compiled messages already known, by record id."""
-        self.by_exception = _group(site.records, lambda r: [r.exception])
-        self.by_file = _group(site.records, lambda r: [r.source.path])
-        self.by_tag = _group(site.records, lambda r: list(r.tags))
+        cards = self.cards.values()
+        self.by_exception = _group(cards, lambda r: [r.exception])
+        self.by_file = _group(cards, lambda r: [r.path])
+        self.by_tag = _group(cards, lambda r: list(r.tags))
         # Each record sits in several lists: its sort key is made once, not once per list.
-        self.order = {r.id: reading_order(r) for r in site.records}
+        self.order = {r.id: reading_order(r) for r in cards}
         """Record id -> its place in every list (see `reading_order`)."""
         for groups in (self.by_exception, self.by_file, self.by_tag):
             for members in groups.values():
                 members.sort(key=self.in_order)
 
-    def in_order(self, record: Record) -> tuple[Any, ...]:
+    def in_order(self, record: Summary) -> tuple[Any, ...]:
         """Return a record's place in the lists of this site (see `reading_order`)."""
         return self.order[record.id]
 
@@ -302,11 +348,12 @@ class Renderer:
             edit_link=self.edit_link(record),
             before_after=tuple(map(Markup, before_after)) if before_after else None,
             fix_code=Markup(self.highlighter.code_html(fix.code, fix.code_language)) if fix and fix.code else None,
-            related=sorted(self.related[record.id], key=lambda item: (item.automatic, not item.record.written)),
+            related=sorted((Related(self.cards[link.id], link.automatic) for link in self.related[record.id]),
+                           key=lambda item: (item.automatic, not item.record.written)),
             has_values=any(map(has_placeholders, [record.message, *(v.message for v in record.variants)])),
         )
 
-    def list_page(self, path: str, title: str, kind: str, members: list[Record], key: str) -> bytes:
+    def list_page(self, path: str, title: str, kind: str, members: list[Summary], key: str) -> bytes:
         """Return the page listing the errors of one exception type, file or tag."""
         return self.page(
             "list.html",
@@ -316,6 +363,8 @@ class Renderer:
             kind=kind,
             key=key,
             records=members,
+            done=[r for r in members if r.written],
+            todo=[r for r in members if not r.written],
         )
 
     def groups_page(self, path: str, title: str, kind: str) -> bytes:
@@ -330,26 +379,27 @@ class Renderer:
             "home.html",
             "index.html",
             title=self.config.title,
-            description=f"{len(self.site.records)} errors, what they mean and how to fix them.",
+            description=f"{len(self.cards)} errors, what they mean and how to fix them.",
             by_exception=self.by_exception,
             by_file=self.by_file,
             by_tag=self.by_tag,
-            list_all=len(self.site.records) <= HOME_LIST_LIMIT,
+            list_all=len(self.cards) <= HOME_LIST_LIMIT,
             counts=self.counts(),
-            recent=recently_changed(self.site.records),
+            recent=recently_changed(self.cards.values(), self.in_order),
         )
 
     def all_errors_page(self) -> bytes:
         """Return the page listing every error."""
-        records = sorted(self.site.records, key=self.in_order)
+        records = sorted(self.cards.values(), key=self.in_order)
         return self.page("list.html", "errors/index.html", title="All errors",
                          description=f"Every error in {self.config.title}.",
-                         kind="all", key="", records=records)
+                         kind="all", key="", records=records, done=[r for r in records if r.written],
+                         todo=[r for r in records if not r.written])
 
     def redirect_page(self, old: str, new: str) -> bytes:
         """Return the page at a retired id's URL that sends readers to its successor."""
-        return self.page("redirect.html", urls.error(old), title=self.site.by_id[new].title,
-                         description=f"This error is now {new}.", target=self.site.by_id[new],
+        return self.page("redirect.html", urls.error(old), title=self.cards[new].title,
+                         description=f"This error is now {new}.", target=self.cards[new],
                          target_href="../" + new + "/index.html", canonical_target=self.absolute(f"errors/{new}/"))
 
     # Links
@@ -382,10 +432,11 @@ class Renderer:
 
     def counts(self) -> dict[str, int]:
         """Return how many records, exception types, files and tags the site has."""
+        cards = self.cards.values()
         return {
-            "errors": len(self.site.records),
-            "active": sum(r.status == "active" for r in self.site.records),
-            "written": sum(r.written for r in self.site.records),
+            "errors": len(cards),
+            "active": sum(r.status == "active" for r in cards),
+            "written": sum(r.written for r in cards),
             "exceptions": len(self.by_exception),
             "files": len(self.by_file),
             "tags": len(self.by_tag),
@@ -399,20 +450,17 @@ class Renderer:
 
     def errors_json(self) -> bytes:
         """Return the list of every record's summary."""
-        return _json({"version": 1, "errors": [
-            {"id": r.id, "title": r.title, "exception": r.exception, "message": r.message,
-             "path": r.source.path, "line": r.source.line, "tags": list(r.tags), "status": r.status,
-             "url": self.absolute(f"errors/{r.id}/")}
-            for r in self.site.records
-        ]})
+        return _json_list({"version": 1}, "errors",
+                          ("id", "title", "exception", "message", "path", "line", "tags", "status", "url"),
+                          ((r.id, r.title, r.exception, r.message, r.path, r.line, r.tags, r.status,
+                            self.absolute(f"errors/{r.id}/")) for r in self.cards.values()))
 
     def patterns_json(self) -> bytes:
         """Return every active record's compiled pattern, for linking from messages."""
-        return _json({"version": 1, "base_url": self.config.base_url, "patterns": [
-            {"id": r.id, "url": self.absolute(f"errors/{r.id}/"), "exception": r.exception,
-             "pattern": self.patterns[r.id] if r.id in self.patterns else compile_template(r.message)}
-            for r in self.site.records if r.status == "active"
-        ]})
+        return _json_list({"version": 1, "base_url": self.config.base_url}, "patterns",
+                          ("id", "url", "exception", "pattern"),
+                          ((r.id, self.absolute(f"errors/{r.id}/"), r.exception, r.pattern)
+                           for r in self.cards.values() if r.status == "active"))
 
     def search_index(self) -> bytes:
         """Return the search index as a script, so it loads from file:// too."""
@@ -423,7 +471,7 @@ class Renderer:
     def sitemap(self) -> bytes:
         """Return the sitemap of every page, with absolute URLs."""
         pages = ["", "errors/", "exceptions/", "files/", "tags/", "search/"]
-        pages += [f"errors/{r.id}/" for r in self.site.records]
+        pages += [f"errors/{i}/" for i in self.cards]
         pages += [urls.pretty(urls.exception(n)) for n in self.by_exception]
         pages += [urls.pretty(urls.source_file(p)) for p in self.by_file]
         pages += [urls.pretty(urls.tag(t)) for t in self.by_tag]
@@ -477,8 +525,8 @@ def record_data(record: Record) -> dict[str, Any]:
     return data
 
 
-def _group(records: Iterable[Record], keys: Callable[[Record], list[str]]) -> dict[str, list[Record]]:
-    groups: dict[str, list[Record]] = defaultdict(list)
+def _group(records: Iterable[Summary], keys: Callable[[Summary], list[str]]) -> dict[str, list[Summary]]:
+    groups: dict[str, list[Summary]] = defaultdict(list)
     for record in records:
         for key in keys(record):
             groups[key].append(record)
@@ -495,26 +543,49 @@ def _json(data: Any) -> bytes:
     return (_indented(data, "\n") + "\n").encode()
 
 
+def _json_list(head: dict[str, Any], name: str, fields: tuple[str, ...], items: Iterable[tuple[Any, ...]]) -> bytes:
+    """Return what `_json({**head, name: [dict(zip(fields, item)) for item in items]})` does, quicker.
+
+    Every item is an object of the same fields: their layout is made once, by `_indented`, and
+    each item's values are written into it.
+    """
+    inner = "\n  "
+    # The fields' names never contain "null", so splitting there leaves the text around each value.
+    layout = _indented(dict.fromkeys(fields), inner).split("null")
+    deeper = inner + " "
+    body = ("," + inner).join(
+        "".join(part + (encode_basestring(value) if type(value) is str else _indented(value, deeper))
+                for part, value in zip(layout, item)) + layout[-1]
+        for item in items)
+    listed = f"[{inner}{body}\n ]" if body else "[]"
+    first = "".join(f"\n {encode_basestring(key)}: {_indented(value, chr(10) + ' ')}," for key, value in head.items())
+    return f"{{{first}\n {encode_basestring(name)}: {listed}\n}}\n".encode()
+
+
 def _indented(value: Any, newline: str) -> str:
     """Return what `json.dumps(value, ensure_ascii=False, indent=1)` does, at the depth `newline` indents to.
 
     json's indenting encoder is pure Python and slow; this one calls C for every string and number,
-    which makes api/errors.json of 10,000 records several times quicker.
+    and writes strings and numbers inside lists and objects without another call, which makes
+    api/errors.json of 10,000 records several times quicker.
     """
-    if isinstance(value, str):
-        return encode_basestring(value)
     if isinstance(value, dict):
         if not value:
             return "{}"
         inner = newline + " "
         return "{" + inner + ("," + inner).join(
-            f"{encode_basestring(key if isinstance(key, str) else json.dumps(key))}: {_indented(item, inner)}"
+            f"{encode_basestring(key if isinstance(key, str) else json.dumps(key))}: "
+            + (encode_basestring(item) if type(item) is str else _indented(item, inner))
             for key, item in value.items()) + newline + "}"
     if isinstance(value, (list, tuple)):
         if not value:
             return "[]"
         inner = newline + " "
-        return "[" + inner + ("," + inner).join(_indented(item, inner) for item in value) + newline + "]"
+        return "[" + inner + ("," + inner).join(
+            encode_basestring(item) if type(item) is str else _indented(item, inner) for item in value) \
+            + newline + "]"
+    if isinstance(value, str):
+        return encode_basestring(value)
     if type(value) is int:
         return int.__repr__(value)
     return JSON_CONSTANTS[value] if value is None or type(value) is bool else json.dumps(value)

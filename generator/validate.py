@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -252,6 +252,19 @@ def check_pages(records: list[Record]) -> Iterator[Problem]:
                 _apart(urls.output_path(page), f"the page of {kind} {name!r} in {record.file}", files, folders)
             except Invalid as error:
                 yield Problem.of(record.file, pointer, error)
+
+
+def pages_apart(pages: Iterable[str]) -> bool:
+    """Return whether the list pages at the URLs `pages` (one per exception, file and tag) collide with none
+    another, as `check_pages` sees them."""
+    files = {urls.same_file_key(page): page for page in urls.LIST_PAGES}
+    folders: dict[str, str] = {}
+    try:
+        for page in pages:
+            _apart(urls.output_path(page), page, files, folders)
+    except Invalid:
+        return False
+    return True
 
 
 def _pages_of(record: Record) -> Iterator[tuple[str, str, str, str]]:

@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from synth import synthesize  # noqa: E402
 
 OPS = ["prose", "unwritten", "title", "message", "tags", "status", "related", "place", "variant", "add", "delete",
-       "break", "template", "settings", "touch", "redirect"]
+       "break", "template", "settings", "touch", "redirect", "repin", "dated", "exception", "unknown-related",
+       "collide"]
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -76,6 +77,18 @@ def apply(op: str, n: int, content: Path, templates: Path) -> bool:
         for other in ids(content):
             edit(content, other, lambda d: d.update(related=[r for r in d.get("related", []) if r != target]))
         (content / "site.toml").write_text((content / "site.toml").read_text().split("[redirects]")[0])
+    elif op == "repin":
+        edit(content, target, lambda d: d["source"].update(commit=f"{n:07x}abc"))
+    elif op == "dated":
+        edit(content, target, lambda d: d.update(analysis={"by": "human", "date": f"2026-0{1 + n % 9}-1{n % 10}"}))
+    elif op == "exception":
+        edit(content, target, lambda d: d.update(exception=f"pkg.Error{n % 4}"))
+    elif op == "unknown-related":
+        edit(content, target, lambda d: d.update(related=["no-such-record"]))
+        return False
+    elif op == "collide":
+        edit(content, target, lambda d: d.update(tags=[f"tag-{n % 3}", f"TAG-{n % 3}"]))
+        return False
     elif op == "break":
         (content / "errors" / f"{target}.json").write_text("{ not json")
         return False
@@ -104,7 +117,7 @@ def templates(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     return folder
 
 
-@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=24, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 50)), min_size=1, max_size=6))
 def test_incremental_build_equals_clean_build(tmp_path_factory: pytest.TempPathFactory, templates: Path,
                                               steps: list[tuple[str, int]]) -> None:
@@ -148,6 +161,32 @@ def test_one_prose_change_renders_only_its_pages(tmp_path: Path) -> None:
     assert not result.full
     assert result.written == 2  # its page and its JSON; titles, lists and search do not change
     assert "Restart it." in (tmp_path / "site" / "errors" / record_id / "index.html").read_text()
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: d.update(title="A new title"),
+    lambda d: d.update(message=d["message"] + " (reworded)"),
+    lambda d: d.update(tags=["brand-new"]),
+    lambda d: d.update(status="removed"),
+    lambda d: d.update(exception="pkg.OtherError"),
+    lambda d: [d.pop(k, None) for k in ("meaning", "solutions", "example_fix", "when")],
+], ids=["title", "message", "tags", "status", "exception", "unwritten"])
+def test_an_edit_other_pages_show_reads_no_other_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        change: object) -> None:
+    synthesize(60, tmp_path / "content")
+    pipeline.build(tmp_path / "content", tmp_path / "site", jobs=2)
+    record_id = ids(tmp_path / "content")[7]
+    edit(tmp_path / "content", record_id, change)
+
+    def whole_state(self: object) -> None:
+        raise AssertionError("the build read every record's state")
+
+    monkeypatch.setattr(pipeline.SavedState, "load", whole_state)
+    result = pipeline.build(tmp_path / "content", tmp_path / "site", jobs=2)
+    monkeypatch.undo()
+    assert not result.full and result.rendered < 40
+    pipeline.build(tmp_path / "content", tmp_path / "clean", jobs=1)
+    assert tree(tmp_path / "site") == tree(tmp_path / "clean")
 
 
 def test_parallel_build_equals_serial_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,22 +10,12 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import urls
-from ..model import Record, Site
-
-
-@dataclass(frozen=True, slots=True)
-class Link:
-    """One related error shown on a record's page."""
-
-    id: str
-    """The related record's id."""
-    automatic: bool
-    """Whether errorsite found it (True) or the record's `related` names it (False)."""
+from ..model import Config, Summary
+from ..search.related import Link, Links
 
 
 def digest(*parts: str | bytes) -> str:
@@ -67,21 +57,19 @@ def code_digest() -> str:
     return digest(sys.version, *(version(name) for name in ("jinja2", "markdown-it-py", "pygments")))
 
 
-def summary_key(record: Record) -> str:
+def summary_key(summary: Summary) -> str:
     """Return a hash of what other pages show of a record: list pages, related links, the API, the index rows."""
-    s = record.source
-    # The home page lists the newest prose by its analysis date and commit.
-    analysis = (record.analysis.date, record.analysis.commit) if record.analysis else None
-    # The search index holds every wording of the message, not only its terms.
-    return digest(repr((record.id, record.title, record.exception, record.message, s.path, s.line, s.function,
-                        record.tags, record.status, record.written, analysis,
-                        tuple(v.message for v in record.variants))))
+    return digest(repr(tuple(getattr(summary, name) for name in SUMMARY_FIELDS)))
 
 
-def related_key(records: Iterable[Record]) -> str:
+SUMMARY_FIELDS = tuple(f for f in Summary.__dataclass_fields__ if f != "words")
+"""The fields of a summary (its words come from its message)."""
+
+
+def related_key(summaries: Iterable[Summary]) -> str:
     """Return a hash of everything the related map is made from: place, words, tags and links."""
-    return digest(repr([(r.id, r.message, r.tags, r.source.path, r.source.line, r.source.function, r.status,
-                         r.related) for r in records]))
+    return digest(repr([(s.id, s.message, s.tags, s.path, s.line, s.function, s.status, s.related)
+                        for s in summaries]))
 
 
 INDEX_FIELDS = ("id", "title", "message", "exception", "path", "status", "line", "function", "written", "variants")
@@ -114,35 +102,64 @@ FIXED = ("search/index.html", "404.html", "api/schema.json", "robots.txt", ".noj
 """Files that depend on the code, templates and settings only (as do static/ files)."""
 
 
-def page_keys(site: Site, related: Mapping[str, tuple[Link, ...]], plan: Iterable[str], shas: Mapping[str, str],
-              summaries: Mapping[str, str], common: str) -> dict[str, str]:
+def group_key(common: str, path: str, members: Iterable[str], summaries: Mapping[str, str]) -> str:
+    """Return the key of the list page at `path` (a URL), from its members' summaries."""
+    return digest(common, path, *(summaries[i] for i in members))
+
+
+def redirect_key(common: str, old: str, new: str, summaries: Mapping[str, str]) -> str:
+    """Return the key of the page at a retired id's URL: it names its successor."""
+    return digest(common, old, new, summaries[new])
+
+
+def shared_keys(common: str, summaries: Mapping[str, str]) -> dict[str, str]:
+    """Return the keys of the files that show every record's summary (`summaries` in id order)."""
+    every_summary = digest(common, *summaries.values())
+    return {path: digest(every_summary, path) for path in SHARED_BY_SUMMARY}
+
+
+def page_keys(cards: Iterable[Summary], config: Config, related: Links, plan: Iterable[str],
+              shas: Mapping[str, str], summaries: Mapping[str, str], common: str) -> dict[str, str]:
     """Return, for every output file of `plan`, a hash of everything its bytes depend on.
 
-    `shas` and `summaries` give each record's file hash and `summary_key` by id.
+    `shas` and `summaries` give each record's file hash and `summary_key` by id, in id order.
     """
-    every_summary = digest(common, *summaries.values())
     every_file = digest(common, *sorted(shas.values()))
     keys = dict.fromkeys(plan, every_file)
-    for record in site.records:
-        keys.update(record_keys(record.id, shas[record.id], related[record.id], summaries, common))
-    for path, members in groups(site.records).items():
-        keys[urls.output_path(path)] = digest(common, path, *(summaries[i] for i in members))
-    for old, new in site.config.redirects:
-        keys[urls.output_path(urls.error(old))] = digest(common, old, new, summaries[new])
-    for path in SHARED_BY_SUMMARY:
-        keys[path] = digest(every_summary, path)
+    cards = list(cards)
+    for card in cards:
+        keys.update(record_keys(card.id, shas[card.id], related[card.id], summaries, common))
+    for path, members in groups(cards).items():
+        keys[urls.output_path(path)] = group_key(common, path, members, summaries)
+    for old, new in config.redirects:
+        keys[urls.output_path(urls.error(old))] = redirect_key(common, old, new, summaries)
+    keys.update(shared_keys(common, summaries))
     for path in keys:
         if path.startswith("static/") or path in FIXED:
             keys[path] = digest(common, path)
     return keys
 
 
-def groups(records: Iterable[Record]) -> dict[str, list[str]]:
+def groups(cards: Iterable[Summary]) -> dict[str, list[str]]:
     """Return the ids of the records each exception, file and tag page lists, by that page's URL."""
     found: dict[str, list[str]] = {}
-    for record in records:
-        found.setdefault(urls.exception(record.exception), []).append(record.id)
-        found.setdefault(urls.source_file(record.source.path), []).append(record.id)
-        for tag in record.tags:
-            found.setdefault(urls.tag(tag), []).append(record.id)
+    for card in cards:
+        for path in group_pages(card):
+            found.setdefault(path, []).append(card.id)
     return found
+
+
+def group_pages(card: Summary) -> list[str]:
+    """Return the URLs of the exception, file and tag pages that list a record."""
+    return [group_url(group) for group in group_names(card)]
+
+
+def group_names(card: Summary) -> list[tuple[str, str]]:
+    """Return the (kind, name) of each list page of a record: its exception, its file, its tags."""
+    return [("exception", card.exception), ("file", card.path), *(("tag", t) for t in card.tags)]
+
+
+def group_url(group: tuple[str, str]) -> str:
+    """Return the URL of the list page of a (kind, name) of `group_names`."""
+    kind, name = group
+    return urls.exception(name) if kind == "exception" else urls.source_file(name) if kind == "file" else urls.tag(name)

@@ -1,5 +1,5 @@
 """What one build leaves for the next and for its caller: its result, the search index it
-wrote (read back for patching), and what the index takes of a record.
+wrote (read back for patching), and what it makes of each record besides its pages.
 
 `pipeline` (a whole build) and `update` (a few edited records) both use these, so they live
 apart from either.
@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Record
-from .keys import digest, index_key
-from .state import Search
+from .keys import digest, index_key, summary_key
+from .state import Made, Search
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,14 +38,15 @@ class Result:
     """How long the build took."""
 
 
-def search_of(record: Record) -> Search:
-    """Return what the search index takes of one record."""
+def made_of(record: Record) -> Made:
+    """Return what the search index takes of one record, and its summary."""
     from ..search.index import document_terms, search_entry
-    from ..search.template import compile_template
+    from ..summary import summarize
 
     entry = search_entry(record)
     terms = document_terms(entry)
-    return Search(entry, terms, index_key(entry, terms), compile_template(record.message))
+    summary = summarize(record)
+    return Made(Search(entry, terms, index_key(entry, terms)), summary, summary_key(summary))
 
 
 def previous_index(out: Path, sha: str) -> dict[str, Any] | None:

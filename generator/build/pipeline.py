@@ -22,16 +22,16 @@ from .. import load
 from ..model import Config, Record, Site
 from . import paths, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_inputs, read_record, unchanged
-from .keys import Link, digest, page_keys, related_key, search_index_key, summary_key
-from .state import RACY, Damaged, Head, Meta, OutputRow, RecordRow, SavedState, Search, State, decode
+from .keys import digest, page_keys, related_key, search_index_key
+from .state import RACY, Damaged, Head, Made, Meta, OutputRow, RecordRow, SavedState, Search, State, decode
 from .store import HighlightStore
-from .outputs import Result, previous_index, search_of
+from .outputs import Result, made_of, previous_index
 from .update import update
 from .workers import Progress
 
 if TYPE_CHECKING:
     from ..render import Renderer
-    from ..search.related import Related
+    from ..search.related import Links
 
 QUICK_MAX = 64
 """Above this many changed record files, a whole build (which reads every record once) is as quick."""
@@ -71,7 +71,7 @@ def _build(content: Path, out: Path, base_url: str | None, saved: SavedState, jo
             return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
         if len(changed) <= QUICK_MAX:
 
-            result = update(inputs, saved, head, changed)
+            result = update(inputs, saved, head, changed, jobs)
             if result is not None:
                 return result
     old = saved.load()
@@ -161,39 +161,24 @@ class Relations:
 
     key: str
     """Hash of what they were made from (see `keys.related_key`)."""
-    links: dict[str, tuple[Link, ...]]
+    links: Links
     """Record id -> its related errors, best first."""
 
 
-def relate(site: Site, old: State) -> Relations:
+def relate(made: Mapping[str, Made], old: State) -> Relations:
     """Return the related errors of every record, found again only when a record's place, words or links changed."""
-    from ..search.related import related_map
+    from ..search.related import related_links
 
-    key = related_key(site.records)
+    summaries = {i: made[i].summary for i in sorted(made)}
+    key = related_key(summaries.values())
     if key == old.meta.related_key and old.rows:
         return Relations(key, {row.record.id: row.related for row in old.rows.values()})
-    found = related_map(site.records)
-    return Relations(key, {i: tuple(Link(x.record.id, x.automatic) for x in items) for i, items in found.items()})
+    return Relations(key, related_links(summaries))
 
 
-class RelatedPages(dict[str, tuple["Related", ...]]):
-    """The related errors the renderer shows, made from `Relations` only for the pages it renders."""
-
-    def __init__(self, links: Mapping[str, tuple[Link, ...]], by_id: Mapping[str, Record]) -> None:
-        super().__init__()
-        self.links, self.by_id = links, by_id
-
-    def __missing__(self, record_id: str) -> tuple[Related, ...]:
-        from ..search.related import Related
-
-        found = tuple(Related(self.by_id[link.id], link.automatic) for link in self.links[record_id])
-        self[record_id] = found
-        return found
-
-
-def searched(records: Records, old: State, jobs: int) -> dict[str, Search]:
-    """Return what the search index takes of every record, made again only for files that changed."""
-    known = {row.stamp.sha: row.search for row in old.rows.values()} if config_key(
+def made_all(records: Records, old: State, jobs: int) -> dict[str, Made]:
+    """Return the search terms and summary of every record, made again only for files that changed."""
+    known = {row.stamp.sha: row.made for row in old.rows.values()} if config_key(
         records.site.config) == old.meta.config_key else {}
     found = {}
     unknown = []
@@ -202,21 +187,21 @@ def searched(records: Records, old: State, jobs: int) -> dict[str, Search]:
             found[file.record.id] = known[file.sha]
         else:
             unknown.append(file.record)
-    found.update((s.entry["id"], s) for s in workers.map_items(search_of, unknown, jobs))
+    found.update((m.summary.id, m) for m in workers.map_items(made_of, unknown, jobs))
     return found
 
 
-def renderer(site: Site, related: dict[str, tuple[Related, ...]], search: Mapping[str, Search],
-             store: HighlightStore, lexers: dict[str, str], out: Path) -> Renderer:
+def renderer(site: Site, related: Links, made: Mapping[str, Made], store: HighlightStore, lexers: dict[str, str],
+             out: Path) -> Renderer:
     """Return the renderer of `site`, highlighting through `store` and knowing every record's search terms."""
     from . import highlight
     from ..render import Renderer
 
     return Renderer(site, related=related, highlighter=highlight.Highlighter(store, lexers),
                     compiled=paths.templates_path(out),
-                    search_entries={i: s.entry for i, s in search.items()},
-                    search_terms={i: s.terms for i, s in search.items()},
-                    patterns={i: s.pattern for i, s in search.items()})
+                    search_entries={i: m.search.entry for i, m in made.items()},
+                    search_terms={i: m.search.terms for i, m in made.items()},
+                    summaries={i: m.summary for i, m in made.items()})
 
 
 def salt() -> str:
@@ -273,18 +258,20 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
     """Build from every record, rendering the files whose inputs changed; into a fresh output unless `in_place`."""
     records = valid_records(inputs, old, jobs)
     site = records.site
-    relations = relate(site, old)
-    search = searched(records, old, jobs)
+    made = made_all(records, old, jobs)
+    relations = relate(made, old)
     new_salt, lexers = salt(), lexers_of(site, inputs, old)
     store = HighlightStore(paths.highlight_path(inputs.out), new_salt)
-    plan = renderer(site, RelatedPages(relations.links, site.by_id), search, store, lexers, inputs.out).plan()
+    plan = renderer(site, relations.links, made, store, lexers, inputs.out).plan()
     common = digest(inputs.env, repr(site.config))
+    search = {i: m.search for i, m in made.items()}
     patched = patched_index(inputs, old, site, search, in_place)
     if patched is not None:
         plan["search-index.js"] = patched
     shas = {file.record.id: file.sha for file in records.files.values()}
-    summaries = {r.id: summary_key(r) for r in site.records}
-    keys = page_keys(site, relations.links, plan, shas, summaries, common)
+    summaries = {r.id: made[r.id].summary_key for r in site.records}
+    keys = page_keys((made[r.id].summary for r in site.records), site.config, relations.links, plan, shas,
+                     summaries, common)
     keys["search-index.js"] = search_index_key(common, (search[r.id].key for r in site.records))
     outputs = old.outputs if in_place else {}
     todo = [p for p in plan if p not in outputs or outputs[p].key != keys[p]]
@@ -310,7 +297,7 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
                 marker=marker(inputs.out), records=len(site.records), pages=pages,
                 base_path=base_path(site.config), behind=committed.behind)
     rows = {name: _row(old.rows.get(name), RecordRow(name, inputs.stamp(name, file.sha), file.record,
-                                                      search[file.record.id], relations.links[file.record.id]))
+                                                      made[file.record.id], relations.links[file.record.id]))
             for name, file in records.files.items()}
     new_outputs = {p: OutputRow(keys[p], hashes.get(p) or outputs[p].sha) for p in plan}
     saved.save(State(meta, rows, new_outputs), old)
@@ -320,7 +307,7 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
 
 def _row(old: RecordRow | None, new: RecordRow) -> RecordRow:
     """Return `old` when it holds what `new` does, so that saving skips it."""
-    if old is None or old.stamp != new.stamp or old.search is not new.search or old.related != new.related:
+    if old is None or old.stamp != new.stamp or old.made is not new.made or old.related != new.related:
         return new
     return old if old.record is new.record else new
 
@@ -338,7 +325,7 @@ def patched_index(inputs: Inputs, old: State, site: Site, search: Mapping[str, S
     if not in_place or "search-index.js" not in old.outputs or old.meta.env != inputs.env \
             or old.meta.settings != digest(inputs.settings):
         return None
-    before = {row.record.id: row.search for row in old.rows.values()}
+    before = {row.record.id: row.made.search for row in old.rows.values()}
     if before.keys() != site.by_id.keys():
         return None
     changed = sorted(i for i, found in search.items() if found.key != before[i].key)

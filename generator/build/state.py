@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..model import Analysis, Check, ExampleFix, Record, Review, Snippet, Source, Variant, Verified, When
-from .keys import Link
+from ..model import Analysis, Check, ExampleFix, Record, Review, Snippet, Source, Summary, Variant, Verified, When
+from ..search.related import Link, Links
 
 T = TypeVar("T")
 
@@ -47,8 +47,18 @@ class Search:
     """Its weighted terms, as `search.index.document_terms` makes them."""
     key: str
     """Hash of both (`keys.index_key`): the index changes when it does."""
-    pattern: list[str | None]
-    """Its compiled message, as `search.template.compile_template` makes it, for api/patterns.json."""
+
+
+@dataclass(frozen=True, slots=True)
+class Made:
+    """What a build makes of one record besides its pages."""
+
+    search: Search
+    """What the search index takes of it."""
+    summary: Summary
+    """What other pages show of it."""
+    summary_key: str
+    """Hash of its summary (`keys.summary_key`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +71,8 @@ class RecordRow:
     """Its size, time and hash."""
     record: Record
     """Its validated record."""
-    search: Search
-    """What the search index takes of it."""
+    made: Made
+    """Its search terms and summary."""
     related: tuple[Link, ...]
     """Its related errors, as its page lists them."""
 
@@ -119,6 +129,19 @@ class Head:
 
 
 @dataclass(frozen=True, slots=True)
+class Cards:
+    """Records' summaries, as the last build saved them: what an edit of a few records needs to render
+    the pages that list them."""
+
+    summaries: dict[str, Summary]
+    """Record id -> its summary."""
+    keys: dict[str, str]
+    """Record id -> the hash of its summary."""
+    shas: dict[str, str]
+    """Record id -> the hash of its file."""
+
+
+@dataclass(frozen=True, slots=True)
 class State:
     """Everything a build keeps for the next one."""
 
@@ -137,11 +160,17 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
     name TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, sha TEXT NOT NULL,
-    id TEXT NOT NULL, index_key TEXT NOT NULL, related BLOB NOT NULL, search BLOB NOT NULL, record BLOB NOT NULL);
+    id TEXT NOT NULL, index_key TEXT NOT NULL, summary_key TEXT NOT NULL, summary BLOB NOT NULL,
+    related BLOB NOT NULL, search BLOB NOT NULL, record BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS records_by_id ON records (id, index_key);
 CREATE INDEX IF NOT EXISTS records_stamp ON records (name, size, mtime, sha);
 CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY, key TEXT NOT NULL, sha TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS linked (id TEXT NOT NULL, other TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS linked_by_other ON linked (other);
+CREATE INDEX IF NOT EXISTS linked_by_id ON linked (id);
 """
+# `linked` holds each record's related ids again, so that the records whose pages link one are found
+# without reading every record's related errors.
 META_FIELDS = tuple(Meta.__dataclass_fields__)
 
 
@@ -215,9 +244,15 @@ class SavedState:
             db = self._connect()
             with _transaction(db):
                 db.executemany("DELETE FROM records WHERE name = ?", ((name,) for name in old.rows.keys() - state.rows.keys()))
+                ids = {row.record.id for row in state.rows.values()}
+                db.executemany("DELETE FROM linked WHERE id = ?",
+                               ((i,) for i in {row.record.id for row in old.rows.values()} - ids))
+                _relink(db, {row.record.id: row.related for name, row in state.rows.items()
+                             if old.rows.get(name) is not row and (name not in old.rows or old.rows[name].related
+                                                                   != row.related or old.rows[name].record.id != row.record.id)})
                 db.executemany("DELETE FROM outputs WHERE path = ?", ((path,) for path in old.outputs.keys() - state.outputs.keys()))
                 # One row at a time: all of them at once would double the memory of a large site.
-                db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                (_columns(row) for name, row in state.rows.items() if old.rows.get(name) is not row))
                 db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
                                ((path, row.key, row.sha) for path, row in state.outputs.items()
@@ -226,15 +261,21 @@ class SavedState:
         except sqlite3.DatabaseError as error:
             raise Damaged(self.path) from error
 
-    def update(self, rows: Iterable[RecordRow], outputs: dict[str, OutputRow], meta: dict[str, Any]) -> None:
-        """Replace some record rows, output rows and settings, atomically."""
+    def update(self, rows: Iterable[RecordRow], outputs: dict[str, OutputRow], meta: dict[str, Any],
+               links: Links | None = None, gone: Iterable[str] = ()) -> None:
+        """Replace some record rows, output rows and settings, and other records' related errors
+        (`links`, by id); forget the output rows of `gone`; atomically."""
         try:
             db = self._connect()
             with _transaction(db):
-                db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                [_columns(row) for row in rows])
+                db.executemany("UPDATE records SET related = ? WHERE id = ?",
+                               [(_links(found), i) for i, found in (links or {}).items()])
+                _relink(db, {**(links or {}), **{row.record.id: row.related for row in rows}})
                 db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
                                [(path, row.key, row.sha) for path, row in outputs.items()])
+                db.executemany("DELETE FROM outputs WHERE path = ?", [(path,) for path in gone])
                 _put_meta(db, meta)
         except sqlite3.DatabaseError as error:
             raise Damaged(self.path) from error
@@ -257,6 +298,34 @@ class SavedState:
         """Return the rows of the output files `paths` that have one."""
         return self._select("SELECT path, key, sha FROM outputs WHERE path = ?", paths,
                             lambda row: (row[0], OutputRow(row[1], row[2])))
+
+    def cards(self, ids: Iterable[str] | None = None) -> Cards:
+        """Return the summary of every record, or of the records `ids`."""
+        summaries, keys, shas = {}, {}, {}
+        query = "SELECT id, sha, summary_key, summary FROM records"
+        try:
+            db = self._connect()
+            found = db.execute(query) if ids is None else (
+                row for i in ids for row in db.execute(query + " WHERE id = ?", (i,)))
+            for record_id, sha, key, summary in found:
+                summaries[record_id] = Summary(*marshal.loads(summary))
+                keys[record_id], shas[record_id] = key, sha
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
+        return Cards(summaries, keys, shas)
+
+    def links(self, ids: Iterable[str]) -> Links:
+        """Return the related errors of the records `ids`."""
+        return self._select("SELECT id, related FROM records WHERE id = ?", ids, lambda row: (
+            row[0], tuple(Link(other, automatic) for other, automatic in marshal.loads(row[1]))))
+
+    def linking(self, ids: Iterable[str]) -> set[str]:
+        """Return the ids of the records whose related errors include any of `ids`."""
+        try:
+            db = self._connect()
+            return {found for i in ids for (found,) in db.execute("SELECT id FROM linked WHERE other = ?", (i,))}
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
 
     def index_keys(self) -> dict[str, str]:
         """Return, by record id, the hash of what the search index takes of each record."""
@@ -298,16 +367,31 @@ def _put_meta(db: sqlite3.Connection, values: dict[str, Any]) -> None:
 
 def _columns(row: RecordRow) -> tuple[Any, ...]:
     """Return a record row as stored: small columns first, so reading them stops before the large ones."""
-    s = row.stamp
-    return (row.name, s.size, s.mtime_ns, s.sha, row.record.id, row.search.key,
-            marshal.dumps(tuple((link.id, link.automatic) for link in row.related)),
-            marshal.dumps((row.search.entry, row.search.terms, row.search.pattern)), marshal.dumps(encode(row.record)))
+    s, made = row.stamp, row.made
+    summary = made.summary
+    return (row.name, s.size, s.mtime_ns, s.sha, row.record.id, made.search.key, made.summary_key,
+            marshal.dumps(tuple(getattr(summary, name) for name in SUMMARY_FIELDS)), _links(row.related),
+            marshal.dumps((made.search.entry, made.search.terms)), marshal.dumps(encode(row.record)))
+
+
+SUMMARY_FIELDS = tuple(Summary.__dataclass_fields__)
+
+
+def _relink(db: sqlite3.Connection, links: Links) -> None:
+    """Make the `linked` rows of each record of `links` its related ids."""
+    db.executemany("DELETE FROM linked WHERE id = ?", ((i,) for i in links))
+    db.executemany("INSERT INTO linked VALUES (?, ?)", ((i, link.id) for i, found in links.items() for link in found))
+
+
+def _links(links: tuple[Link, ...]) -> bytes:
+    return marshal.dumps(tuple((link.id, link.automatic) for link in links))
 
 
 def _record_row(columns: tuple[Any, ...]) -> RecordRow:
-    name, size, mtime, sha, _, index_key, related, search, record = columns
-    entry, terms, pattern = marshal.loads(search)
-    return RecordRow(name, Stamp(size, mtime, sha), decode(marshal.loads(record)), Search(entry, terms, index_key, pattern),
+    name, size, mtime, sha, _, index_key, summary_key, summary, related, search, record = columns
+    entry, terms = marshal.loads(search)
+    made = Made(Search(entry, terms, index_key), Summary(*marshal.loads(summary)), summary_key)
+    return RecordRow(name, Stamp(size, mtime, sha), decode(marshal.loads(record)), made,
                      tuple(Link(other, automatic) for other, automatic in marshal.loads(related)))
 
 

@@ -1,17 +1,29 @@
-"""A build after a few edits: only the edited records are read, and only the files they show on rendered."""
+"""A build after a few edits: only the edited records are read, and only the files they show on rendered.
+
+An edit of a record's prose renders its own pages. An edit of what other pages show of it (its
+summary: title, message, place, tags, status, related ids, whether written) also renders the
+list pages, the API files and the pages that link it, from every record's summary and related
+errors as the last build saved them, without reading any other record; when it changes what
+relates records, the related errors are found again for the records it can reach
+(`search.related.relink`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
 
-from .. import render, urls
-from ..model import Config, Record, Site
-from ..search.related import Related
-from . import highlight, paths, reindex, write
+from .. import render, urls, validate
+from ..model import Config, Record, Site, Summary
+from ..search.related import Links, relink
+from . import highlight, paths, reindex, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
-from .keys import digest, record_keys, search_index_key, summary_key
-from .outputs import Result, previous_index, search_of
-from .state import Head, OutputRow, RecordRow, SavedState, decode
+from .keys import (digest, group_key, group_names, group_url, record_keys, redirect_key, related_key, search_index_key,
+                   shared_keys)
+from .outputs import Result, made_of, previous_index
+from .state import Head, Made, OutputRow, RecordRow, SavedState, Search, decode
 from .store import HighlightStore
 
 
@@ -25,25 +37,36 @@ class Edit:
     """Its new record."""
     sha: str
     """Hash of its new bytes."""
+    made: Made
+    """Its new search terms and summary."""
 
 
 @dataclass(frozen=True, slots=True)
-class Rendered:
-    """Files rendered for some edits."""
+class Plan:
+    """What an update renders, and from what."""
 
-    bodies: dict[str, bytes]
-    """Output path -> its bytes."""
+    records: dict[str, Record]
+    """Records whose own page is rendered, by id."""
+    summaries: dict[str, Summary]
+    """Summaries the rendered files show, by id: every record's when lists are rendered."""
+    links: Links
+    """Related errors of (at least) every record whose page is rendered, by id."""
     keys: dict[str, str]
-    """Output path -> hash of everything its bytes depend on (see `keys`)."""
+    """Output path to render -> the hash of everything its bytes depend on (see `keys`)."""
+    gone: list[str]
+    """Output paths to delete: list pages nobody is on any more."""
+    relinked: Links
+    """Records other than the edited ones whose related errors changed."""
+    related_key: str
+    """Hash of what the related errors are now made from (see `keys.related_key`)."""
 
 
-def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str]) -> Result | None:
-    """Rebuild after edits of the files `changed`; None when they change more than their own pages.
+def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jobs: int) -> Result | None:
+    """Rebuild after edits of the files `changed`; None when a whole build must do it.
 
-    The settings, the code and the set of record files are those of the last build. When no
-    edit changes what other pages show of a record (its summary) or which errors are related,
-    only the edited records' pages are rendered, and the search index changed where their
-    terms changed. Otherwise a whole build follows.
+    The settings, the code and the set of record files are those of the last build. A whole build
+    follows when an edit changes a record's id, breaks a record, names an unknown related id or
+    makes a list page that collides with another: it reports problems as `check` does.
     """
     config, broken = read_config(inputs)
     if broken or config_key(config) != head.meta.config_key:
@@ -62,65 +85,182 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str]) ->
             touched.append(replace(row, stamp=inputs.stamp(name, found.sha)))
             continue
         record = decode(found.record)
-        if summary_key(record) != summary_key(row.record) or record.related != row.record.related:
+        if record.id != row.record.id:
             return None
-        edits[record.id] = Edit(row, record, found.sha)
+        edits[record.id] = Edit(row, record, found.sha, made_of(record))
     if not edits:
         saved.update(touched, {}, {})
         return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
     common = digest(head.meta.env, repr(config))
-    rendered = render_edits(inputs, saved, head, config, edits, common)
-    bodies, keys = rendered.bodies, rendered.keys
-    search = {record_id: search_of(edit.record) for record_id, edit in edits.items()}
-    outputs = saved.outputs([*bodies, "search-index.js"])
-    if any(search[i].key != edit.row.search.key for i, edit in edits.items()):
-        known = outputs.get("search-index.js")
-        index = previous_index(inputs.out, known.sha) if known else None
-        if index is None:
+    spread = {i for i, edit in edits.items() if edit.made.summary_key != edit.row.made.summary_key}
+    plan = spread_plan(saved, config, edits, spread, head, common) if spread else own_plan(saved, edits, head, common)
+    if plan is None:
+        return None
+    keys = dict(plan.keys)
+    searches = [(edit.row.made.search, edit.made.search) for _, edit in sorted(edits.items())]
+    index: workers.Beside | None = None
+    if any(before.key != after.key for before, after in searches):
+        known = saved.outputs(["search-index.js"]).get("search-index.js")
+        if known is None:
             return None
         index_keys = saved.index_keys()
-        index_keys.update((record_id, found.key) for record_id, found in search.items())
-        bodies["search-index.js"] = reindex.patch_script(index, [(edit.row.search, search[i])
-                                                                   for i, edit in sorted(edits.items())])
+        index_keys.update((record_id, edit.made.search.key) for record_id, edit in edits.items())
         keys["search-index.js"] = search_index_key(common, (index_keys[i] for i in sorted(index_keys)))
+        # The index is patched in another process while this one renders, when there are two cores.
+        index = workers.Beside(partial(patched_index, inputs.out, known.sha, searches), jobs)
+    try:
+        bodies = render_plan(inputs, head, config, plan)
+        if index is not None:
+            bodies["search-index.js"] = index.result()
+    except IndexGone:
+        return None
+    finally:
+        if index is not None:
+            index.cancel()
+    outputs = saved.outputs(bodies)
     hashes = {path: digest(body) for path, body in bodies.items()}
     written = sorted(path for path, sha in hashes.items() if path not in outputs or outputs[path].sha != sha)
-    meta: dict[str, object] = {}
-    if written:
+    pages = head.meta.pages + sum(p.endswith(".html") for p in bodies if p not in outputs) \
+        - sum(p.endswith(".html") for p in plan.gone)
+    meta: dict[str, object] = {"pages": pages, "related_key": plan.related_key}
+    if written or plan.gone:
         staging = write.staging_folder(inputs.out)
         for path in written:
             write.write_file(staging, path, bodies[path])
         saved.forget()
-        behind = write.commit_changes(staging, inputs.out, paths.previous_tree(inputs.out), written, [],
+        behind = write.commit_changes(staging, inputs.out, paths.previous_tree(inputs.out), written, plan.gone,
                                       head.meta.behind)
-        meta = {"marker": marker(inputs.out), "behind": tuple(behind)}
+        meta.update(marker=marker(inputs.out), behind=tuple(behind))
     for record_id, edit in edits.items():
-        touched.append(replace(edit.row, stamp=inputs.stamp(edit.row.name, edit.sha), record=edit.record,
-                               search=search[record_id]))
-    saved.update(touched, {path: OutputRow(keys[path], sha) for path, sha in hashes.items()}, meta)
-    return Result(head.meta.records, head.meta.pages, len(bodies), len(written), 0, False, head.meta.base_path)
+        touched.append(RecordRow(edit.row.name, inputs.stamp(edit.row.name, edit.sha), edit.record, edit.made,
+                                 plan.links[record_id]))
+    saved.update(touched, {path: OutputRow(keys[path], sha) for path, sha in hashes.items()}, meta,
+                 links=plan.relinked, gone=plan.gone)
+    return Result(head.meta.records, pages, len(bodies), len(written), len(plan.gone), False, head.meta.base_path)
 
 
-def render_edits(inputs: Inputs, saved: SavedState, head: Head, config: Config, edits: dict[str, Edit],
-                 common: str) -> Rendered:
-    """Return the edited records' pages and JSON, and their keys."""
-    linked = {link.id for edit in edits.values() for link in edit.row.related}
-    by_id = saved.records(sorted(linked - set(edits)))
-    by_id.update((i, edit.record) for i, edit in edits.items())
-    site = Site(config, tuple(sorted(by_id.values(), key=lambda r: r.id)))
-    related = {i: tuple(Related(by_id[link.id], link.automatic) for link in edit.row.related)
-               for i, edit in edits.items()}
-    store = HighlightStore(paths.highlight_path(inputs.out), head.meta.salt)
-    renderer = render.Renderer(site, related=related, highlighter=highlight.Highlighter(store, head.meta.lexers),
-                               compiled=paths.templates_path(inputs.out))
-    summaries = {i: summary_key(r) for i, r in by_id.items()}
-    bodies: dict[str, bytes] = {}
+class IndexGone(Exception):
+    """The output's search index is not the one the last build wrote: a whole build writes it again."""
+
+
+def patched_index(out: Path, sha: str, changes: list[tuple[Search, Search]]) -> bytes:
+    """Return the search index of the output `out` with records changed from the first to the second of `changes`.
+
+    Raise IndexGone when the index there no longer hashes to `sha`.
+    """
+    index = previous_index(out, sha)
+    if index is None:
+        raise IndexGone(out)
+    return reindex.patch_script(index, changes)
+
+
+def own_plan(saved: SavedState, edits: dict[str, Edit], head: Head, common: str) -> Plan:
+    """Return the plan of edits that change nothing other pages show: the edited records' pages and JSON."""
+    linked = sorted({link.id for edit in edits.values() for link in edit.row.related} - set(edits))
+    cards = saved.cards(linked)
+    summaries, summary_keys = dict(cards.summaries), dict(cards.keys)
+    summaries.update((i, edit.made.summary) for i, edit in edits.items())
+    summary_keys.update((i, edit.made.summary_key) for i, edit in edits.items())
     keys: dict[str, str] = {}
+    for record_id, edit in sorted(edits.items()):
+        keys.update(record_keys(record_id, edit.sha, edit.row.related, summary_keys, common))
+    return Plan(records={i: edit.record for i, edit in edits.items()}, summaries=summaries,
+                links={i: edit.row.related for i, edit in edits.items()}, keys=keys, gone=[], relinked={},
+                related_key=head.meta.related_key)
+
+
+def spread_plan(saved: SavedState, config: Config, edits: dict[str, Edit], spread: set[str], head: Head,
+                common: str) -> Plan | None:
+    """Return the plan of edits that change what other pages show of the records `spread`.
+
+    None when a whole build must report a problem they make: an unknown related id, or a new
+    list page that collides with another.
+    """
+    cards = saved.cards()
+    old = cards.summaries
+    new = dict(old)
+    new.update((i, edit.made.summary) for i, edit in edits.items())
+    for i, edit in edits.items():
+        if any(other not in new or other == i for other in edit.record.related):
+            return None
+    reached = sorted({group for i in spread for group in group_names(old[i]) + group_names(new[i])})
+    members = _members(new, reached)
+    made = [group for group in reached if members[group]
+            and all(i in spread and group not in group_names(old[i]) for i in members[group])]
+    if made and not validate.pages_apart(_every_group_page(new.values())):
+        return None
+    moved = [i for i in sorted(spread) if _relating(old[i]) != _relating(new[i])]
+    found = relink(old, new, moved) if moved else {}
+    was = saved.links(found)
+    relinked = {i: links for i, links in found.items() if links != was[i]}
+    pages = set(edits) | set(relinked) | saved.linking(sorted(spread))
+    links = saved.links(sorted(pages - set(relinked)))
+    links.update(relinked)
+    summary_keys = dict(cards.keys)
+    summary_keys.update((i, edit.made.summary_key) for i, edit in edits.items())
+    summary_keys = dict(sorted(summary_keys.items()))
+    records = saved.records(sorted(pages - set(edits)))
+    records.update((i, edit.record) for i, edit in edits.items())
+    keys: dict[str, str] = {}
+    for i in sorted(pages):
+        own = record_keys(i, edits[i].sha if i in edits else cards.shas[i], links[i], summary_keys, common)
+        keys.update(own if i in edits else {urls.output_path(urls.error(i)): own[urls.output_path(urls.error(i))]})
+    for group in reached:
+        if members[group]:
+            path = group_url(group)
+            keys[urls.output_path(path)] = group_key(common, path, members[group], summary_keys)
+    for retired, successor in config.redirects:
+        if successor in spread:
+            keys[urls.output_path(urls.error(retired))] = redirect_key(common, retired, successor, summary_keys)
+    keys.update(shared_keys(common, summary_keys))
+    return Plan(records=records, summaries=new, links=links, keys=keys,
+                gone=[urls.output_path(group_url(group)) for group in reached if not members[group]],
+                relinked={i: found for i, found in relinked.items() if i not in edits},
+                related_key=related_key(new[i] for i in sorted(new)) if moved else head.meta.related_key)
+
+
+def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan) -> dict[str, bytes]:
+    """Return the bytes of every file the plan renders."""
+    site = Site(config, tuple(plan.records[i] for i in sorted(plan.records)))
+    store = HighlightStore(paths.highlight_path(inputs.out), head.meta.salt)
+    renderer = render.Renderer(site, related=plan.links, highlighter=highlight.Highlighter(store, head.meta.lexers),
+                               compiled=paths.templates_path(inputs.out), summaries=plan.summaries)
+    makers = renderer.plan()
     try:
-        for record_id, edit in sorted(edits.items()):
-            keys.update(record_keys(record_id, edit.sha, edit.row.related, summaries, common))
-            bodies[urls.output_path(urls.error(record_id))] = renderer.error_page(edit.record)
-            bodies[urls.output_path(urls.record_json(record_id))] = renderer.record_json(edit.record)
+        return {path: makers[path]() for path in plan.keys}
     finally:
         store.close()
-    return Rendered(bodies, keys)
+
+
+def _members(summaries: dict[str, Summary], wanted: list[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
+    """Return the ids, in id order, of the records on each list page of `wanted` (see `keys.group_names`)."""
+    found: dict[tuple[str, str], list[str]] = {group: [] for group in wanted}
+    exceptions = {name for kind, name in wanted if kind == "exception"}
+    files = {name for kind, name in wanted if kind == "file"}
+    tags = {name for kind, name in wanted if kind == "tag"}
+    for i in sorted(summaries):
+        summary = summaries[i]
+        if summary.exception in exceptions:
+            found["exception", summary.exception].append(i)
+        if summary.path in files:
+            found["file", summary.path].append(i)
+        for tag in tags.intersection(summary.tags):
+            found["tag", tag].append(i)
+    return found
+
+
+def _relating(summary: Summary) -> tuple[object, ...]:
+    """Return what relates a record to others (see `keys.related_key`)."""
+    return (summary.message, summary.tags, summary.path, summary.line, summary.function, summary.status,
+            summary.related)
+
+
+def _every_group_page(summaries: Iterable[Summary]) -> list[str]:
+    """Return the list page of every exception, file and tag of `summaries`, once per name."""
+    names: dict[tuple[str, str], str] = {}
+    for summary in summaries:
+        names["exception", summary.exception] = urls.exception(summary.exception)
+        names["file", summary.path] = urls.source_file(summary.path)
+        for tag in summary.tags:
+            names["tag", tag] = urls.tag(tag)
+    return list(names.values())

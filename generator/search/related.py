@@ -1,13 +1,18 @@
-"""Related errors: the hand-picked ones first, then the closest by place, tags and wording."""
+"""Related errors: the hand-picked ones first, then the closest by place, tags and wording.
+
+Errors are related from their summaries alone (place, tags, message words, status and the
+related ids a record names), so a build can find them again after an edit without reading
+every record: `relink` finds them only for the records an edit can reach.
+"""
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..model import Record
+from ..model import Summary
 from .template import literal_text
 
 MAX_RELATED = 8
@@ -19,32 +24,30 @@ WORDS = re.compile(r"[a-z][a-z0-9_]{2,}")
 
 
 @dataclass(frozen=True, slots=True)
-class Related:
-    """One entry of an error's related list."""
+class Link:
+    """One related error of a record, as its page lists it."""
 
-    record: Record
+    id: str
+    """The related record's id."""
+    automatic: bool
+    """Whether errorsite found it (True) or the record's `related` names it (False)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """One entry of an error's related list, as its page shows it."""
+
+    record: Summary
+    """The related record's summary."""
     automatic: bool
     """Found by errorsite rather than picked by a writer."""
 
 
-def related_map(records: Iterable[Record]) -> dict[str, tuple[Related, ...]]:
-    """Return, for every record id, its related errors, best first, at most MAX_RELATED."""
-    records = sorted(records, key=lambda r: r.id)
-    by_id = {r.id: r for r in records}
-    words = {r.id: message_words(r.message) for r in records}
-    candidates = _candidates(records, words)
-    result = {}
-    for record in records:
-        picked = [Related(by_id[i], False) for i in dict.fromkeys(record.related) if i in by_id and i != record.id]
-        taken = {record.id, *record.related}
-        scored = sorted(
-            (-_score(record, by_id[other], words), other)
-            for other in candidates[record.id]
-            if other not in taken
-        )
-        auto = [Related(by_id[other], True) for score, other in scored if score < 0]
-        result[record.id] = tuple((picked + auto)[:MAX_RELATED])
-    return result
+Links = dict[str, tuple[Link, ...]]
+"""Record id -> its related errors, best first, at most MAX_RELATED."""
+
+Group = tuple[str, str]
+"""What relates records: ("file", path), ("tag", tag) or ("word", word)."""
 
 
 def message_words(message: str) -> frozenset[str]:
@@ -52,41 +55,96 @@ def message_words(message: str) -> frozenset[str]:
     return frozenset(WORDS.findall(literal_text(message).lower()))
 
 
-def _candidates(records: list[Record], words: dict[str, frozenset[str]]) -> dict[str, set[str]]:
-    groups: dict[tuple[str, str], list[Record]] = defaultdict(list)
-    for record in records:
-        if record.status != "active":
-            continue
-        groups["file", record.source.path].append(record)
-        for tag in record.tags:
-            groups["tag", tag].append(record)
-        for word in words[record.id]:
-            groups["word", word].append(record)
-    candidates: dict[str, set[str]] = {r.id: set() for r in records}
-    for (kind, _), members in groups.items():
-        if kind == "file":
-            _near_in_file(members, candidates)
-        elif len(members) <= RARE:
-            for record in members:
-                candidates[record.id].update(m.id for m in members)
-    return candidates
+def related_links(cards: Mapping[str, Summary]) -> Links:
+    """Return the related errors of every record of `cards` (id -> summary)."""
+    near = Neighbourhood(cards)
+    return {i: near.links(cards[i]) for i in sorted(cards)}
 
 
-def _near_in_file(members: list[Record], candidates: dict[str, set[str]]) -> None:
-    members.sort(key=lambda r: (r.source.line, r.id))
-    for index, record in enumerate(members):
-        window = members[max(0, index - NEIGHBOURS) : index + NEIGHBOURS + 1]
-        candidates[record.id].update(m.id for m in window)
+def relink(old: Mapping[str, Summary], new: Mapping[str, Summary], changed: Iterable[str]) -> Links:
+    """Return the related errors of every record whose list may differ after the summaries `changed` did.
+
+    `old` and `new` hold every summary before and after the change, with the same ids. A record's
+    list depends on its candidates (the records sharing its file window, or a tag or word with at
+    most RARE records) and on their summaries: so only the records of a group that a changed
+    record left or joined can change, and of those groups only files and groups of at most RARE
+    records on either side.
+    """
+    near = Neighbourhood(new)
+    changed = sorted(changed)
+    joined = {i: groups_of(new[i]) for i in changed}
+    left = {i: groups_of(old[i]) for i in changed}
+    reached = set(changed)
+    for group in sorted({g for i in changed for g in joined[i] | left[i]}):
+        after = set(near.groups.get(group, ()))
+        before = (after - {i for i in changed if group in joined[i]}) | {i for i in changed if group in left[i]}
+        if group[0] == "file" or min(len(before), len(after)) <= RARE:
+            reached |= before | after
+    return {i: near.links(new[i]) for i in sorted(reached)}
 
 
-def _score(record: Record, other: Record, words: dict[str, frozenset[str]]) -> float:
+def groups_of(card: Summary) -> set[Group]:
+    """Return the groups a record belongs to: none unless it is active."""
+    if card.status != "active":
+        return set()
+    return {("file", card.path), *(("tag", t) for t in card.tags), *(("word", w) for w in card.words)}
+
+
+class Neighbourhood:
+    """The groups of a set of records, from which each record's candidates and related list are found."""
+
+    def __init__(self, cards: Mapping[str, Summary]) -> None:
+        self.cards = cards
+        groups: dict[Group, list[str]] = defaultdict(list)
+        for card in cards.values():
+            if card.status != "active":
+                continue
+            groups["file", card.path].append(card.id)
+            for tag in card.tags:
+                groups["tag", tag].append(card.id)
+            for word in card.words:
+                groups["word", word].append(card.id)
+        self.groups = dict(groups)
+        """Group -> the ids of its active records (in line order for a file)."""
+        self.place: dict[str, int] = {}
+        """Record id -> its index in its file's group."""
+        for (kind, _), members in self.groups.items():
+            if kind == "file":
+                members.sort(key=lambda i: (cards[i].line, i))
+                self.place.update((i, index) for index, i in enumerate(members))
+
+    def candidates(self, card: Summary) -> set[str]:
+        """Return the ids a record may be related to: near it in its file, or sharing a rare tag or word."""
+        found: set[str] = set()
+        if card.status != "active":
+            return found
+        members = self.groups["file", card.path]
+        index = self.place[card.id]
+        found.update(members[max(0, index - NEIGHBOURS): index + NEIGHBOURS + 1])
+        for group in [("tag", t) for t in card.tags] + [("word", w) for w in card.words]:
+            members = self.groups[group]
+            if len(members) <= RARE:
+                found.update(members)
+        return found
+
+    def links(self, card: Summary) -> tuple[Link, ...]:
+        """Return a record's related errors, best first, at most MAX_RELATED."""
+        picked = [Link(i, False) for i in dict.fromkeys(card.related) if i in self.cards and i != card.id]
+        taken = {card.id, *card.related}
+        scored = sorted((-_score(card, self.cards[other]), other)
+                        for other in self.candidates(card) if other not in taken)
+        auto = [Link(other, True) for score, other in scored if score < 0]
+        return tuple((picked + auto)[:MAX_RELATED])
+
+
+def _score(card: Summary, other: Summary) -> float:
     score = 0.0
-    if record.source.path == other.source.path:
+    if card.path == other.path:
         score += 2
-        if record.source.function and record.source.function == other.source.function:
+        if card.function and card.function == other.function:
             score += 3
-    score += len(set(record.tags) & set(other.tags))
-    mine, theirs = words[record.id], words[other.id]
+    score += len(set(card.tags) & set(other.tags))
+    mine, theirs = card.words, other.words
     if mine and theirs:
         score += 3 * len(mine & theirs) / len(mine | theirs)
     return round(score, 6)
