@@ -26,6 +26,9 @@ URL_FIELDS = {
 """The placeholders each URL pattern may use."""
 MAX_TIMEOUT = 86_400
 """The longest `[verify] timeout`, in seconds: a day."""
+SETTING_TYPES = {dict: "a table", list: "an array of strings", bool: "true or false", str: "a string",
+                 int: f"a whole number of seconds from 1 to {MAX_TIMEOUT:,}"}
+"""What a settings table, and a value of each type in one, must be, as the error says it."""
 CONTROL_CHARACTER = re.compile(f"[{CONTROL}]")
 SITE_URL = re.compile(r"(?i:https?)://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(/.*)?", re.S)
 """An http(s) URL with a host and an optional port; group 1 is its path."""
@@ -136,10 +139,10 @@ def _known_key(key: str, keys: tuple[str, ...], where: str) -> None:
 def _table(name: str, value: Any, file: str, problems: list[Problem]) -> SourceSettings | VerifySettings:
     """Return the `[source]` or `[verify]` table's settings, adding a problem for each bad key."""
     kind = SourceSettings if name == "source" else VerifySettings
-    if not isinstance(value, dict):
-        problems.append(Problem.of(file, f"/{name}", Invalid(
-            f"must be a table, got {TOML_TYPES.get(type(value), type(value).__name__)}",
-            hint=f"write a [{name}] table", page="setting-wrong-type")))
+    try:
+        _check_type(value, dict, f"write a [{name}] table")
+    except Invalid as error:
+        problems.append(Problem.of(file, f"/{name}", error))
         return kind()
     values: dict[str, Any] = {}
     for key, item in sorted(value.items()):
@@ -154,19 +157,21 @@ def _table_value(table: str, key: str, value: Any) -> Any:
     keys = TABLES[table]
     _known_key(key, tuple(keys), f" in [{table}]")
     expected = keys[key]
-    names = {list: "an array of strings", bool: "true or false", str: "a string",
-             int: f"a whole number of seconds from 1 to {MAX_TIMEOUT:,}"}
+    _check_type(value, expected, f"see [{table}] in the record format")
+    for text in value if expected is list else [value] if expected is str else []:
+        _one_line(text)
+    return tuple(value) if expected is list else value
+
+
+def _check_type(value: Any, expected: type, hint: str) -> None:
+    """Raise unless `value` is of the settings type `expected`: a table, or a value in one."""
     fits = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
     if expected is list:
         fits = fits and all(isinstance(item, str) for item in value)
     if expected is int and fits and not 1 <= value <= MAX_TIMEOUT:
         fits = False
     if not fits:
-        raise Invalid(f"must be {names[expected]}, got {value!r}", hint=f"see [{table}] in the record format",
-                      page="setting-wrong-type")
-    for text in value if expected is list else [value] if expected is str else []:
-        _one_line(text)
-    return tuple(value) if expected is list else value
+        raise Invalid(f"must be {SETTING_TYPES[expected]}, got {value!r}", hint=hint, page="setting-wrong-type")
 
 
 def _url_pattern(value: str, names: tuple[str, ...]) -> None:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import glob
+import ast
+import bisect
 import hashlib
+import itertools
 import json
-import os
-import shutil
-import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_gitrepo import Repo
@@ -71,48 +72,142 @@ def test_message_forms(statement: str, exception: str, message: str) -> None:
     assert [(s.line, s.function, s.exception, s.message) for s in scan.sites] == [(2, "f", exception, message)]
 
 
+MULTILINE_FSTRING = (
+    "def f(a, d):\n"
+    "    raise ValueError(\n"
+    "        f\"first {a!r} \"\n"
+    "        f'then {d[\"k\"]:>{a}} '\n"
+    "        f\"\"\"and {len(\n"
+    "            d)}\"\"\"\n"
+    "    )\n"
+)
+MULTILINE_TEMPLATE = 'first {a!r} then {d["k"]:>{a}} and {len(\n            d)}'
+"""The template of MULTILINE_FSTRING: each field as written, line break and indent included."""
+
+
 def test_multiline_fstring_expressions_keep_their_text() -> None:
-    source = (
-        "def f(a, d):\n"
-        "    raise ValueError(\n"
-        "        f\"first {a!r} \"\n"
-        "        f'then {d[\"k\"]:>{a}} '\n"
-        "        f\"\"\"and {len(\n"
-        "            d)}\"\"\"\n"
-        "    )\n"
-    )
-    [site] = scan_file("m.py", source.encode()).sites
+    [site] = scan_file("m.py", MULTILINE_FSTRING.encode()).sites
     assert site.line == 2
-    assert site.message == 'first {a!r} then {d["k"]:>{a}} and {len(\n            d)}'
+    assert site.message == MULTILINE_TEMPLATE
 
 
-def working_interpreter(name: str) -> str | None:
-    """Return a runnable interpreter called `name` (on PATH or under pyenv), if there is one."""
-    version = name.removeprefix("python")
-    candidates = [shutil.which(name), *sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python")))]
-    for candidate in filter(None, candidates):
-        if subprocess.run([candidate, "-c", "pass"], capture_output=True).returncode == 0:
-            return candidate
-    return None
+Span = tuple[int, int, int, int]
+"""(lineno, col_offset, end_lineno, end_col_offset) of a node; columns count UTF-8 bytes, as ast's do."""
+Layout = Callable[[ast.JoinedStr], list[Span]]
+"""Where each part of an f-string (or of a format spec) goes."""
 
 
-@pytest.mark.skipif(sys.version_info >= (3, 12), reason="already running on 3.12 or later")
-@pytest.mark.parametrize("python", ["python3.12", "python3.13"])
-def test_templates_are_the_same_on_newer_pythons(python: str) -> None:
-    """Python 3.12 parses f-strings anew (PEP 701); templates must not change with it."""
-    interpreter = working_interpreter(python)
-    if interpreter is None:
-        pytest.skip(f"{python} is not installed")
-    forms = [statement for statement, _, _ in MESSAGE_FORMS]
-    script = (
-        "import json, sys\nfrom generator.extract.scan import scan_files\n"
-        "forms = json.load(sys.stdin)\n"
-        "print(json.dumps([[s.message for s in scan_files({'m.py': "
-        "('def f(a, b, x, view, d, width, trans):\\n    ' + f + '\\n').encode()}).sites] for f in forms]))\n"
-    )
-    result = subprocess.run([interpreter, "-c", script], input=json.dumps(forms), capture_output=True,
-                            text=True, cwd=Path(__file__).parent.parent, check=True)
-    assert json.loads(result.stdout) == [[message] for _, _, message in MESSAGE_FORMS]
+def whole_fstring(joined: ast.JoinedStr) -> list[Span]:
+    """Every part at the place of its whole f-string, as Python 3.11 and older parse it."""
+    return [(joined.lineno, joined.col_offset, joined.end_lineno or 0, joined.end_col_offset or 0)] * len(joined.values)
+
+
+def own_places(text: str) -> Layout:
+    """Each part at a place of its own, as Python 3.12 and later parse it: a field from its `{` to its `}`,
+    literal text between the fields."""
+    data = text.encode()
+    starts = [0, *itertools.accumulate(len(line) for line in data.splitlines(keepends=True))]
+
+    def offset(line: int | None, col: int | None) -> int:
+        return starts[(line or 1) - 1] + (col or 0)
+
+    def position(at: int, end: bool = False) -> tuple[int, int]:
+        # An end at a line's start is the end of the line before, as ast places it.
+        line = (bisect.bisect_left if end else bisect.bisect_right)(starts, at) - 1
+        return line + 1, at - starts[line]
+
+    def inside(joined: ast.JoinedStr) -> tuple[int, int]:
+        """Return where the f-string's text starts, after prefix and quotes, and ends, before its closing quotes."""
+        begin, end = offset(joined.lineno, joined.col_offset), offset(joined.end_lineno, joined.end_col_offset)
+        while chr(data[begin]) in "rRbBfFuU":
+            begin += 1
+        opening, closing = data[begin:begin + 3], data[end - 3:end]
+        return (begin + (3 if len(set(opening)) == 1 else 1),
+                end - (3 if len(set(closing)) == 1 else 1))
+
+    def field(part: ast.FormattedValue) -> tuple[int, int]:
+        # The expression's place is exact on every version; the field's braces are around it.
+        expr = part.value
+        end, depth = offset(expr.end_lineno, expr.end_col_offset), 0
+        while data[end] != ord("}") or depth:
+            depth += {ord("{"): 1, ord("}"): -1}.get(data[end], 0)
+            end += 1
+        return data.rindex(b"{", 0, offset(expr.lineno, expr.col_offset)), end + 1
+
+    def layout(joined: ast.JoinedStr) -> list[Span]:
+        fields = [field(part) if isinstance(part, ast.FormattedValue) else None for part in joined.values]
+        edges = inside(joined)
+        spans: list[Span] = []
+        for n, found in enumerate(fields):
+            if found is None:
+                # Literal text: from the field before (or the opening quotes) to the field after (or the closing ones).
+                before = fields[n - 1] if n else None
+                after = fields[n + 1] if n + 1 < len(fields) else None
+                found = (before[1] if before else edges[0], after[0] if after else edges[1])
+            spans.append((*position(found[0]), *position(found[1], end=True)))
+        return spans
+
+    return layout
+
+
+def nowhere(joined: ast.JoinedStr) -> list[Span]:
+    """Every part at an empty span that holds none of its text, unlike either parser."""
+    return [(1, 0, 1, 0)] * len(joined.values)
+
+
+def laid_out(tree: ast.AST, layout: Layout | None, split: bool) -> ast.AST:
+    """Return `tree` with the parts of its f-strings placed by `layout`, its literal parts cut in two if `split`."""
+    for joined in [node for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)]:
+        spans = layout(joined) if layout is not None else [None] * len(joined.values)
+        parts: list[ast.expr] = []
+        for part, span in zip(joined.values, spans):
+            if span is not None:
+                part.lineno, part.col_offset, part.end_lineno, part.end_col_offset = span
+            if split and isinstance(part, ast.Constant) and isinstance(part.value, str) and len(part.value) > 1:
+                parts += [ast.copy_location(ast.Constant(part.value[:1]), part),
+                          ast.copy_location(ast.Constant(part.value[1:]), part)]
+            else:
+                parts.append(part)
+        joined.values = parts
+    return tree
+
+
+def test_the_parser_places_fstring_parts_as_its_version_does() -> None:
+    """PEP 701 (Python 3.12) gives each part of an f-string its own place; before, each had the whole f-string's.
+
+    `whole_fstring` and `own_places` lay parts out both ways, so each version tests the templates under both.
+    """
+    source = 'f"aaa{b}ccc"'
+    joined = ast.parse(source, mode="eval").body
+    assert isinstance(joined, ast.JoinedStr)
+    native = [(part.lineno, part.col_offset, part.end_lineno, part.end_col_offset) for part in joined.values]
+    assert native == (own_places(source) if sys.version_info >= (3, 12) else whole_fstring)(joined)
+    assert own_places(source)(joined) == [(1, 2, 1, 5), (1, 5, 1, 8), (1, 8, 1, 11)]
+
+
+@pytest.mark.parametrize(("layout", "split"), [("whole", False), ("own", False), ("nowhere", False), (None, True)])
+def test_templates_do_not_depend_on_how_the_parser_lays_out_fstrings(
+    layout: str | None, split: bool, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Python 3.12 parses f-strings anew (PEP 701): where their parts are placed, and literal text
+    in one or several pieces, must not change a template (test_message_forms holds them as parsed)."""
+    parse = ast.parse
+
+    def parse_laid_out(source: str | bytes, *args: Any, **kwargs: Any) -> ast.AST:
+        tree = parse(source, *args, **kwargs)
+        # The scan parses a file as ast.parse(text); expressions it parses again (mode="eval") stay as they are.
+        if args or kwargs:
+            return tree
+        text = source.decode() if isinstance(source, bytes) else source
+        layouts: dict[str | None, Layout | None] = {
+            "whole": whole_fstring, "own": own_places(text), "nowhere": nowhere, None: None}
+        return laid_out(tree, layouts[layout], split)
+
+    monkeypatch.setattr(ast, "parse", parse_laid_out)
+    found = [[s.message for s in scan_file("m.py", body(statement)).sites] for statement, _, _ in MESSAGE_FORMS]
+    [multiline] = scan_file("m.py", MULTILINE_FSTRING.encode()).sites
+    assert found == [[message] for _, _, message in MESSAGE_FORMS]
+    assert multiline.message == MULTILINE_TEMPLATE
 
 
 SKIPPED_FORMS = [

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from generator import cli
 from generator.extract import git
 from generator.problems import UserError
 
@@ -139,6 +140,32 @@ def test_folder_that_is_not_a_repository(tmp_path: Path, monkeypatch: pytest.Mon
             git.snapshot(folder, "HEAD", lambda p: True)
         assert caught.value.page == page
         assert str(folder) in caught.value.message
+
+
+COMMANDS = ("extract", "check", "init")
+"""The commands that read a folder through git, so each may say it is not a repository."""
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_not_a_repository_hint_holds_for_the_command_that_raised_it(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (tmp_path / "content" / "errors").mkdir(parents=True)
+    argv = {
+        "extract": ["extract", str(plain), "--content", str(tmp_path / "content")],
+        "check": ["check", "--content", str(tmp_path / "content"), "--source", str(plain)],
+        "init": ["init", str(plain)],
+    }[command]
+    assert cli.main(argv) != 0
+    err = capsys.readouterr().err
+    assert "errors/not-a-git-repository/" in err
+    hint = next(line for line in err.splitlines() if line.lstrip().startswith("hint:"))
+    # `git init` is advice, not the name of an errorsite command.
+    others = [c for c in COMMANDS if c != command and c in hint.replace("git init", "")]
+    assert others == [], f"the hint of `{command}` speaks of {others}: {hint}"
 
 
 def test_missing_git_is_a_user_error(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:

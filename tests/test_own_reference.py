@@ -34,6 +34,15 @@ def test_every_page_the_code_names_has_a_record() -> None:
     assert sorted(named - set(records())) == []
 
 
+def test_each_page_is_named_at_one_place_in_the_code() -> None:
+    # One page per raise site: a record documents one snippet, so a second place raising its page goes undocumented.
+    places: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "generator").rglob("*.py")):
+        for match in re.finditer(r'page="([a-z0-9-]+)"', path.read_text(encoding="utf-8")):
+            places.setdefault(match.group(1), []).append(path.relative_to(ROOT).as_posix())
+    assert {page: where for page, where in places.items() if len(where) > 1} == {}
+
+
 def test_the_reference_is_valid_and_fully_written() -> None:
     site = validate.build_site(load.load(CONTENT))
     assert site.config.base_url == REFERENCE_URL

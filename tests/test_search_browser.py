@@ -94,6 +94,20 @@ def test_error_page_shows_the_readers_values_beside_the_placeholders(browser: An
         assert tab.page.inner_text("#yours-text") == FILLED
 
 
+def test_the_message_you_saw_is_read_from_the_paste_as_the_search_reads_it(browser: Any, sites: Sites, server_url: str) -> None:
+    # logging.error(traceback.format_exc()) puts the log prefix in front of the traceback's header.
+    logged = ("ERROR:root:Traceback (most recent call last):\n"
+              '  File "/srv/app/launch.py", line 12, in <module>\n'
+              "    main()\n"
+              "ValueError: " + FILLED + "\n\n")
+    with open_tab(browser, server_url) as tab:
+        tab.page.goto(sites["basic"].url("search/index.html?q=" + quote(logged)))
+        assert first_result(tab.page) == "batch-tokens-below-chunk"
+        tab.page.goto(sites["basic"].url("errors/batch-tokens-below-chunk/index.html?m=" + quote(logged)))
+        tab.page.wait_for_selector("#yours", state="visible")
+        assert tab.page.inner_text("#yours-text") == "ValueError: " + FILLED
+
+
 def test_hostile_values_and_records_stay_text(browser: Any, sites: Sites, server_url: str) -> None:
     hostile = "max_batch_tokens (<img src=x onerror=alert(1)>) must be at least chunk_size (<script>alert(2)</script>); raise --max-batch-tokens or lower --chunk-size."
     with open_tab(browser, server_url) as tab:

@@ -118,7 +118,8 @@ def _check_repo(repo_dir: Path) -> None:
     if "not a git repository" in message:
         raise UserError(
             f"{repo_dir}: not a git repository",
-            hint="extract reads committed files through git; run it on a clone, or `git init` and commit first",
+            # extract, check --source and init all land here: the hint names none of them.
+            hint="errorsite reads the library's files through git: give the folder of a clone, or `git init` this folder and commit first",
             page="not-a-git-repository",
         )
     _raise_for(result, repo_dir, "rev-parse")

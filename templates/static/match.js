@@ -189,25 +189,32 @@
     forms = forms.filter((f, i) => forms.indexOf(f) === i);
     return { forms, exception: first.exception, frames: first.frames, firsts: [0, forms.indexOf(paste.forms[0])] };
   }
-  // Returns {forms (most cleaned first), exception, frames (of the last traceback, outermost first)}, lines as they are.
-  function read(text) {
-    var lines = text.split(/\r\n|\r|\n/), frames = [], body = lines, start = -1, m;
+  // Returns {lines (those that carry the message: after the last traceback's frames and code, without blank
+  // edges), frames (of that traceback, outermost first), traceback (whether there is one)}, lines as they are.
+  // An error page shows the reader's message through it too (yours.js), so both read a paste alike.
+  function parts(text) {
+    var lines = text.split(/\r\n|\r|\n/), frames = [], start = -1, m;
     lines.forEach((line, i) => { if (TRACEBACK.test(line)) start = i; });
-    // Frames of an earlier, chained traceback belong to another exception.
-    lines.slice(start + 1).forEach(line => {
+    // Frames and lines of an earlier, chained traceback belong to another exception.
+    var body = lines.slice(start + 1), at = 0;
+    body.forEach(line => {
       if ((m = FRAME.exec(line))) frames.push({ path: m[1].replace(/\\/g, "/"), line: +m[2], "function": m[3] || "" });
     });
     if (start >= 0) {
-      var rest = lines.slice(start + 1), at = 0;
-      while (at < rest.length && /^([ \t]|$)/.test(rest[at])) at++;
-      body = rest.slice(at);
+      while (at < body.length && /^([ \t]|$)/.test(body[at])) at++;
+      body = body.slice(at);
       while (body.length && blank(body[body.length - 1])) body = body.slice(0, -1);
     }
     while (body.length && blank(body[0])) body = body.slice(1);
+    return { lines: body, frames, traceback: start >= 0 };
+  }
+  // Returns {forms (most cleaned first), exception, frames (of the last traceback, outermost first)}, lines as they are.
+  function read(text) {
+    var p = parts(text), body = p.lines, frames = p.frames;
     if (!body.length) return { forms: [text], exception: "", frames, firsts: [0] };
     var stripped = stripLog(body[0]), head = stripped[0], found = named(head, body.slice(1));
     var exception = found[0], forms = found[1];
-    if (start < 0) {
+    if (!p.traceback) {
       // A CLI prints its usage, a blank line, then `Error: message`: the last paragraph is the error.
       var ends = body.length, gap = -1;
       while (ends && blank(body[ends - 1])) ends--;
@@ -500,7 +507,7 @@
   // A record of the index by id, fields by name, with its page's url (for the search page).
   function record(index, id) { var ix = load(index); return ix.rows[ix.byId.get(id)]; }
 
-  var api = { search, fill, record };
+  var api = { search, fill, record, parts };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.ErrorsiteMatch = api;
 })(this);

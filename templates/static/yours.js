@@ -16,16 +16,6 @@
     return td;
   }
 
-  /* What a paste shows of the error: after a traceback's frames, the exception's lines. */
-  function messageLines(paste) {
-    var lines = paste.split(/\r\n|\r|\n/), start = -1, at = 0;
-    lines.forEach(function (line, i) { if (/^\s*Traceback \(most recent call last\):\s*$/.test(line)) start = i; });
-    if (start < 0) return paste.trim();
-    var rest = lines.slice(start + 1);
-    while (at < rest.length && (!rest[at].trim() || /^[ \t]/.test(rest[at]))) at++;
-    return rest.slice(at).join("\n").trim() || paste.trim();
-  }
-
   var wordings = [article.querySelector(".message")].concat(Array.from(article.querySelectorAll(".variants li")));
   var values = null, names = [], table = byId("yours-table");
   wordings.forEach(function (w, i) {
@@ -34,7 +24,8 @@
     if (values) names = Array.from(w.querySelectorAll("var.ph")).map(function (v) { return v.textContent; });
   });
   if (!values) return;
-  byId("yours-text").textContent = messageLines(text);
+  /* What the paste shows of the error, read as the search read it: after a traceback's frames, the exception's lines. */
+  byId("yours-text").textContent = M.parts(text).lines.join("\n").trim() || text.trim();
   values.forEach(function (value, n) {
     byId("yours-values").appendChild(document.createElement("tr")).append(cell(names[n] || "{}"), cell(value));
   });
