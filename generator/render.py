@@ -248,16 +248,21 @@ class Renderer:
         self.by_exception = _group(cards, lambda r: [r.exception])
         self.by_file = _group(cards, lambda r: [r.path])
         self.by_tag = _group(cards, lambda r: list(r.tags))
-        # Each record sits in several lists: its sort key is made once, not once per list.
-        self.order = {r.id: reading_order(r) for r in cards}
+        # Each record sits in several lists: its sort key is made once, not once per list, and only
+        # for the lists rendered (a build after an edit renders few).
+        self.order: dict[str, tuple[Any, ...]] = {}
         """Record id -> its place in every list (see `reading_order`)."""
-        for groups in (self.by_exception, self.by_file, self.by_tag):
-            for members in groups.values():
-                members.sort(key=self.in_order)
 
     def in_order(self, record: Summary) -> tuple[Any, ...]:
         """Return a record's place in the lists of this site (see `reading_order`)."""
-        return self.order[record.id]
+        key = self.order.get(record.id)
+        if key is None:
+            key = self.order[record.id] = reading_order(record)
+        return key
+
+    def ordered(self, groups: dict[str, list[Summary]]) -> dict[str, list[Summary]]:
+        """Return groups with their members in list order."""
+        return {name: sorted(members, key=self.in_order) for name, members in groups.items()}
 
     def all(self) -> dict[str, bytes]:
         """Return every file of the site."""
@@ -355,6 +360,7 @@ class Renderer:
 
     def list_page(self, path: str, title: str, kind: str, members: list[Summary], key: str) -> bytes:
         """Return the page listing the errors of one exception type, file or tag."""
+        members = sorted(members, key=self.in_order)
         return self.page(
             "list.html",
             path,
@@ -380,8 +386,9 @@ class Renderer:
             "index.html",
             title=self.config.title,
             description=f"{len(self.cards)} errors, what they mean and how to fix them.",
-            by_exception=self.by_exception,
-            by_file=self.by_file,
+            # Members are listed only on a small site's home page; elsewhere only counted.
+            by_exception=self.ordered(self.by_exception) if len(self.cards) <= HOME_LIST_LIMIT else self.by_exception,
+            by_file=self.ordered(self.by_file) if len(self.cards) <= HOME_LIST_LIMIT else self.by_file,
             by_tag=self.by_tag,
             list_all=len(self.cards) <= HOME_LIST_LIMIT,
             counts=self.counts(),
@@ -470,18 +477,17 @@ class Renderer:
 
 def errors_json(cards: Iterable[Summary], config: Config) -> bytes:
     """Return api/errors.json: every record's summary (`cards` in id order)."""
-    return _json_list({"version": 1}, "errors",
-                      ("id", "title", "exception", "message", "path", "line", "tags", "status", "url"),
-                      ((r.id, r.title, r.exception, r.message, r.path, r.line, r.tags, r.status,
-                        f"{config.base_url}errors/{r.id}/") for r in cards))
+    return _json_lines({"version": 1}, "errors", (
+        {"id": r.id, "title": r.title, "exception": r.exception, "message": r.message, "path": r.path,
+         "line": r.line, "tags": r.tags, "status": r.status, "url": f"{config.base_url}errors/{r.id}/"}
+        for r in cards))
 
 
 def patterns_json(cards: Iterable[Summary], config: Config) -> bytes:
     """Return api/patterns.json: every active record's compiled pattern, for linking from messages."""
-    return _json_list({"version": 1, "base_url": config.base_url}, "patterns",
-                      ("id", "url", "exception", "pattern"),
-                      ((r.id, f"{config.base_url}errors/{r.id}/", r.exception, r.pattern)
-                       for r in cards if r.status == "active"))
+    return _json_lines({"version": 1, "base_url": config.base_url}, "patterns", (
+        {"id": r.id, "url": f"{config.base_url}errors/{r.id}/", "exception": r.exception, "pattern": r.pattern}
+        for r in cards if r.status == "active"))
 
 
 def record_data(record: Record) -> dict[str, Any]:
@@ -545,23 +551,19 @@ def _json(data: Any) -> bytes:
     return (_indented(data, "\n") + "\n").encode()
 
 
-def _json_list(head: dict[str, Any], name: str, fields: tuple[str, ...], items: Iterable[tuple[Any, ...]]) -> bytes:
-    """Return what `_json({**head, name: [dict(zip(fields, item)) for item in items]})` does, quicker.
+def _json_lines(head: dict[str, Any], name: str, items: Iterable[dict[str, Any]]) -> bytes:
+    """Return `{**head, name: list(items)}` as JSON with an item per line.
 
-    Every item is an object of the same fields: their layout is made once, by `_indented`, and
-    each item's values are written into it.
+    The lists of every record are long: written by json's C encoder, item by item, they are
+    several times quicker to make than indented JSON, and still read and compare line by line.
     """
-    inner = "\n  "
-    # The fields' names never contain "null", so splitting there leaves the text around each value.
-    layout = _indented(dict.fromkeys(fields), inner).split("null")
-    deeper = inner + " "
-    body = ("," + inner).join(
-        "".join(part + (encode_basestring(value) if type(value) is str else _indented(value, deeper))
-                for part, value in zip(layout, item)) + layout[-1]
-        for item in items)
-    listed = f"[{inner}{body}\n ]" if body else "[]"
-    first = "".join(f"\n {encode_basestring(key)}: {_indented(value, chr(10) + ' ')}," for key, value in head.items())
-    return f"{{{first}\n {encode_basestring(name)}: {listed}\n}}\n".encode()
+    opening = COMPACT.encode({**head, name: []})[: -len("[]}")]
+    lines = ",\n".join(COMPACT.encode(item) for item in items)
+    return f"{opening}[\n{lines}\n]}}\n".encode() if lines else f"{opening}[]}}\n".encode()
+
+
+COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""JSON without spaces, written by the C encoder."""
 
 
 def _indented(value: Any, newline: str) -> str:

@@ -68,7 +68,7 @@ def apply(op: str, n: int, content: Path, templates: Path) -> bool:
                                                             "kind": "alternative"}]))
     elif op == "tags":
         edit(content, target, lambda d: d.update(tags=[f"tag-{n % 3}"]))
-    elif op == "add":
+    elif op == "add" and f"new-{n}" not in present:
         data = json.loads((content / "errors" / f"{target}.json").read_text())
         data.update(id=f"new-{n}", related=[target])
         (content / "errors" / f"new-{n}.json").write_text(json.dumps(data))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
-from .. import render, urls, validate
+from .. import urls
 from ..model import Config, Record, Site, Summary
 from ..search.related import Links, relink
 from . import highlight, paths, reindex, workers, write
@@ -93,31 +93,34 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jo
         return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
     common = digest(head.meta.env, repr(config))
     spread = {i for i, edit in edits.items() if edit.made.summary_key != edit.row.made.summary_key}
-    plan = spread_plan(saved, config, edits, spread, head, common) if spread else own_plan(saved, edits, head, common)
-    if plan is None:
-        return None
-    keys = dict(plan.keys)
     searches = [(edit.row.made.search, edit.made.search) for _, edit in sorted(edits.items())]
     index: tuple[str, list[tuple[Search, Search]]] | None = None
+    index_key = None
     if any(before.key != after.key for before, after in searches):
         known = saved.outputs(["search-index.js"]).get("search-index.js")
         if known is None:
             return None
         index_keys = saved.index_keys()
         index_keys.update((record_id, edit.made.search.key) for record_id, edit in edits.items())
-        keys["search-index.js"] = search_index_key(common, (index_keys[i] for i in sorted(index_keys)))
+        index_key = search_index_key(common, (index_keys[i] for i in sorted(index_keys)))
         index = (known.sha, searches)
-    # The search index and the API lists are made in another process while this one renders the
-    # pages, when there are two cores.
-    heavy = index is not None or any(path in plan.keys for path in DATA_FILES)
-    aside = workers.Beside(partial(data_files, inputs.out, config, plan, index), jobs if heavy else 1)
+    # The search index is patched in another process while this one plans and renders the pages,
+    # when there are two cores.
+    aside = workers.Beside(partial(patched_index, inputs.out, index), jobs if index else 1)
     try:
+        plan = spread_plan(saved, config, edits, spread, head, common) if spread else \
+            own_plan(saved, edits, head, common)
+        if plan is None:
+            return None
         bodies = render_plan(inputs, head, config, plan)
         bodies.update(aside.result())
     except IndexGone:
         return None
     finally:
         aside.cancel()
+    keys = dict(plan.keys)
+    if index_key is not None:
+        keys["search-index.js"] = index_key
     outputs = saved.outputs(bodies)
     hashes = {path: digest(body) for path, body in bodies.items()}
     written = sorted(path for path, sha in hashes.items() if path not in outputs or outputs[path].sha != sha)
@@ -144,27 +147,19 @@ class IndexGone(Exception):
     """The output's search index is not the one the last build wrote: a whole build writes it again."""
 
 
-DATA_FILES = ("api/errors.json", "api/patterns.json")
-"""Files made from summaries alone, without templates."""
-
-
-def data_files(out: Path, config: Config, plan: Plan, index: tuple[str, list[tuple[Search, Search]]] | None
-               ) -> dict[str, bytes]:
-    """Return the API lists the plan renders and, given the hash of the output's index and the changes of
-    records' search terms, the search index changed by them.
+def patched_index(out: Path, index: tuple[str, list[tuple[Search, Search]]] | None) -> dict[str, bytes]:
+    """Return the search index of the output `out`, given its hash and changes of records' search terms,
+    as the only file of a dictionary; none without them.
 
     Raise IndexGone when the output's index no longer hashes to the hash given.
     """
-    cards = [plan.summaries[i] for i in sorted(plan.summaries)]
-    makers = {"api/errors.json": render.errors_json, "api/patterns.json": render.patterns_json}
-    files = {path: makers[path](cards, config) for path in DATA_FILES if path in plan.keys}
-    if index is not None:
-        sha, changes = index
-        found = previous_index(out, sha)
-        if found is None:
-            raise IndexGone(out)
-        files["search-index.js"] = reindex.patch_script(found, changes)
-    return files
+    if index is None:
+        return {}
+    sha, changes = index
+    found = previous_index(out, sha)
+    if found is None:
+        raise IndexGone(out)
+    return {"search-index.js": reindex.patch_script(found, changes)}
 
 
 def own_plan(saved: SavedState, edits: dict[str, Edit], head: Head, common: str) -> Plan:
@@ -200,6 +195,8 @@ def spread_plan(saved: SavedState, config: Config, edits: dict[str, Edit], sprea
     members = _members(new, reached)
     made = [group for group in reached if members[group]
             and all(i in spread and group not in group_names(old[i]) for i in members[group])]
+    from .. import validate
+
     if made and not validate.pages_apart(_every_group_page(new.values())):
         return None
     moved = [i for i in sorted(spread) if _relating(old[i]) != _relating(new[i])]
@@ -234,13 +231,15 @@ def spread_plan(saved: SavedState, config: Config, edits: dict[str, Edit], sprea
 
 def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan) -> dict[str, bytes]:
     """Return the bytes of every file the plan renders."""
+    from .. import render
+
     site = Site(config, tuple(plan.records[i] for i in sorted(plan.records)))
     store = HighlightStore(paths.highlight_path(inputs.out), head.meta.salt)
     renderer = render.Renderer(site, related=plan.links, highlighter=highlight.Highlighter(store, head.meta.lexers),
                                compiled=paths.templates_path(inputs.out), summaries=plan.summaries)
     makers = renderer.plan()
     try:
-        return {path: makers[path]() for path in plan.keys if path not in DATA_FILES}
+        return {path: makers[path]() for path in plan.keys}
     finally:
         store.close()
 
