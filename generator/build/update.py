@@ -2,10 +2,9 @@
 
 An edit of a record's prose renders its own pages. An edit of what other pages show of it (its
 summary: title, message, place, tags, status, related ids, whether written) also renders the
-list pages, the API files and the pages that link it, from every record's summary and related
-errors as the last build saved them, without reading any other record; when it changes what
-relates records, the related errors are found again for the records it can reach
-(`search.related.relink`).
+list pages, the API files and the pages that link it, from every record's summary as the last
+build saved it (`state.Cards`), without reading any other record; when it changes what relates
+records, the related errors are found again for the records it can reach (`search.related.relink`).
 """
 
 from __future__ import annotations
@@ -104,9 +103,9 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jo
         index_keys.update((record_id, edit.made.search.key) for record_id, edit in edits.items())
         index_key = search_index_key(common, (index_keys[i] for i in sorted(index_keys)))
         index = (known.sha, searches)
-    # The search index is patched in another process while this one plans and renders the pages,
-    # when there are two cores.
-    aside = workers.Beside(partial(patched_index, inputs.out, index), jobs if index else 1)
+    # The search index is patched in another process while this one plans and renders the list
+    # pages, when there are two cores; an edit of prose renders too little to pay for the process.
+    aside = workers.Beside(partial(patched_index, inputs.out, index), jobs if index and spread else 1)
     try:
         plan = spread_plan(saved, config, edits, spread, head, common) if spread else \
             own_plan(saved, edits, head, common)
