@@ -183,6 +183,8 @@ def spread_plan(saved: SavedState, config: Config, edits: dict[str, Edit], sprea
     None when a whole build must report a problem they make: an unknown related id, or a new
     list page that collides with another.
     """
+    from .. import validate
+
     cards = saved.cards()
     old = cards.summaries
     new = dict(old)
@@ -194,8 +196,6 @@ def spread_plan(saved: SavedState, config: Config, edits: dict[str, Edit], sprea
     members = _members(new, reached)
     made = [group for group in reached if members[group]
             and all(i in spread and group not in group_names(old[i]) for i in members[group])]
-    from .. import validate
-
     if made and not validate.pages_apart(_every_group_page(new.values())):
         return None
     moved = [i for i in sorted(spread) if _relating(old[i]) != _relating(new[i])]
@@ -255,8 +255,9 @@ def _members(summaries: dict[str, Summary], wanted: list[tuple[str, str]]) -> di
             found["exception", summary.exception].append(i)
         if summary.path in files:
             found["file", summary.path].append(i)
-        for tag in tags.intersection(summary.tags):
-            found["tag", tag].append(i)
+        for tag in summary.tags:  # each time it is named, as `keys.groups` counts it
+            if tag in tags:
+                found["tag", tag].append(i)
     return found
 
 
