@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import urls
 from ..model import Config, Summary
-from ..search.related import Link, Links
+from ..search.related import Link, Links, relating
 
 
 def digest(*parts: str | bytes) -> str:
@@ -63,13 +63,13 @@ def summary_key(summary: Summary) -> str:
 
 
 SUMMARY_FIELDS = tuple(f for f in Summary.__dataclass_fields__ if f != "words")
-"""The fields of a summary (its words come from its message)."""
+"""The fields of a summary that its hash takes: its words come from its message, and a set's repr
+is not in the same order from one process to the next."""
 
 
 def related_key(summaries: Iterable[Summary]) -> str:
-    """Return a hash of everything the related map is made from: place, words, tags and links."""
-    return digest(repr([(s.id, s.message, s.tags, s.path, s.line, s.function, s.status, s.related)
-                        for s in summaries]))
+    """Return a hash of everything the related map is made from (see `search.related.relating`)."""
+    return digest(repr([(s.id, relating(s)) for s in summaries]))
 
 
 INDEX_FIELDS = ("id", "title", "message", "exception", "path", "status", "line", "function", "written", "variants")

@@ -247,9 +247,7 @@ class SavedState:
                 ids = {row.record.id for row in state.rows.values()}
                 db.executemany("DELETE FROM linked WHERE id = ?",
                                ((i,) for i in {row.record.id for row in old.rows.values()} - ids))
-                _relink(db, {row.record.id: row.related for name, row in state.rows.items()
-                             if old.rows.get(name) is not row and (name not in old.rows or old.rows[name].related
-                                                                   != row.related or old.rows[name].record.id != row.record.id)})
+                _relink(db, {row.record.id: row.related for name, row in state.rows.items() if old.rows.get(name) is not row})
                 db.executemany("DELETE FROM outputs WHERE path = ?", ((path,) for path in old.outputs.keys() - state.outputs.keys()))
                 # One row at a time: all of them at once would double the memory of a large site.
                 db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

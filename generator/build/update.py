@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .. import urls
 from ..model import Config, Record, Site, Summary
-from ..search.related import Links, relink
+from ..search.related import Links, relating, relink
 from . import highlight, paths, reindex, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
 from .keys import (digest, group_key, group_names, group_url, record_keys, redirect_key, related_key, search_index_key,
@@ -105,18 +105,20 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jo
         index = (known.sha, searches)
     # The search index is patched in another process while this one plans and renders the list
     # pages, when there are two cores; an edit of prose renders too little to pay for the process.
-    aside = workers.Beside(partial(patched_index, inputs.out, index), jobs if index and spread else 1)
+    aside = workers.Beside(partial(patched_index, inputs.out, *index), jobs if spread else 1) if index else None
     try:
         plan = spread_plan(saved, config, edits, spread, head, common) if spread else \
             own_plan(saved, edits, head, common)
         if plan is None:
             return None
         bodies = render_plan(inputs, head, config, plan)
-        bodies.update(aside.result())
+        if aside is not None:
+            bodies["search-index.js"] = aside.result()
     except IndexGone:
         return None
     finally:
-        aside.cancel()
+        if aside is not None:
+            aside.cancel()
     keys = dict(plan.keys)
     if index_key is not None:
         keys["search-index.js"] = index_key
@@ -146,19 +148,15 @@ class IndexGone(Exception):
     """The output's search index is not the one the last build wrote: a whole build writes it again."""
 
 
-def patched_index(out: Path, index: tuple[str, list[tuple[Search, Search]]] | None) -> dict[str, bytes]:
-    """Return the search index of the output `out`, given its hash and changes of records' search terms,
-    as the only file of a dictionary; none without them.
+def patched_index(out: Path, sha: str, changes: list[tuple[Search, Search]]) -> bytes:
+    """Return the search index of the output `out` with records changed from the first to the second of `changes`.
 
-    Raise IndexGone when the output's index no longer hashes to the hash given.
+    Raise IndexGone when the index there no longer hashes to `sha`.
     """
-    if index is None:
-        return {}
-    sha, changes = index
     found = previous_index(out, sha)
     if found is None:
         raise IndexGone(out)
-    return {"search-index.js": reindex.patch_script(found, changes)}
+    return reindex.patch_script(found, changes)
 
 
 def own_plan(saved: SavedState, edits: dict[str, Edit], head: Head, common: str) -> Plan:
@@ -198,7 +196,7 @@ def spread_plan(saved: SavedState, config: Config, edits: dict[str, Edit], sprea
             and all(i in spread and group not in group_names(old[i]) for i in members[group])]
     if made and not validate.pages_apart(_every_group_page(new.values())):
         return None
-    moved = [i for i in sorted(spread) if _relating(old[i]) != _relating(new[i])]
+    moved = [i for i in sorted(spread) if relating(old[i]) != relating(new[i])]
     found = relink(old, new, moved) if moved else {}
     was = saved.links(found)
     relinked = {i: links for i, links in found.items() if links != was[i]}
@@ -261,18 +259,6 @@ def _members(summaries: dict[str, Summary], wanted: list[tuple[str, str]]) -> di
     return found
 
 
-def _relating(summary: Summary) -> tuple[object, ...]:
-    """Return what relates a record to others (see `keys.related_key`)."""
-    return (summary.message, summary.tags, summary.path, summary.line, summary.function, summary.status,
-            summary.related)
-
-
 def _every_group_page(summaries: Iterable[Summary]) -> list[str]:
     """Return the list page of every exception, file and tag of `summaries`, once per name."""
-    names: dict[tuple[str, str], str] = {}
-    for summary in summaries:
-        names["exception", summary.exception] = urls.exception(summary.exception)
-        names["file", summary.path] = urls.source_file(summary.path)
-        for tag in summary.tags:
-            names["tag", tag] = urls.tag(tag)
-    return list(names.values())
+    return [group_url(group) for group in dict.fromkeys(g for summary in summaries for g in group_names(summary))]

@@ -55,6 +55,11 @@ def message_words(message: str) -> frozenset[str]:
     return frozenset(WORDS.findall(literal_text(message).lower()))
 
 
+def relating(card: Summary) -> tuple[object, ...]:
+    """Return what relates a record to others: its message (its words), tags, place, status and related ids."""
+    return (card.message, card.tags, card.path, card.line, card.function, card.status, card.related)
+
+
 def related_links(cards: Mapping[str, Summary]) -> Links:
     """Return the related errors of every record of `cards` (id -> summary)."""
     near = Neighbourhood(cards)
