@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 def snippet_lines(code: str) -> list[str]:
@@ -172,7 +173,9 @@ class Record:
         return self.exception.rpartition(".")[2]
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: an edit of one record makes every record's summary from the build's state, and a
+# frozen class's constructor takes five times as long. Nothing changes a summary once made.
+@dataclass(slots=True)
 class Summary:
     """What pages other than a record's own show of it, and what its related errors are found from.
 
@@ -210,10 +213,16 @@ class Summary:
     """Its other wordings."""
     related: tuple[str, ...]
     """The related ids its record names."""
-    words: frozenset[str]
-    """The distinct words of its message's literal text (see `search.related.message_words`)."""
-    pattern: tuple[str | None, ...]
-    """Its compiled message (see `search.template.compile_template`), for api/patterns.json."""
+    words: tuple[str, ...]
+    """The distinct words of its message's literal text, sorted (see `search.related.message_words`)."""
+    order: str
+    """Its place in every list of errors, as a key that sorts as text (see `summary.reading_order`)."""
+    item: str
+    """Its item in lists of errors, with `summary.ROOT` for the page's root (see `summary.list_item`)."""
+    error_line: str
+    """Its line of api/errors.json, with `summary.ROOT` for the base URL."""
+    pattern_line: str
+    """Its line of api/patterns.json, with `summary.ROOT` for the base URL; empty when it is removed."""
 
     @property
     def exception_name(self) -> str:

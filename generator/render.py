@@ -10,18 +10,18 @@ import io
 import json
 from json.encoder import encode_basestring
 import os
-import re
 from html import escape as html_escape
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
 from jinja2.bccache import Bucket
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from . import __version__, markdown, urls
 from .build import highlight
@@ -30,7 +30,7 @@ from .model import Config, Record, Site, Summary
 from .search.index import build_index, document_terms, index_script, search_entry
 from .search.related import Links, Related, related_links
 from .search.template import compile_template, template_parts
-from .summary import summarize
+from .summary import COMPACT, ROOT, html, list_item, summarize, visible
 from .schema import SCHEMA
 from .build.write import process_running
 
@@ -46,18 +46,6 @@ VARIANT_KINDS = {"plural": "Plural form", "alternative": "Another branch", "earl
 REVIEW_REASONS = {"message changed": "the message changed", "code changed": "the code around the raise changed",
                   "moved": "the raise moved"}
 """How the review notice says why the prose may be out of date."""
-
-
-FORBIDDEN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef\ufffe\uffff]")
-"""Code points HTML forbids in a document: controls other than white space, and noncharacters."""
-
-
-def visible(value: Any) -> Any:
-    """Return a value for a page with forbidden code points shown as U+FFFD, as browsers would."""
-    if not isinstance(value, str) or not FORBIDDEN.search(value):
-        return value
-    cleaned = FORBIDDEN.sub("\ufffd", value)
-    return Markup(cleaned) if isinstance(value, Markup) else cleaned
 
 
 class SealedBytecodeCache(FileSystemBytecodeCache):
@@ -150,28 +138,17 @@ def path_html(path: str) -> str:
 
 
 def error_items(records: Iterable[Summary], root: str, show_line: bool = False, pill: bool = True) -> Markup:
-    """Return the list items of some errors: title, exception, place, and whether removed or not yet written.
+    """Return the list items of some errors (see `summary.list_item`).
 
-    Lists of every error are long: the items are made in Python, and their values escaped in one call.
+    Lists of every error are long: they join the items each summary holds, made once per record.
     """
-    records = list(records)
-    values = [value for r in records for value in (urls.error(r.id), r.title, r.exception_name, r.path)]
-    # A value with a forbidden code point is shown as Jinja shows it (see `visible`); without one,
-    # no value holds NUL, which then keeps the values apart.
-    texts = [_html(value) for value in values] if FORBIDDEN.search("".join(values)) else \
-        str(escape("\0".join(values))).split("\0")
-    base = _html(root)
-    items = []
-    for index, r in enumerate(records):
-        href, title, exception, path = texts[4 * index: 4 * index + 4]
-        meta = f"line {r.line} · <code>{exception}</code>" if show_line else \
-            f"<code>{exception}</code> · <code>{path.replace('/', '/<wbr>')}:{r.line}</code>"
-        if r.status == "removed":
-            meta += ' · <span class="badge removed">removed</span>'
-        if pill and not r.written:
-            meta += ' · <span class="badge">not yet written</span>'
-        items.append(f'<li><a href="{base}{href}">{title}</a>\n<span class="meta">{meta}</span></li>\n')
-    return Markup("".join(items))
+    items = "".join(r.item if not show_line and (r.written or not pill) else list_item(r, ROOT, show_line, pill)
+                    for r in records)
+    return Markup(items.replace(ROOT, html(root)))
+
+
+in_order = attrgetter("order")
+"""Return a record's place in every list of errors (`Summary.order`)."""
 
 
 def written_of(members: list[Summary]) -> str:
@@ -179,36 +156,19 @@ def written_of(members: list[Summary]) -> str:
     return f"{sum(1 for r in members if r.written)} of {len(members)} written"
 
 
-def _html(text: str) -> str:
-    """Return text as a page shows it: escaped, forbidden code points replaced (see `visible`)."""
-    return str(Markup.escape(visible(text)))
-
-
 def has_placeholders(message: str) -> bool:
     """Return whether a message template interpolates any value."""
     return any(hole for _, hole in template_parts(message))
 
 
-def natural_key(text: str) -> tuple[Any, ...]:
-    """Return a sort key that orders text as people do: case and leading marks aside, `page 2` before `page 10`."""
-    words = text.lstrip("…`'\"([{<_-. ")
-    return tuple(int(part) if i % 2 else part.casefold() for i, part in enumerate(re.split(r"(\d+)", words)))
-
-
-def reading_order(record: Summary) -> tuple[Any, ...]:
-    """Return the key that lists written pages first, then by title in natural order (the id breaks ties)."""
-    return (not record.written, natural_key(record.title), record.id)
-
-
-def recently_changed(records: Iterable[Summary], order: Callable[[Summary], tuple[Any, ...]] = reading_order,
-                     limit: int = RECENT_LIMIT) -> list[Summary]:
+def recently_changed(records: Iterable[Summary], limit: int = RECENT_LIMIT) -> list[Summary]:
     """Return the written records whose prose is newest, by `analysis.date`, newest first.
 
     Commits are hashes and carry no order without the repository, so the date the analysis
     gives is the order; records without one are left out, and equal dates go by title.
     """
     dated = [r for r in records if r.written and r.analysis_date]
-    dated.sort(key=order)
+    dated.sort(key=in_order)
     dated.sort(key=lambda r: r.analysis_date or "", reverse=True)
     return dated[:limit]
 
@@ -248,21 +208,10 @@ class Renderer:
         self.by_exception = _group(cards, lambda r: [r.exception])
         self.by_file = _group(cards, lambda r: [r.path])
         self.by_tag = _group(cards, lambda r: list(r.tags))
-        # Each record sits in several lists: its sort key is made once, not once per list, and only
-        # for the lists rendered (a build after an edit renders few).
-        self.order: dict[str, tuple[Any, ...]] = {}
-        """Record id -> its place in every list (see `reading_order`)."""
-
-    def in_order(self, record: Summary) -> tuple[Any, ...]:
-        """Return a record's place in the lists of this site (see `reading_order`)."""
-        key = self.order.get(record.id)
-        if key is None:
-            key = self.order[record.id] = reading_order(record)
-        return key
 
     def ordered(self, groups: dict[str, list[Summary]]) -> dict[str, list[Summary]]:
         """Return groups with their members in list order."""
-        return {name: sorted(members, key=self.in_order) for name, members in groups.items()}
+        return {name: sorted(members, key=in_order) for name, members in groups.items()}
 
     def all(self) -> dict[str, bytes]:
         """Return every file of the site."""
@@ -360,7 +309,7 @@ class Renderer:
 
     def list_page(self, path: str, title: str, kind: str, members: list[Summary], key: str) -> bytes:
         """Return the page listing the errors of one exception type, file or tag."""
-        members = sorted(members, key=self.in_order)
+        members = sorted(members, key=in_order)
         return self.page(
             "list.html",
             path,
@@ -392,12 +341,12 @@ class Renderer:
             by_tag=self.by_tag,
             list_all=len(self.cards) <= HOME_LIST_LIMIT,
             counts=self.counts(),
-            recent=recently_changed(self.cards.values(), self.in_order),
+            recent=recently_changed(self.cards.values()),
         )
 
     def all_errors_page(self) -> bytes:
         """Return the page listing every error."""
-        records = sorted(self.cards.values(), key=self.in_order)
+        records = sorted(self.cards.values(), key=in_order)
         return self.page("list.html", "errors/index.html", title="All errors",
                          description=f"Every error in {self.config.title}.",
                          kind="all", key="", records=records, done=[r for r in records if r.written],
@@ -477,17 +426,13 @@ class Renderer:
 
 def errors_json(cards: Iterable[Summary], config: Config) -> bytes:
     """Return api/errors.json: every record's summary (`cards` in id order)."""
-    return _json_lines({"version": 1}, "errors", (
-        {"id": r.id, "title": r.title, "exception": r.exception, "message": r.message, "path": r.path,
-         "line": r.line, "tags": r.tags, "status": r.status, "url": f"{config.base_url}errors/{r.id}/"}
-        for r in cards))
+    return _json_lines({"version": 1}, "errors", [r.error_line for r in cards], config.base_url)
 
 
 def patterns_json(cards: Iterable[Summary], config: Config) -> bytes:
     """Return api/patterns.json: every active record's compiled pattern, for linking from messages."""
-    return _json_lines({"version": 1, "base_url": config.base_url}, "patterns", (
-        {"id": r.id, "url": f"{config.base_url}errors/{r.id}/", "exception": r.exception, "pattern": r.pattern}
-        for r in cards if r.status == "active"))
+    return _json_lines({"version": 1, "base_url": config.base_url}, "patterns",
+                       [r.pattern_line for r in cards if r.pattern_line], config.base_url)
 
 
 def record_data(record: Record) -> dict[str, Any]:
@@ -551,19 +496,15 @@ def _json(data: Any) -> bytes:
     return (_indented(data, "\n") + "\n").encode()
 
 
-def _json_lines(head: dict[str, Any], name: str, items: Iterable[dict[str, Any]]) -> bytes:
-    """Return `{**head, name: list(items)}` as JSON with an item per line.
+def _json_lines(head: dict[str, Any], name: str, lines: list[str], base_url: str) -> bytes:
+    """Return `{**head, name: [...]}` as JSON with an item per line, from ready-made `lines` (see `summary`).
 
-    The lists of every record are long: written by json's C encoder, item by item, they are
-    several times quicker to make than indented JSON, and still read and compare line by line.
+    The lists of every record are long: joined from lines made once per record, they are quick
+    to make, and still read and compare line by line.
     """
     opening = COMPACT.encode({**head, name: []})[: -len("[]}")]
-    lines = ",\n".join(COMPACT.encode(item) for item in items)
-    return f"{opening}[\n{lines}\n]}}\n".encode() if lines else f"{opening}[]}}\n".encode()
-
-
-COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-"""JSON without spaces, written by the C encoder."""
+    body = ",\n".join(lines).replace(ROOT, encode_basestring(base_url)[1:-1])
+    return f"{opening}[\n{body}\n]}}\n".encode() if lines else f"{opening}[]}}\n".encode()
 
 
 def _indented(value: Any, newline: str) -> str:

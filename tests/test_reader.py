@@ -100,10 +100,10 @@ def test_lists_put_written_pages_first_then_titles_in_natural_order(browser: Any
 
 
 def test_natural_order_reads_numbers_as_numbers() -> None:
-    from generator import render
+    from generator.summary import natural_key
 
     titles = ["Page 10 is missing", "page 2 is missing", "Page 1 is missing", "a page", "… is not known", "`x` is wrong"]
-    assert sorted(titles, key=render.natural_key) == [
+    assert sorted(titles, key=natural_key) == [
         "a page", "… is not known", "Page 1 is missing", "page 2 is missing", "Page 10 is missing", "`x` is wrong"]
 
 

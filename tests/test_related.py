@@ -56,8 +56,8 @@ def test_no_duplicates_no_self_no_removed_at_most_eight() -> None:
 
 def test_message_words_read_the_template_as_matching_does() -> None:
     # `{{literal}}` is literal text and `%(name)s` a placeholder, as for the page and the index.
-    assert message_words("expected {{literal}} braces, got %(name)s") == {"expected", "literal", "braces", "got"}
-    assert message_words("{x!r} is not {kind:>{width}}, 50% done") == {"not", "done"}
+    assert message_words("expected {{literal}} braces, got %(name)s") == ("braces", "expected", "got", "literal")
+    assert message_words("{x!r} is not {kind:>{width}}, 50% done") == ("done", "not")
 
 
 def test_records_sharing_only_a_placeholder_name_are_not_related_by_wording() -> None:

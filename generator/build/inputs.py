@@ -24,7 +24,8 @@ RACY_NS = 2_000_000_000
 """A file changed this close to a build may change again without its size or time changing."""
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, as `model.Summary`: a build makes one per record file.
+@dataclass(slots=True)
 class FileStat:
     """A file's size and modification time, as one directory scan gives them."""
 
@@ -52,6 +53,8 @@ class Inputs:
     """The bytes of site.toml (or a token for a missing or unreadable one)."""
     env: str
     """Hash of everything besides the content that the output depends on."""
+    code: str
+    """Hash of errorsite's code and libraries: what records, summaries and search terms are made by."""
     env_stamp: tuple[Any, ...]
     """Names, sizes and times of the code and templates that `env` was made from."""
     marker: tuple[int, int, int]
@@ -72,10 +75,11 @@ class Inputs:
 
 def read_inputs(content: Path, out: Path, base_url: str | None, last: Meta) -> Inputs:
     """Return the inputs of a build of `content` into `out`; `last` saves hashing unchanged code."""
-    env, env_stamp = environment(content, base_url, last)
+    env, code, env_stamp = environment(content, base_url, last)
     settings = settings_bytes(content / "site.toml")
     scanned_ns = time.time_ns()
-    return Inputs(content, out, base_url, scan(content / "errors"), scanned_ns, settings, env, env_stamp, marker(out))
+    return Inputs(content, out, base_url, scan(content / "errors"), scanned_ns, settings, env, code,
+                  env_stamp, marker(out))
 
 
 def scan(errors: Path) -> dict[str, FileStat]:
@@ -107,15 +111,16 @@ def unchanged(stamp: Stamp, name: str, stat: FileStat) -> bool:
         return False
 
 
-def environment(content: Path, base_url: str | None, last: Meta) -> tuple[str, tuple[Any, ...]]:
-    """Return the hash of everything besides the content that the output depends on, and its stamp."""
+def environment(content: Path, base_url: str | None, last: Meta) -> tuple[str, str, tuple[Any, ...]]:
+    """Return the hash of everything besides the content that the output depends on, the hash of
+    errorsite's code within it (`Inputs.code`), and their stamp."""
     stamp = (str(content), base_url, __version__, tree_stamp(PACKAGE), tree_stamp(templates_dir()))
     recent = time.time_ns() - RACY_NS
     if last.env and stamp == last.env_stamp and all(t < recent for part in stamp[3:] for _, _, t in part):
-        return last.env, stamp
-    env = digest(str(content.absolute()), repr(base_url), __version__, code_digest(),
-                 tree_digest(PACKAGE), tree_digest(templates_dir()))
-    return env, stamp
+        return last.env, last.code, stamp
+    code = digest(__version__, code_digest(), tree_digest(PACKAGE))
+    env = digest(str(content.absolute()), repr(base_url), code, tree_digest(templates_dir()))
+    return env, code, stamp
 
 
 def settings_bytes(path: Path) -> bytes:
@@ -153,9 +158,10 @@ def read_config(inputs: Inputs) -> tuple[Config, bool]:
     return config, bool(problems)
 
 
-def config_key(config: Config) -> str:
-    """Return the hash of what validated records depend on besides their own file."""
-    return digest(repr(config.repo))
+def config_key(config: Config, code: str) -> str:
+    """Return the hash of what validated records, their summaries and search terms depend on besides
+    their own file: the settings they read, and the code that makes them (`Inputs.code`)."""
+    return digest(repr(config.repo), code)
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,9 +67,14 @@ SUMMARY_FIELDS = tuple(f for f in Summary.__dataclass_fields__ if f != "words")
 is not in the same order from one process to the next."""
 
 
-def related_key(summaries: Iterable[Summary]) -> str:
-    """Return a hash of everything the related map is made from (see `search.related.relating`)."""
-    return digest(repr([(s.id, relating(s)) for s in summaries]))
+def relating_key(summary: Summary) -> str:
+    """Return a hash of what relates a record to others (see `search.related.relating`)."""
+    return digest(summary.id, repr(relating(summary)))
+
+
+def related_key(relating_keys: Iterable[str]) -> str:
+    """Return a hash of everything the related map is made from: every record's `relating_key`, in id order."""
+    return digest(*relating_keys)
 
 
 INDEX_FIELDS = ("id", "title", "message", "exception", "path", "status", "line", "function", "written", "variants")

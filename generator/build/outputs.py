@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Record
-from .keys import digest, index_key, summary_key
+from .keys import digest, index_key, relating_key, summary_key
 from .state import Made, Search
 
 
@@ -46,7 +46,7 @@ def made_of(record: Record) -> Made:
     entry = search_entry(record)
     terms = document_terms(entry)
     summary = summarize(record)
-    return Made(Search(entry, terms, index_key(entry, terms)), summary, summary_key(summary))
+    return Made(Search(entry, terms, index_key(entry, terms)), summary, summary_key(summary), relating_key(summary))
 
 
 def previous_index(out: Path, sha: str) -> dict[str, Any] | None:

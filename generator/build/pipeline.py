@@ -62,18 +62,24 @@ def build(content: Path, out: Path, base_url: str | None = None, *,
 def _build(content: Path, out: Path, base_url: str | None, saved: SavedState, jobs: int,
            progress: Progress | None) -> Result:
     """Build with the saved state, which may turn out to be damaged (state.Damaged)."""
-    head = saved.head()
-    inputs = read_inputs(content, out, base_url, head.meta)
-    ours = inputs.marker != (0, 0, 0) and inputs.marker == head.meta.marker
-    if ours and _same_settings(inputs, head):
-        changed = sorted(name for name, stat in inputs.files.items() if not unchanged(head.stamps[name], name, stat))
-        if not changed:
-            return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
-        if len(changed) <= QUICK_MAX:
-
-            result = update(inputs, saved, head, changed, jobs)
-            if result is not None:
-                return result
+    # Until a whole build begins, this process makes many objects and few cycles: the collector
+    # would spend a quarter of an update's time looking for garbage that is not there.
+    gc.disable()
+    try:
+        head = saved.head()
+        inputs = read_inputs(content, out, base_url, head.meta)
+        ours = inputs.marker != (0, 0, 0) and inputs.marker == head.meta.marker
+        if ours and _same_settings(inputs, head):
+            changed = sorted(name for name, stat in inputs.files.items()
+                             if not unchanged(head.stamps[name], name, stat))
+            if not changed:
+                return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
+            if len(changed) <= QUICK_MAX:
+                result = update(inputs, saved, head, changed, jobs)
+                if result is not None:
+                    return result
+    finally:
+        gc.enable()
     old = saved.load()
     return whole(inputs, saved, old, ours and inputs.marker == old.meta.marker, jobs, progress)
 
@@ -106,7 +112,7 @@ class Records:
 
 def read_records(inputs: Inputs, config: Config, old: State, jobs: int) -> Records | None:
     """Return every valid record, reading only files that changed; None when any has a problem."""
-    reuse = config_key(config) == old.meta.config_key
+    reuse = config_key(config, inputs.code) == old.meta.config_key
     names = sorted(inputs.files)
     olds = [old.rows.get(name) if reuse else None for name in names]
     unread = [i for i, (name, row) in enumerate(zip(names, olds))
@@ -169,17 +175,17 @@ def relate(made: Mapping[str, Made], old: State) -> Relations:
     """Return the related errors of every record, found again only when a record's place, words or links changed."""
     from ..search.related import related_links
 
-    summaries = {i: made[i].summary for i in sorted(made)}
-    key = related_key(summaries.values())
+    key = related_key(made[i].relating_key for i in sorted(made))
     if key == old.meta.related_key and old.rows:
         return Relations(key, {row.record.id: row.related for row in old.rows.values()})
-    return Relations(key, related_links(summaries))
+    return Relations(key, related_links({i: made[i].summary for i in sorted(made)}))
 
 
-def made_all(records: Records, old: State, jobs: int) -> dict[str, Made]:
-    """Return the search terms and summary of every record, made again only for files that changed."""
+def made_all(records: Records, code: str, old: State, jobs: int) -> dict[str, Made]:
+    """Return the search terms and summary of every record, made again only for files that changed
+    (or all of them when `code`, errorsite's, changed)."""
     known = {row.stamp.sha: row.made for row in old.rows.values()} if config_key(
-        records.site.config) == old.meta.config_key else {}
+        records.site.config, code) == old.meta.config_key else {}
     found = {}
     unknown = []
     for file in records.files.values():
@@ -258,7 +264,7 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
     """Build from every record, rendering the files whose inputs changed; into a fresh output unless `in_place`."""
     records = valid_records(inputs, old, jobs)
     site = records.site
-    made = made_all(records, old, jobs)
+    made = made_all(records, inputs.code, old, jobs)
     relations = relate(made, old)
     new_salt, lexers = salt(), lexers_of(site, inputs, old)
     store = HighlightStore(paths.highlight_path(inputs.out), new_salt)
@@ -292,8 +298,8 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
     removed()
     committed = commit(inputs, saved, staging, hashes, plan, old, in_place)
     pages = sum(1 for p in plan if p.endswith(".html"))
-    meta = Meta(env=inputs.env, env_stamp=inputs.env_stamp, settings=digest(inputs.settings),
-                config_key=config_key(site.config), salt=new_salt, related_key=relations.key, lexers=lexers,
+    meta = Meta(env=inputs.env, code=inputs.code, env_stamp=inputs.env_stamp, settings=digest(inputs.settings),
+                config_key=config_key(site.config, inputs.code), salt=new_salt, related_key=relations.key, lexers=lexers,
                 marker=marker(inputs.out), records=len(site.records), pages=pages,
                 base_path=base_path(site.config), behind=committed.behind)
     rows = {name: _row(old.rows.get(name), RecordRow(name, inputs.stamp(name, file.sha), file.record,

@@ -25,7 +25,8 @@ RACY = -1
 """The modification time saved for a file changed close to a build: its hash decides whether it changed."""
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, as `model.Summary`: a build makes one per record file.
+@dataclass(slots=True)
 class Stamp:
     """What tells whether a record file changed since the last build, without reading it."""
 
@@ -59,6 +60,8 @@ class Made:
     """What other pages show of it."""
     summary_key: str
     """Hash of its summary (`keys.summary_key`)."""
+    relating_key: str
+    """Hash of what relates it to other records (`keys.relating_key`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +96,8 @@ class Meta:
 
     env: str = ""
     """Hash of errorsite's code, templates, libraries, content folder and command-line settings."""
+    code: str = ""
+    """Hash of errorsite's code and libraries (see `inputs.Inputs.code`)."""
     env_stamp: tuple[Any, ...] = ()
     """Names, sizes and times of the code and template files, to skip hashing them when unchanged."""
     settings: str = ""
@@ -160,7 +165,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
     name TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, sha TEXT NOT NULL,
-    id TEXT NOT NULL, index_key TEXT NOT NULL, summary_key TEXT NOT NULL, summary BLOB NOT NULL,
+    id TEXT NOT NULL, index_key TEXT NOT NULL, summary_key TEXT NOT NULL, relating_key TEXT NOT NULL,
+    summary BLOB NOT NULL,
     related BLOB NOT NULL, search BLOB NOT NULL, record BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS records_by_id ON records (id, index_key);
 CREATE INDEX IF NOT EXISTS records_stamp ON records (name, size, mtime, sha);
@@ -250,7 +256,7 @@ class SavedState:
                 _relink(db, {row.record.id: row.related for name, row in state.rows.items() if old.rows.get(name) is not row})
                 db.executemany("DELETE FROM outputs WHERE path = ?", ((path,) for path in old.outputs.keys() - state.outputs.keys()))
                 # One row at a time: all of them at once would double the memory of a large site.
-                db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                (_columns(row) for name, row in state.rows.items() if old.rows.get(name) is not row))
                 db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
                                ((path, row.key, row.sha) for path, row in state.outputs.items()
@@ -266,7 +272,7 @@ class SavedState:
         try:
             db = self._connect()
             with _transaction(db):
-                db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                [_columns(row) for row in rows])
                 db.executemany("UPDATE records SET related = ? WHERE id = ?",
                                [(_links(found), i) for i, found in (links or {}).items()])
@@ -327,8 +333,15 @@ class SavedState:
 
     def index_keys(self) -> dict[str, str]:
         """Return, by record id, the hash of what the search index takes of each record."""
+        return self._keys("index_key")
+
+    def relating_keys(self) -> dict[str, str]:
+        """Return, by record id, the hash of what relates each record to others."""
+        return self._keys("relating_key")
+
+    def _keys(self, column: str) -> dict[str, str]:
         try:
-            return dict(self._connect().execute("SELECT id, index_key FROM records"))
+            return dict(self._connect().execute(f"SELECT id, {column} FROM records"))
         except DAMAGE as error:
             raise Damaged(self.path) from error
 
@@ -367,7 +380,7 @@ def _columns(row: RecordRow) -> tuple[Any, ...]:
     """Return a record row as stored: small columns first, so reading them stops before the large ones."""
     s, made = row.stamp, row.made
     summary = made.summary
-    return (row.name, s.size, s.mtime_ns, s.sha, row.record.id, made.search.key, made.summary_key,
+    return (row.name, s.size, s.mtime_ns, s.sha, row.record.id, made.search.key, made.summary_key, made.relating_key,
             marshal.dumps(tuple(getattr(summary, name) for name in SUMMARY_FIELDS)), _links(row.related),
             marshal.dumps((made.search.entry, made.search.terms)), marshal.dumps(encode(row.record)))
 
@@ -386,9 +399,9 @@ def _links(links: tuple[Link, ...]) -> bytes:
 
 
 def _record_row(columns: tuple[Any, ...]) -> RecordRow:
-    name, size, mtime, sha, _, index_key, summary_key, summary, related, search, record = columns
+    name, size, mtime, sha, _, index_key, summary_key, relating_key, summary, related, search, record = columns
     entry, terms = marshal.loads(search)
-    made = Made(Search(entry, terms, index_key), Summary(*marshal.loads(summary)), summary_key)
+    made = Made(Search(entry, terms, index_key), Summary(*marshal.loads(summary)), summary_key, relating_key)
     return RecordRow(name, Stamp(size, mtime, sha), decode(marshal.loads(record)), made,
                      tuple(Link(other, automatic) for other, automatic in marshal.loads(related)))
 

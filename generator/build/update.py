@@ -68,7 +68,7 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jo
     makes a list page that collides with another: it reports problems as `check` does.
     """
     config, broken = read_config(inputs)
-    if broken or config_key(config) != head.meta.config_key:
+    if broken or config_key(config, inputs.code) != head.meta.config_key:
         return None
     rows = saved.rows(changed)
     if rows.keys() != set(changed):
@@ -181,8 +181,6 @@ def spread_plan(saved: SavedState, config: Config, edits: dict[str, Edit], sprea
     None when a whole build must report a problem they make: an unknown related id, or a new
     list page that collides with another.
     """
-    from .. import validate
-
     cards = saved.cards()
     old = cards.summaries
     new = dict(old)
@@ -194,8 +192,11 @@ def spread_plan(saved: SavedState, config: Config, edits: dict[str, Edit], sprea
     members = _members(new, reached)
     made = [group for group in reached if members[group]
             and all(i in spread and group not in group_names(old[i]) for i in members[group])]
-    if made and not validate.pages_apart(_every_group_page(new.values())):
-        return None
+    if made:
+        from .. import validate
+
+        if not validate.pages_apart(_every_group_page(new.values())):
+            return None
     moved = [i for i in sorted(spread) if relating(old[i]) != relating(new[i])]
     found = relink(old, new, moved) if moved else {}
     was = saved.links(found)
@@ -223,7 +224,14 @@ def spread_plan(saved: SavedState, config: Config, edits: dict[str, Edit], sprea
     return Plan(records=records, summaries=new, links=links, keys=keys,
                 gone=[urls.output_path(group_url(group)) for group in reached if not members[group]],
                 relinked={i: found for i, found in relinked.items() if i not in edits},
-                related_key=related_key(new[i] for i in sorted(new)) if moved else head.meta.related_key)
+                related_key=_related_key(saved, edits) if moved else head.meta.related_key)
+
+
+def _related_key(saved: SavedState, edits: dict[str, Edit]) -> str:
+    """Return the hash of what the related map is made from after `edits` (see `keys.related_key`)."""
+    found = saved.relating_keys()
+    found.update((i, edit.made.relating_key) for i, edit in edits.items())
+    return related_key(found[i] for i in sorted(found))
 
 
 def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan) -> dict[str, bytes]:

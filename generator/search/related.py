@@ -50,9 +50,9 @@ Group = tuple[str, str]
 """What relates records: ("file", path), ("tag", tag) or ("word", word)."""
 
 
-def message_words(message: str) -> frozenset[str]:
-    """Return the distinct words of a message's literal text (placeholders and their names left out)."""
-    return frozenset(WORDS.findall(literal_text(message).lower()))
+def message_words(message: str) -> tuple[str, ...]:
+    """Return the distinct words of a message's literal text (placeholders and their names left out), sorted."""
+    return tuple(sorted(set(WORDS.findall(literal_text(message).lower()))))
 
 
 def relating(card: Summary) -> tuple[object, ...]:
@@ -113,6 +113,8 @@ class Neighbourhood:
         """Group -> the ids of its active records (in line order for a file)."""
         self.place: dict[str, int] = {}
         """Record id -> its index in its file's group."""
+        self.words: dict[str, frozenset[str]] = {}
+        """Record id -> its words as a set, made when first scored."""
         for (kind, _), members in self.groups.items():
             if kind == "file":
                 members.sort(key=lambda i: (cards[i].line, i))
@@ -136,20 +138,28 @@ class Neighbourhood:
         """Return a record's related errors, best first, at most MAX_RELATED."""
         picked = [Link(i, False) for i in dict.fromkeys(card.related) if i in self.cards and i != card.id]
         taken = {card.id, *card.related}
-        scored = sorted((-_score(card, self.cards[other]), other)
+        scored = sorted((-self.score(card, self.cards[other]), other)
                         for other in self.candidates(card) if other not in taken)
         auto = [Link(other, True) for score, other in scored if score < 0]
         return tuple((picked + auto)[:MAX_RELATED])
 
 
-def _score(card: Summary, other: Summary) -> float:
-    score = 0.0
-    if card.path == other.path:
-        score += 2
-        if card.function and card.function == other.function:
-            score += 3
-    score += len(set(card.tags) & set(other.tags))
-    mine, theirs = card.words, other.words
-    if mine and theirs:
-        score += 3 * len(mine & theirs) / len(mine | theirs)
-    return round(score, 6)
+    def score(self, card: Summary, other: Summary) -> float:
+        """Return how closely two records are related: same file, same function, shared tags and words."""
+        score = 0.0
+        if card.path == other.path:
+            score += 2
+            if card.function and card.function == other.function:
+                score += 3
+        score += len(set(card.tags) & set(other.tags))
+        if card.words and other.words:
+            mine, theirs = self.word_set(card), self.word_set(other)
+            score += 3 * len(mine & theirs) / len(mine | theirs)
+        return round(score, 6)
+
+    def word_set(self, card: Summary) -> frozenset[str]:
+        """Return a record's words as a set."""
+        found = self.words.get(card.id)
+        if found is None:
+            found = self.words[card.id] = frozenset(card.words)
+        return found
