@@ -1,7 +1,5 @@
 """`python -m generator` is the `errorsite` command."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

@@ -10,7 +10,7 @@ import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import __version__, assets, load
 from .build.paths import CACHE_DIR
@@ -56,6 +56,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(bug_line(error), file=sys.stderr)
         return BUG_EXIT
+
+
+def run() -> NoReturn:
+    """Be the `errorsite` command: run `main`, then exit without tidying the interpreter away.
+
+    Everything is written and closed when `main` returns. Freeing every object one by one, as
+    the interpreter does on its way out, took a tenth of a build after an edit of 10,000 records.
+    """
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # a reader gone away, or a stream closed: nothing more can be said
+    os._exit(status)
 
 
 def bug_line(error: BaseException) -> str:

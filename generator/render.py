@@ -204,10 +204,7 @@ class Renderer:
         """Search index entries already known, by record id (a build keeps them from the last one)."""
         self.search_terms: Mapping[str, dict[str, int]] = search_terms or {}
         """Their weighted terms, by record id."""
-        cards = self.cards.values()
-        self.by_exception = _group(cards, lambda r: [r.exception])
-        self.by_file = _group(cards, lambda r: [r.path])
-        self.by_tag = _group(cards, lambda r: list(r.tags))
+        self.by_exception, self.by_file, self.by_tag = _groups(self.cards.values())
 
     def ordered(self, groups: dict[str, list[Summary]]) -> dict[str, list[Summary]]:
         """Return groups with their members in list order."""
@@ -478,12 +475,21 @@ def record_data(record: Record) -> dict[str, Any]:
     return data
 
 
-def _group(records: Iterable[Summary], keys: Callable[[Summary], list[str]]) -> dict[str, list[Summary]]:
-    groups: dict[str, list[Summary]] = defaultdict(list)
+Groups = dict[str, list[Summary]]
+"""A list page's name -> its records."""
+
+
+def _groups(records: Iterable[Summary]) -> tuple[Groups, Groups, Groups]:
+    """Return the records of each exception, each file and each tag, by name in name order."""
+    exceptions: Groups = defaultdict(list)
+    files: Groups = defaultdict(list)
+    tags: Groups = defaultdict(list)
     for record in records:
-        for key in keys(record):
-            groups[key].append(record)
-    return dict(sorted(groups.items()))
+        exceptions[record.exception].append(record)
+        files[record.path].append(record)
+        for tag in record.tags:
+            tags[tag].append(record)
+    return dict(sorted(exceptions.items())), dict(sorted(files.items())), dict(sorted(tags.items()))
 
 
 def _format_url(pattern: str, **values: str) -> str | None:

@@ -113,10 +113,21 @@ def test_a_content_folder_here_is_used_without_a_word(
     assert "own error reference" not in capsys.readouterr().err
 
 
-def test_python_dash_m_and_the_console_script(tmp_path: Path) -> None:
+def test_python_dash_m_and_the_console_script(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The command leaves without tidying the interpreter away: what it printed still all arrives,
+    # and its status is main's.
+    lookup = ["lookup", "max_batch_tokens must be a multiple of 8, got 1001", "--content", str(content)]
+    assert run(*lookup) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("\n") > 2
     for command in ([sys.executable, "-m", "generator"], [str(Path(sys.executable).with_name("errorsite"))]):
         result = subprocess.run([*command, "--version"], capture_output=True, text=True, check=False)
         assert result.returncode == 0 and result.stdout.startswith("errorsite "), command
+        result = subprocess.run([*command, *lookup], capture_output=True, text=True, check=False)
+        assert result.returncode == 0 and result.stdout == printed, command
+        result = subprocess.run([*command, "lookup", "--content", str(content / "missing"), "x"],
+                                capture_output=True, text=True, check=False)
+        assert result.returncode == 1 and "content-not-found" in result.stderr, command
 
 
 def test_lookup_prints_the_best_match_first(content: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -73,8 +73,21 @@ def relating_key(summary: Summary) -> str:
 
 
 def related_key(relating_keys: Iterable[str]) -> str:
-    """Return a hash of everything the related map is made from: every record's `relating_key`, in id order."""
-    return digest(*relating_keys)
+    """Return a hash of everything the related map is made from: every record's `relating_key`.
+
+    It is their sum (modulo 2**128), which no order changes, so that an edit of a few records
+    updates it without the others' keys (`related_key_after`).
+    """
+    return _hex(sum(int(key, 16) for key in relating_keys))
+
+
+def related_key_after(key: str, changes: Iterable[tuple[str, str]]) -> str:
+    """Return the `related_key` after the relating keys of some records changed (from, to)."""
+    return _hex(int(key, 16) + sum(int(after, 16) - int(before, 16) for before, after in changes))
+
+
+def _hex(value: int) -> str:
+    return format(value % 2**128, "032x")
 
 
 INDEX_FIELDS = ("id", "title", "message", "exception", "path", "status", "line", "function", "written", "variants")

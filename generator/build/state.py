@@ -333,15 +333,8 @@ class SavedState:
 
     def index_keys(self) -> dict[str, str]:
         """Return, by record id, the hash of what the search index takes of each record."""
-        return self._keys("index_key")
-
-    def relating_keys(self) -> dict[str, str]:
-        """Return, by record id, the hash of what relates each record to others."""
-        return self._keys("relating_key")
-
-    def _keys(self, column: str) -> dict[str, str]:
         try:
-            return dict(self._connect().execute(f"SELECT id, {column} FROM records"))
+            return dict(self._connect().execute("SELECT id, index_key FROM records"))
         except DAMAGE as error:
             raise Damaged(self.path) from error
 

@@ -19,7 +19,7 @@ from ..model import Config, Record, Site, Summary
 from ..search.related import Links, relating, relink
 from . import highlight, paths, reindex, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
-from .keys import (digest, group_key, group_names, group_url, record_keys, redirect_key, related_key, search_index_key,
+from .keys import (digest, group_key, group_names, group_url, record_keys, redirect_key, related_key_after, search_index_key,
                    shared_keys)
 from .outputs import Result, made_of, previous_index
 from .state import Head, Made, OutputRow, RecordRow, SavedState, Search, decode
@@ -224,14 +224,8 @@ def spread_plan(saved: SavedState, config: Config, edits: dict[str, Edit], sprea
     return Plan(records=records, summaries=new, links=links, keys=keys,
                 gone=[urls.output_path(group_url(group)) for group in reached if not members[group]],
                 relinked={i: found for i, found in relinked.items() if i not in edits},
-                related_key=_related_key(saved, edits) if moved else head.meta.related_key)
-
-
-def _related_key(saved: SavedState, edits: dict[str, Edit]) -> str:
-    """Return the hash of what the related map is made from after `edits` (see `keys.related_key`)."""
-    found = saved.relating_keys()
-    found.update((i, edit.made.relating_key) for i, edit in edits.items())
-    return related_key(found[i] for i in sorted(found))
+                related_key=related_key_after(head.meta.related_key, [
+                    (edit.row.made.relating_key, edit.made.relating_key) for _, edit in sorted(edits.items())]))
 
 
 def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan) -> dict[str, bytes]:

@@ -75,16 +75,19 @@ def relink(old: Mapping[str, Summary], new: Mapping[str, Summary], changed: Iter
     record left or joined can change, and of those groups only files and groups of at most RARE
     records on either side.
     """
-    near = Neighbourhood(new)
     changed = sorted(changed)
     joined = {i: groups_of(new[i]) for i in changed}
     left = {i: groups_of(old[i]) for i in changed}
+    touched = {g for i in changed for g in joined[i] | left[i]}
+    near = Neighbourhood(new, touched)
     reached = set(changed)
-    for group in sorted({g for i in changed for g in joined[i] | left[i]}):
+    for group in sorted(touched):
         after = set(near.groups.get(group, ()))
         before = (after - {i for i in changed if group in joined[i]}) | {i for i in changed if group in left[i]}
         if group[0] == "file" or min(len(before), len(after)) <= RARE:
             reached |= before | after
+    # Only the groups of the records reached are needed to find their related errors.
+    near = Neighbourhood(new, {g for i in reached for g in groups_of(new[i])})
     return {i: near.links(new[i]) for i in sorted(reached)}
 
 
@@ -98,17 +101,23 @@ def groups_of(card: Summary) -> set[Group]:
 class Neighbourhood:
     """The groups of a set of records, from which each record's candidates and related list are found."""
 
-    def __init__(self, cards: Mapping[str, Summary]) -> None:
+    def __init__(self, cards: Mapping[str, Summary], wanted: set[Group] | None = None) -> None:
+        """Group `cards`: all their groups, or only those of `wanted`."""
         self.cards = cards
         groups: dict[Group, list[str]] = defaultdict(list)
+        names = {kind: {name for k, name in wanted if k == kind} for kind in ("file", "tag", "word")} if wanted \
+            is not None else None
         for card in cards.values():
             if card.status != "active":
                 continue
-            groups["file", card.path].append(card.id)
+            if names is None or card.path in names["file"]:
+                groups["file", card.path].append(card.id)
             for tag in card.tags:
-                groups["tag", tag].append(card.id)
+                if names is None or tag in names["tag"]:
+                    groups["tag", tag].append(card.id)
             for word in card.words:
-                groups["word", word].append(card.id)
+                if names is None or word in names["word"]:
+                    groups["word", word].append(card.id)
         self.groups = dict(groups)
         """Group -> the ids of its active records (in line order for a file)."""
         self.place: dict[str, int] = {}
