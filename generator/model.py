@@ -217,12 +217,14 @@ class Summary:
     """The distinct words of its message's literal text, sorted (see `search.related.message_words`)."""
     order: str
     """Its place in every list of errors, as a key that sorts as text (see `summary.reading_order`)."""
-    item: str
-    """Its item in lists of errors, with `summary.ROOT` for the page's root (see `summary.list_item`)."""
-    error_line: str
-    """Its line of api/errors.json, with `summary.ROOT` for the base URL."""
-    pattern_line: str
-    """Its line of api/patterns.json, with `summary.ROOT` for the base URL; empty when it is removed."""
+    item: bytes
+    """Its item in lists of errors, in UTF-8, with `summary.ROOT` for the page's root (see `summary.list_item`).
+
+    The lists of every error join these as bytes, which go into their page unchanged (`render.Lists`)."""
+    error_line: bytes
+    """Its line of api/errors.json, in UTF-8, with `summary.ROOT` for the base URL."""
+    pattern_line: bytes
+    """Its line of api/patterns.json, in UTF-8, with `summary.ROOT` for the base URL; empty when it is removed."""
 
     @property
     def exception_name(self) -> str:

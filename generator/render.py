@@ -13,7 +13,7 @@ import os
 from html import escape as html_escape
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from functools import partial
+from functools import cached_property, partial
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ from .model import Config, Record, Site, Summary
 from .search.index import build_index, document_terms, index_script, search_entry
 from .search.related import Links, Related, related_links
 from .search.template import compile_template, template_parts
-from .summary import COMPACT, ROOT, html, list_item, summarize, visible
+from .summary import COMPACT, ROOT, ROOT_BYTES, Mark, html, list_item, summarize, visible
 from .schema import SCHEMA
 from .build.write import process_running
 
@@ -89,7 +89,7 @@ class SealedBytecodeCache(FileSystemBytecodeCache):
 SEAL_BYTES = 16
 
 
-def environment(highlighter: highlight.Highlighter, compiled: Path | None = None) -> Environment:
+def environment(highlighter: highlight.Highlighter, lists: Lists, compiled: Path | None = None) -> Environment:
     """Return the Jinja environment: autoescaped, and strict so a typo fails the build.
 
     With `compiled`, compiled templates are kept in that folder (by the hash of their source).
@@ -110,7 +110,7 @@ def environment(highlighter: highlight.Highlighter, compiled: Path | None = None
     env.filters["message_html"] = lambda text: Markup(message_html(text))
     env.filters["pattern_json"] = pattern_json
     env.filters["path_html"] = lambda text: Markup(path_html(text))
-    env.globals["error_items"] = error_items
+    env.globals["error_items"] = lists.items
     env.globals["written_of"] = written_of
     env.globals["variant_kinds"] = VARIANT_KINDS
     env.globals["review_reasons"] = REVIEW_REASONS
@@ -137,14 +137,38 @@ def path_html(path: str) -> str:
     return "/<wbr>".join(str(Markup.escape(part)) for part in path.split("/"))
 
 
-def error_items(records: Iterable[Summary], root: str, show_line: bool = False, pill: bool = True) -> Markup:
-    """Return the list items of some errors (see `summary.list_item`).
+class Lists:
+    """The lists of errors of the page being rendered, kept as bytes until the page is encoded.
 
-    Lists of every error are long: they join the items each summary holds, made once per record.
+    A list of every error is 3 MB at 10,000 records. It is joined from the UTF-8 items each summary
+    holds (`Summary.item`) and goes into the encoded page as it is: not decoded, searched for
+    forbidden code points (its items were made from shown text) and encoded again. The page holds
+    a mark in its place: the list's number between two NULs, which no other text of a page holds
+    (`summary.visible`, the templates' `finalize`, replaces them).
     """
-    items = "".join(r.item if not show_line and (r.written or not pill) else list_item(r, ROOT, show_line, pill)
-                    for r in records)
-    return Markup(items.replace(ROOT, html(root)))
+
+    def __init__(self) -> None:
+        self.made: list[bytes] = []
+        """The lists of the page being rendered, by number."""
+
+    def items(self, records: Iterable[Summary], root: str, show_line: bool = False, pill: bool = True) -> Mark:
+        """Return the mark of the list items of some errors (see `summary.list_item`), for templates."""
+        items = b"".join(r.item if not show_line and (r.written or not pill)
+                         else list_item(r, ROOT, show_line, pill).encode() for r in records)
+        self.made.append(items.replace(ROOT_BYTES, html(root).encode()))
+        return Mark(f"{ROOT}{len(self.made) - 1}{ROOT}")
+
+    def splice(self, page: bytes) -> bytes:
+        """Return the encoded page with each mark replaced by its list, and forget the lists."""
+        if not self.made:
+            return page
+        made, self.made = self.made, []
+        parts = page.split(ROOT_BYTES)
+        marks = parts[1::2]
+        if len(marks) != len(made) or len(parts) % 2 == 0:
+            raise AssertionError(f"{len(made)} lists of errors, {len(marks)} marks for them")
+        parts[1::2] = [made[int(mark)] for mark in marks]
+        return b"".join(parts)
 
 
 in_order = attrgetter("order")
@@ -161,14 +185,14 @@ def has_placeholders(message: str) -> bool:
     return any(hole for _, hole in template_parts(message))
 
 
-def recently_changed(records: Iterable[Summary], limit: int = RECENT_LIMIT) -> list[Summary]:
+def recently_changed(listed: Iterable[Summary], limit: int = RECENT_LIMIT) -> list[Summary]:
     """Return the written records whose prose is newest, by `analysis.date`, newest first.
 
     Commits are hashes and carry no order without the repository, so the date the analysis
-    gives is the order; records without one are left out, and equal dates go by title.
+    gives is the order; records without one are left out, and equal dates go by title, as in
+    `listed`, which holds records in list order (`in_order`).
     """
-    dated = [r for r in records if r.written and r.analysis_date]
-    dated.sort(key=in_order)
+    dated = [r for r in listed if r.written and r.analysis_date]
     dated.sort(key=lambda r: r.analysis_date or "", reverse=True)
     return dated[:limit]
 
@@ -194,7 +218,9 @@ class Renderer:
         self.site = site
         self.config = site.config
         self.highlighter = highlighter or highlight.Highlighter()
-        self.env = environment(self.highlighter, compiled)
+        self.lists = Lists()
+        """The lists of errors of the page being rendered."""
+        self.env = environment(self.highlighter, self.lists, compiled)
         self.cards: dict[str, Summary] = dict(sorted(summaries.items()) if summaries is not None
                                               else ((r.id, summarize(r)) for r in site.records))
         """Record id -> its summary, in id order."""
@@ -205,6 +231,11 @@ class Renderer:
         self.search_terms: Mapping[str, dict[str, int]] = search_terms or {}
         """Their weighted terms, by record id."""
         self.by_exception, self.by_file, self.by_tag = _groups(self.cards.values())
+
+    @cached_property
+    def listed(self) -> list[Summary]:
+        """Return every record's summary in list order (`in_order`)."""
+        return sorted(self.cards.values(), key=in_order)
 
     def ordered(self, groups: dict[str, list[Summary]]) -> dict[str, list[Summary]]:
         """Return groups with their members in list order."""
@@ -277,7 +308,7 @@ class Renderer:
             version=__version__,
             **context,
         )
-        return html.encode()
+        return self.lists.splice(html.encode())
 
     def error_page(self, record: Record) -> bytes:
         """Return the page of one error."""
@@ -338,12 +369,12 @@ class Renderer:
             by_tag=self.by_tag,
             list_all=len(self.cards) <= HOME_LIST_LIMIT,
             counts=self.counts(),
-            recent=recently_changed(self.cards.values()),
+            recent=recently_changed(self.listed),
         )
 
     def all_errors_page(self) -> bytes:
         """Return the page listing every error."""
-        records = sorted(self.cards.values(), key=in_order)
+        records = self.listed
         return self.page("list.html", "errors/index.html", title="All errors",
                          description=f"Every error in {self.config.title}.",
                          kind="all", key="", records=records, done=[r for r in records if r.written],
@@ -502,15 +533,17 @@ def _json(data: Any) -> bytes:
     return (_indented(data, "\n") + "\n").encode()
 
 
-def _json_lines(head: dict[str, Any], name: str, lines: list[str], base_url: str) -> bytes:
+def _json_lines(head: dict[str, Any], name: str, lines: list[bytes], base_url: str) -> bytes:
     """Return `{**head, name: [...]}` as JSON with an item per line, from ready-made `lines` (see `summary`).
 
     The lists of every record are long: joined from lines made once per record, they are quick
     to make, and still read and compare line by line.
     """
-    opening = COMPACT.encode({**head, name: []})[: -len("[]}")]
-    body = ",\n".join(lines).replace(ROOT, encode_basestring(base_url)[1:-1])
-    return f"{opening}[\n{body}\n]}}\n".encode() if lines else f"{opening}[]}}\n".encode()
+    opening = COMPACT.encode({**head, name: []})[: -len("[]}")].encode()
+    if not lines:
+        return opening + b"[]}\n"
+    return opening + b"[\n" + b",\n".join(lines).replace(ROOT_BYTES, encode_basestring(base_url)[1:-1].encode()) \
+        + b"\n]}\n"
 
 
 def _indented(value: Any, newline: str) -> str:

@@ -27,6 +27,8 @@ ROOT = "\0"
 
 No text of a page holds it (see `visible`), and JSON writes it escaped, so the lists replace it
 in one call."""
+ROOT_BYTES = ROOT.encode()
+"""`ROOT` in the UTF-8 of the ready-made items and lines."""
 
 COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 """JSON without spaces, written by the C encoder."""
@@ -42,9 +44,9 @@ def summarize(record: Record) -> Summary:
         analysis_date=analysis.date if analysis else None, analysis_commit=analysis.commit if analysis else None,
         variants=tuple(v.message for v in record.variants), related=record.related,
         words=message_words(record.message),
-        order=reading_order(record.written, record.title, record.id), item="", error_line="", pattern_line="",
+        order=reading_order(record.written, record.title, record.id), item=b"", error_line=b"", pattern_line=b"",
     )
-    return replace(summary, item=list_item(summary, ROOT), error_line=error_line(summary),
+    return replace(summary, item=list_item(summary, ROOT).encode(), error_line=error_line(summary),
                    pattern_line=pattern_line(summary))
 
 
@@ -70,9 +72,13 @@ def _number_key(digits: str) -> str:
     return f"{chr(0x100 + len(value))}{value}"
 
 
+class Mark(Markup):
+    """Text a page holds as it is, forbidden code points included: where `render.Lists` puts a list."""
+
+
 def visible(value: Any) -> Any:
     """Return a value for a page with forbidden code points shown as U+FFFD, as browsers would."""
-    if not isinstance(value, str) or not FORBIDDEN.search(value):
+    if not isinstance(value, str) or type(value) is Mark or not FORBIDDEN.search(value):
         return value
     cleaned = FORBIDDEN.sub("\ufffd", value)
     return Markup(cleaned) if isinstance(value, Markup) else cleaned
@@ -99,16 +105,16 @@ def list_item(r: Summary, root: str, show_line: bool = False, pill: bool = False
     return f'<li><a href="{root}{html(urls.error(r.id))}">{html(r.title)}</a>\n<span class="meta">{meta}</span></li>\n'
 
 
-def error_line(r: Summary) -> str:
+def error_line(r: Summary) -> bytes:
     """Return a record's line of api/errors.json, with ROOT for the base URL."""
     fields = {"id": r.id, "title": r.title, "exception": r.exception, "message": r.message, "path": r.path,
               "line": r.line, "tags": r.tags, "status": r.status}
-    return f'{COMPACT.encode(fields)[:-1]},"url":"{ROOT}errors/{r.id}/"}}'
+    return f'{COMPACT.encode(fields)[:-1]},"url":"{ROOT}errors/{r.id}/"}}'.encode()
 
 
-def pattern_line(r: Summary) -> str:
+def pattern_line(r: Summary) -> bytes:
     """Return a record's line of api/patterns.json, with ROOT for the base URL; empty when it is removed."""
     if r.status != "active":
-        return ""
+        return b""
     rest = COMPACT.encode({"exception": r.exception, "pattern": compile_template(r.message)})
-    return f'{{"id":{COMPACT.encode(r.id)},"url":"{ROOT}errors/{r.id}/",{rest[1:]}'
+    return f'{{"id":{COMPACT.encode(r.id)},"url":"{ROOT}errors/{r.id}/",{rest[1:]}'.encode()

@@ -54,7 +54,7 @@ def code_digest() -> str:
     """Return a hash of the Python and library versions the output depends on."""
     from importlib.metadata import version
 
-    return digest(sys.version, *(version(name) for name in ("jinja2", "markdown-it-py", "pygments")))
+    return digest(sys.version, *(version(name) for name in ("jinja2", "markdown-it-py", "orjson", "pygments")))
 
 
 def summary_key(summary: Summary) -> str:

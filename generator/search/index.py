@@ -6,11 +6,12 @@ both runtimes read values by name (docs/matching.md, The index).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from .template import Segments, compile_with_spans, first_word, repr_placeholders
 from .text import tokenize
@@ -260,10 +261,10 @@ SCRIPT_START, SCRIPT_END = b"window.ERRORSITE_INDEX=", b";\n"
 
 def index_script(index: dict[str, Any]) -> bytes:
     """Return the search index as the script `search-index.js`."""
-    text = json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    # "<" only occurs inside strings; escaped, no "</script>" can end the script early.
-    text = text.replace("<", "\\u003c")
-    return SCRIPT_START + text.encode() + SCRIPT_END
+    # orjson writes compact UTF-8 JSON several times quicker than json; an edit of one record
+    # reads the index and writes it again (`build.reindex`), so at 10,000 records this is most of
+    # that work. "<" only occurs inside strings; escaped, no "</script>" can end the script early.
+    return SCRIPT_START + orjson.dumps(index, option=orjson.OPT_SORT_KEYS).replace(b"<", b"\\u003c") + SCRIPT_END
 
 
 def script_json(script: bytes) -> bytes | None:
@@ -276,4 +277,4 @@ def script_json(script: bytes) -> bytes | None:
 def read_index_script(script: bytes) -> dict[str, Any] | None:
     """Return the index that `index_script` wrote (serialised again, it gives the same bytes), or None."""
     data = script_json(script)
-    return None if data is None else json.loads(data)
+    return None if data is None else orjson.loads(data)
