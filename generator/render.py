@@ -141,10 +141,11 @@ class Lists:
     """The lists of errors of the page being rendered, kept as bytes until the page is encoded.
 
     A list of every error is 3 MB at 10,000 records. It is joined from the UTF-8 items each summary
-    holds (`Summary.item`) and goes into the encoded page as it is: not decoded, searched for
-    forbidden code points (its items were made from shown text) and encoded again. The page holds
-    a mark in its place: the list's number between two NULs, which no other text of a page holds
-    (`summary.visible`, the templates' `finalize`, replaces them).
+    holds (`Summary.item`) and goes into the encoded page as it is, neither decoded nor encoded
+    again, nor searched again for forbidden code points (its items were made from text that
+    `summary.html` showed). The page holds a mark in its place: the list's number between two
+    NULs, which no other text of a page holds (`summary.visible`, the templates' `finalize`,
+    replaces them).
     """
 
     def __init__(self) -> None:

@@ -18,6 +18,8 @@ PERCENT = re.compile(r"%(?:\([^()]*\))?[-#0+]*(?:\*|[0-9]+)?(?:\.(?:\*|[0-9]+))?
 """A printf-style placeholder; a space is no flag, so `50% done` stays literal."""
 _REPR_FIELD = re.compile(r"![ra](?::|$)")
 _ESCAPES = ("{{", "}}", "%%")
+_SPECIAL = re.compile(r"[{}%]")
+"""What may begin an escape or a placeholder."""
 
 Segments = list[str | None]
 """A compiled template: normalised literals, None for each placeholder (adjacent ones merged)."""
@@ -52,7 +54,10 @@ def pieces(message: str) -> list[Piece]:
     """Return the literal pieces of `message` as [start, end), None for each run of placeholders."""
     found: list[Piece] = []
     start = i = 0
-    while i < len(message):
+    # Only a brace or a percent sign can begin an escape or a placeholder: the search skips
+    # every other character at once, where a step per character would take most of the time.
+    while (special := _SPECIAL.search(message, i)) is not None:
+        i = special.start()
         if message[i:i + 2] in _ESCAPES:
             i += 2
             continue
@@ -65,13 +70,16 @@ def pieces(message: str) -> list[Piece]:
         if not found or found[-1] is not None:
             found.append(None)
         i = start = end
-    if i > start:
-        found.append((start, i))
+    if len(message) > start:
+        found.append((start, len(message)))
     return found
 
 
 def unescape(message: str, start: int, end: int) -> str:
     """Return the literal text of message[start:end] with `{{`, `}}`, `%%` unescaped."""
+    text = message[start:end]
+    if "{{" not in text and "}}" not in text and "%%" not in text:
+        return text
     out = []
     i = start
     while i < end:
