@@ -7,16 +7,18 @@ import os
 import errno
 import sys
 import time
-import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from . import __version__, assets, load
+from . import __version__
 from .build.paths import CACHE_DIR
-from .extract import globs
-from .model import Site
 from .problems import BUG_REPORT_URL, ProblemsFound, UsageError, UserError, crash_summary
+
+# A command imports what it needs when it runs: `build` is run after every edit, and most of
+# what the other commands import would only lengthen it.
+if TYPE_CHECKING:
+    from .model import Site
 
 DEFAULT_CONTENT = "content"
 BUG_EXIT = 70
@@ -35,7 +37,7 @@ class Parser(argparse.ArgumentParser):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit status."""
-    parser = make_parser()
+    parser = make_parser(command_named(sys.argv[1:] if argv is None else argv))
     args: argparse.Namespace | None = None
     try:
         args = parser.parse_args(argv)
@@ -53,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except Exception as error:  # noqa: BLE001 - every crash ends in one line that says it is a bug
         if args is not None and args.debug:
+            import traceback
+
             traceback.print_exc()
         print(bug_line(error), file=sys.stderr)
         return BUG_EXIT
@@ -121,8 +125,12 @@ def users_error(error: OSError, args: argparse.Namespace) -> bool:
     return False
 
 
-def make_parser() -> Parser:
-    """Return the parser of every subcommand."""
+def make_parser(command: str | None = None) -> Parser:
+    """Return the parser of every subcommand.
+
+    Given the name of the `command` about to run, only that command's arguments are added: the
+    others' would only be made and thrown away, before every build.
+    """
     parser = Parser(prog="errorsite", description="Turn a library's errors into a static, searchable error reference.")
     parser.add_argument("--version", action="version", version=f"errorsite {__version__}")
     parser.add_argument("--debug", action="store_true",
@@ -134,21 +142,40 @@ def make_parser() -> Parser:
 
     parser.set_defaults(run=usage)
     sub = parser.add_subparsers(title="commands", parser_class=Parser)
+    for name, (summary, arguments) in COMMANDS.items():
+        command_parser = sub.add_parser(name, help=summary)
+        if command in (None, name) or command not in COMMANDS:
+            arguments(command_parser)
+        # Also after the command's name; SUPPRESS keeps a --debug given before it.
+        command_parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    return parser
 
-    build = sub.add_parser("build", help="validate every record and render the site")
+
+def command_named(argv: Sequence[str]) -> str | None:
+    """Return the command that `argv` runs, if any: its first word that is not an option.
+
+    Only the command's parser reads what follows its name, and errorsite's own options take no
+    value, so a word before it is always an option.
+    """
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def _build_arguments(build: argparse.ArgumentParser) -> None:
     _content_option(build)
     build.add_argument("--out", default="site", type=Path, help="output folder (default: site)")
     build.add_argument("--base-url", help="where the site is served, e.g. https://owner.github.io/repo/")
     build.add_argument("--quiet", action="store_true", help="print nothing but errors")
     build.set_defaults(run=run_build)
 
-    serve = sub.add_parser("serve", help="build, serve on 127.0.0.1, and rebuild and reload on every change")
+
+def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     _content_option(serve)
     serve.add_argument("--port", type=port, default=8000, help="port to listen on; 0 picks a free one (default: 8000)")
     serve.add_argument("--base-url", help="serve as if published at this URL (its path is the path prefix)")
     serve.set_defaults(run=run_serve)
 
-    check = sub.add_parser("check", help="validate every record without writing anything")
+
+def _check_arguments(check: argparse.ArgumentParser) -> None:
     _content_option(check)
     check.add_argument("--source", type=Path, metavar="REPO_DIR",
                        help="also compare every snippet with its file at the pinned commit in this git "
@@ -159,7 +186,8 @@ def make_parser() -> Parser:
     _file_options(check)
     check.set_defaults(run=run_check)
 
-    extract_ = sub.add_parser("extract", help="write or update records from a git repository's raise sites")
+
+def _extract_arguments(extract_: argparse.ArgumentParser) -> None:
     extract_.add_argument("repo_dir", type=Path, metavar="REPO_DIR", help="a git repository (it is not checked out)")
     extract_.add_argument("--commit", default="HEAD", metavar="REV", help="commit, branch or tag to read (default: HEAD)")
     extract_.add_argument("--repo", metavar="OWNER/NAME",
@@ -169,41 +197,42 @@ def make_parser() -> Parser:
     extract_.add_argument("--verbose", action="store_true", help="list each skipped raise and unchanged record")
     extract_.set_defaults(run=run_extract)
 
-    init_ = sub.add_parser("init", help="set errorsite up in a library's repository: settings, workflow, first extract")
+
+def _init_arguments(init_: argparse.ArgumentParser) -> None:
     init_.add_argument("repo_dir", nargs="?", type=Path, default=Path("."), metavar="REPO_DIR",
                        help="the library's git repository (default: the current folder)")
     init_.add_argument("--content", type=Path, metavar="DIR", help="content folder, inside REPO_DIR (default: REPO_DIR/content)")
     init_.set_defaults(run=run_init)
 
-    lookup = sub.add_parser("lookup", help="find the pages of a concrete error message")
+
+def _lookup_arguments(lookup: argparse.ArgumentParser) -> None:
     lookup.add_argument("message", help="the message as you saw it (a traceback works too); - reads standard input")
     _content_option(lookup)
     lookup.add_argument("--base-url", help="print URLs under this base URL")
     lookup.add_argument("--limit", type=int, default=5, help="how many matches to print (default: 5)")
     lookup.set_defaults(run=run_lookup)
 
-    explain = sub.add_parser("explain", help="print an error's page as plain text")
+
+def _explain_arguments(explain: argparse.ArgumentParser) -> None:
     explain.add_argument("query", metavar="ID_OR_MESSAGE", help="a record id, or a message as you saw it")
     _content_option(explain)
     explain.add_argument("--site", type=Path, help="read a built site's api/ files instead of a content folder")
     explain.set_defaults(run=run_explain)
 
-    verify = sub.add_parser("verify", help="run every example fix's check and record the outcome in its record")
+
+def _verify_arguments(verify: argparse.ArgumentParser) -> None:
     verify.add_argument("ids", nargs="*", metavar="ID", help="check only these records (default: every record with a check)")
     verify.add_argument("--content", type=Path, default=Path(DEFAULT_CONTENT), metavar="DIR",
                         help="folder with site.toml and errors/*.json; its records are updated (default: content)")
     verify.set_defaults(run=run_verify)
 
-    patterns = sub.add_parser("patterns", help="write the patterns.json a library ships beside its vendored link.py")
+
+def _patterns_arguments(patterns: argparse.ArgumentParser) -> None:
     _content_option(patterns)
     patterns.add_argument("--out", type=Path, required=True, metavar="FILE",
                           help="where the package wants it, e.g. src/mylib/_errorsite/patterns.json")
     patterns.add_argument("--base-url", help="where the site is published (default: base_url of site.toml)")
     patterns.set_defaults(run=run_patterns)
-    for command in sub.choices.values():
-        # Also after the command's name; SUPPRESS keeps a --debug given before it.
-        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    return parser
 
 
 def port(text: str) -> int:
@@ -216,6 +245,8 @@ def port(text: str) -> int:
 
 
 def _file_options(parser: argparse.ArgumentParser) -> None:
+    from .extract import globs
+
     parser.add_argument("--include", action="append", default=[], metavar="GLOB",
                         help="files to read, instead of [source] include in site.toml (default: *.py); "
                         "a glob without / matches the file name, with / the whole path, ** any folders")
@@ -248,12 +279,14 @@ def content_folder(args: argparse.Namespace) -> Path:
         "using errorsite's own error reference",
         file=sys.stderr,
     )
+    from . import assets
+
     return assets.embedded_content()
 
 
 def load_site(args: argparse.Namespace) -> Site:
     """Return the validated site of the chosen content folder."""
-    from . import validate
+    from . import load, validate
 
     return validate.build_site(load.load(content_folder(args)), getattr(args, "base_url", None))
 
@@ -305,7 +338,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     """Validate the content, and with --source compare it with the code."""
-    from . import validate, verify
+    from . import load, validate, verify
+    from .extract import globs
     from .extract.check import check_source
 
     content = load.load(content_folder(args))
@@ -417,3 +451,17 @@ def run_patterns(args: argparse.Namespace) -> int:
     count = sum(r.status == "active" for r in site.records)
     print(f"{'wrote' if written else 'unchanged:'} {args.out} ({count} pattern{'s' if count != 1 else ''})")
     return 0
+
+
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "build": ("validate every record and render the site", _build_arguments),
+    "serve": ("build, serve on 127.0.0.1, and rebuild and reload on every change", _serve_arguments),
+    "check": ("validate every record without writing anything", _check_arguments),
+    "extract": ("write or update records from a git repository's raise sites", _extract_arguments),
+    "init": ("set errorsite up in a library's repository: settings, workflow, first extract", _init_arguments),
+    "lookup": ("find the pages of a concrete error message", _lookup_arguments),
+    "explain": ("print an error's page as plain text", _explain_arguments),
+    "verify": ("run every example fix's check and record the outcome in its record", _verify_arguments),
+    "patterns": ("write the patterns.json a library ships beside its vendored link.py", _patterns_arguments),
+}
+"""Each command's name, its one-line help, and what adds its arguments, in the order `--help` lists them."""
