@@ -7,12 +7,10 @@ that rewrite a record read its bytes again only to keep what they leave as it wa
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
 import stat
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -195,6 +193,9 @@ def read_json(path: Path) -> Any:
 
 def parse_json(data: bytes) -> Any:
     """Return the parsed JSON of a record file's bytes; raise FileProblems for values nobody can use."""
+    # Imported here, as tomllib below: a build where nothing changed parses neither JSON nor TOML.
+    import json
+
     text = decode(data)
     try:
         value = json.loads(text, object_pairs_hook=_Object.of, parse_int=_integer, parse_float=_float)
@@ -348,6 +349,8 @@ def _too_deep(text: str) -> list[tuple[str, Invalid]]:
 
 
 def _key(token: str) -> str:
+    import json
+
     try:
         return str(json.loads(token))
     except ValueError:
@@ -361,6 +364,8 @@ def pointer_part(name: str) -> str:
 
 def read_toml(path: Path) -> dict[str, Any]:
     """Return the parsed settings file."""
+    import tomllib
+
     text = decode(read_bytes(path, MAX_SETTINGS_BYTES))
     try:
         return tomllib.loads(text)
