@@ -6,7 +6,6 @@ error reference, which is built from `content/` by errorsite itself.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,6 +38,8 @@ LISTED_CHOICES = 12
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str | None:
     """Return a hint naming the closest of `choices`, or listing a short list of them."""
+    import difflib  # only a mistake needs it, and a build without one should not wait for it
+
     choices = sorted(choices)
     close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
     if close:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from functools import lru_cache
-from html import escape
 from typing import TYPE_CHECKING, Protocol
 
 from .. import model
@@ -147,6 +145,8 @@ _TOKENS: dict[tuple[_TokenType, str], str] = {}
 
 
 def _format(tokens: object) -> str:
+    from html import escape
+
     if len(_TOKENS) >= TOKENS_REMEMBERED:
         _TOKENS.clear()
     parts = []
@@ -185,6 +185,8 @@ def _span(ttype: _TokenType, html: str) -> str:
 
 
 def _diff_html(before: str, after: str, language: str) -> tuple[str, str]:
+    import difflib
+
     old, new = WORD.findall(before), WORD.findall(after)
     removed, added = [False] * len(before), [False] * len(after)
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
@@ -204,6 +206,8 @@ def _flag(flags: list[bool], words: list[str], start: int, end: int) -> None:
 
 
 def _marked(text: str, changed: list[bool], language: str, tag: str) -> str:
+    from html import escape
+
     from pygments import lex
 
     parts, pos = [], 0
