@@ -11,8 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from .template import Segments, compile_with_spans, first_word, repr_placeholders
 from .text import tokenize
 
@@ -264,6 +262,10 @@ def index_script(index: dict[str, Any]) -> bytes:
     # orjson writes compact UTF-8 JSON several times quicker than json; an edit of one record
     # reads the index and writes it again (`build.reindex`), so at 10,000 records this is most of
     # that work. "<" only occurs inside strings; escaped, no "</script>" can end the script early.
+    # Imported here: orjson brings uuid and platform with it, which a build where nothing changed
+    # would wait for and not use.
+    import orjson
+
     return SCRIPT_START + orjson.dumps(index, option=orjson.OPT_SORT_KEYS).replace(b"<", b"\\u003c") + SCRIPT_END
 
 
@@ -276,5 +278,7 @@ def script_json(script: bytes) -> bytes | None:
 
 def read_index_script(script: bytes) -> dict[str, Any] | None:
     """Return the index that `index_script` wrote (serialised again, it gives the same bytes), or None."""
+    import orjson
+
     data = script_json(script)
     return None if data is None else orjson.loads(data)
