@@ -217,13 +217,15 @@ class Summary:
     """The distinct words of its message's literal text, sorted (see `search.related.message_words`)."""
     order: str
     """Its place in every list of errors, as a key that sorts as text (see `summary.reading_order`)."""
-    item: bytes
+    item: bytes | None
     """Its item in lists of errors, in UTF-8, with `summary.ROOT` for the page's root (see `summary.list_item`).
 
-    The lists of every error join these as bytes, which go into their page unchanged (`render.Lists`)."""
-    error_line: bytes
+    The lists of every error join these as bytes, which go into their page unchanged (`render.Lists`).
+    This and the two lines below are None in a summary read without them (`build.state.SavedState.cards`):
+    whatever shows one makes it then."""
+    error_line: bytes | None
     """Its line of api/errors.json, in UTF-8, with `summary.ROOT` for the base URL."""
-    pattern_line: bytes
+    pattern_line: bytes | None
     """Its line of api/patterns.json, in UTF-8, with `summary.ROOT` for the base URL; empty when it is removed."""
 
     @property

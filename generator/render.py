@@ -30,7 +30,7 @@ from .model import Config, Record, Site, Summary
 from .search.index import build_index, document_terms, index_script, search_entry
 from .search.related import Links, Related, related_links
 from .search.template import compile_template, template_parts
-from .summary import COMPACT, ROOT, ROOT_BYTES, Mark, html, list_item, summarize, visible
+from .summary import COMPACT, ROOT, ROOT_BYTES, Mark, error_line, html, list_item, pattern_line, summarize, visible
 from .schema import SCHEMA
 from .build.write import process_running
 
@@ -151,11 +151,15 @@ class Lists:
     def __init__(self) -> None:
         self.made: list[bytes] = []
         """The lists of the page being rendered, by number."""
+        self.known: Mapping[str, bytes] = {}
+        """Record id -> its item on the page being rendered, as the last build wrote it (see `Known`)."""
 
     def items(self, records: Iterable[Summary], root: str, show_line: bool = False, pill: bool = True) -> Mark:
         """Return the mark of the list items of some errors (see `summary.list_item`), for templates."""
-        items = b"".join(r.item if not show_line and (r.written or not pill)
-                         else list_item(r, ROOT, show_line, pill).encode() for r in records)
+        known = self.known
+        items = b"".join(known[r.id] if r.id in known else r.item if r.item is not None and not show_line
+                         and (r.written or not pill) else list_item(r, ROOT, show_line, pill).encode()
+                         for r in records)
         self.made.append(items.replace(ROOT_BYTES, html(root).encode()))
         return Mark(f"{ROOT}{len(self.made) - 1}{ROOT}")
 
@@ -197,6 +201,14 @@ def recently_changed(listed: Iterable[Summary], limit: int = RECENT_LIMIT) -> li
     return dated[:limit]
 
 
+Known = Mapping[str, Mapping[str, bytes]]
+"""Output path -> record id -> what that file shows of the record, as the last build wrote it: its
+list item on a list page, its line of an API list.
+
+An update that renders a long list again takes each unedited record's part from there, the same
+bytes, instead of making it again (see `build.previous`)."""
+
+
 def render_site(site: Site) -> dict[str, bytes]:
     """Return every file of the site, keyed by its path relative to the site root."""
     renderer = Renderer(site)
@@ -214,7 +226,7 @@ class Renderer:
                  highlighter: highlight.Highlighter | None = None, compiled: Path | None = None,
                  search_entries: Mapping[str, dict[str, Any]] | None = None,
                  search_terms: Mapping[str, dict[str, int]] | None = None,
-                 summaries: Mapping[str, Summary] | None = None) -> None:
+                 summaries: Mapping[str, Summary] | None = None, known: Known | None = None) -> None:
         self.site = site
         self.config = site.config
         self.highlighter = highlighter or highlight.Highlighter()
@@ -231,6 +243,8 @@ class Renderer:
         self.search_terms: Mapping[str, dict[str, int]] = search_terms or {}
         """Their weighted terms, by record id."""
         self.by_exception, self.by_file, self.by_tag = _groups(self.cards.values())
+        self.known: Known = known or {}
+        """What the last build's files show of unedited records (see `Known`)."""
 
     @cached_property
     def listed(self) -> list[Summary]:
@@ -278,8 +292,10 @@ class Renderer:
             "404.html": partial(self.page, "404.html", "404.html", title="Page not found",
                                 description="This page does not exist.", root=self.site_root()),
             "search-index.js": self.search_index,
-            "api/errors.json": partial(errors_json, self.cards.values(), self.config),
-            "api/patterns.json": partial(patterns_json, self.cards.values(), self.config),
+            "api/errors.json": partial(errors_json, self.cards.values(), self.config,
+                                       self.known.get("api/errors.json", {})),
+            "api/patterns.json": partial(patterns_json, self.cards.values(), self.config,
+                                         self.known.get("api/patterns.json", {})),
             "api/schema.json": lambda: _json({**SCHEMA, "$id": self.config.base_url + "api/schema.json"}),
             "sitemap.xml": self.sitemap,
             "robots.txt": lambda: f"User-agent: *\nAllow: /\nSitemap: {self.absolute('sitemap.xml')}\n".encode(),
@@ -300,6 +316,7 @@ class Renderer:
         """Return one page rendered with the context every page shares."""
         root = context.pop("root", None) or urls.root_of(path)
         pretty = urls.pretty(path)
+        self.lists.known = self.known.get(_disk(path), {})
         html = self.env.get_template(template).render(
             site=self.config,
             root=root,
@@ -452,15 +469,23 @@ class Renderer:
                 f"{body}</urlset>\n").encode()
 
 
-def errors_json(cards: Iterable[Summary], config: Config) -> bytes:
-    """Return api/errors.json: every record's summary (`cards` in id order)."""
-    return _json_lines({"version": 1}, "errors", [r.error_line for r in cards], config.base_url)
+def errors_json(cards: Iterable[Summary], config: Config, known: Mapping[str, bytes] | None = None) -> bytes:
+    """Return api/errors.json: every record's summary (`cards` in id order); `known` lines are taken as they are."""
+    known = known or {}
+    return _json_lines({"version": 1}, "errors", [
+        known[r.id] if r.id in known else r.error_line if r.error_line is not None else error_line(r)
+        for r in cards], config.base_url)
 
 
-def patterns_json(cards: Iterable[Summary], config: Config) -> bytes:
-    """Return api/patterns.json: every active record's compiled pattern, for linking from messages."""
-    return _json_lines({"version": 1, "base_url": config.base_url}, "patterns",
-                       [r.pattern_line for r in cards if r.pattern_line], config.base_url)
+def patterns_json(cards: Iterable[Summary], config: Config, known: Mapping[str, bytes] | None = None) -> bytes:
+    """Return api/patterns.json: every active record's compiled pattern, for linking from messages.
+
+    `known` lines are taken as they are."""
+    known = known or {}
+    lines = (known[r.id] if r.id in known else r.pattern_line if r.pattern_line is not None else pattern_line(r)
+             for r in cards)
+    return _json_lines({"version": 1, "base_url": config.base_url}, "patterns", [line for line in lines if line],
+                       config.base_url)
 
 
 def record_data(record: Record) -> dict[str, Any]:

@@ -117,10 +117,14 @@ def templates(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     return folder
 
 
-@settings(max_examples=24, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 50)), min_size=1, max_size=6))
+@settings(max_examples=32, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 50)), min_size=1, max_size=6), st.booleans())
 def test_incremental_build_equals_clean_build(tmp_path_factory: pytest.TempPathFactory, templates: Path,
-                                              steps: list[tuple[str, int]]) -> None:
+                                              monkeypatch: pytest.MonkeyPatch, steps: list[tuple[str, int]],
+                                              large: bool) -> None:
+    # A large site's home page counts each group's errors instead of listing them, and an update
+    # then renders only the shared files that show what changed: 3 makes the 7 records a large site.
+    monkeypatch.setattr(render, "HOME_LIST_LIMIT", 3 if large else 1000)
     work = tmp_path_factory.mktemp("work")
     shutil.copytree(assets.templates_dir(), templates, dirs_exist_ok=True)
     (templates / "error.html").write_text((assets.templates_dir() / "error.html").read_text())
@@ -234,3 +238,24 @@ def test_removed_record_files_are_deleted_from_the_output(tmp_path: Path) -> Non
     result = pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
     assert result.deleted >= 2  # its page and JSON, and any list that held only it
     assert not (tmp_path / "site" / "errors" / gone).exists()
+
+
+def test_lists_are_read_back_only_from_the_page_they_were_written_to(tmp_path: Path) -> None:
+    from generator.build import previous
+
+    synthesize(12, tmp_path / "content")
+    pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    page = (tmp_path / "site" / "errors" / "index.html").read_bytes()
+    every = ids(tmp_path / "content")
+    items = previous.list_items(page, "../", every[:2])
+    assert sorted(items) == every[2:]
+    assert all(item.startswith(b'<li><a href="../errors/' + i.encode() + b"/") for i, item in items.items())
+    assert all(item in page for item in items.values())
+    # Another root, a list laid out otherwise, or a foreign item: nothing is taken.
+    assert previous.list_items(page, "../../", []) == {}
+    assert previous.list_items(page.replace(b"</li>\n</ul>", b"</li>\nx</ul>"), "../", []) == {}
+    api = (tmp_path / "site" / "api" / "errors.json").read_bytes()
+    lines = previous.api_lines(api, every[:1])
+    assert sorted(lines) == every[1:] and all(json.loads(line)["id"] == i for i, line in lines.items())
+    assert previous.api_lines(api[:-2], []) == {}
+    assert previous.read(tmp_path / "site", "api/errors.json", "0" * 32) is None

@@ -72,6 +72,7 @@ def _build(content: Path, out: Path, base_url: str | None, saved: SavedState, jo
         if ours and _same_settings(inputs, head):
             changed = sorted(name for name, stat in inputs.files.items()
                              if not unchanged(head.stamps[name], name, stat))
+            _settle(inputs, saved, head, changed)
             if not changed:
                 return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
             if len(changed) <= QUICK_MAX:
@@ -82,6 +83,20 @@ def _build(content: Path, out: Path, base_url: str | None, saved: SavedState, jo
         gc.enable()
     old = saved.load()
     return whole(inputs, saved, old, ours and inputs.marker == old.meta.marker, jobs, progress)
+
+
+def _settle(inputs: Inputs, saved: SavedState, head: Head, changed: list[str]) -> None:
+    """Save the size and time of the unchanged files whose hash alone decided, now that their time can.
+
+    A file written close to the build that read it (a checkout, a copy) keeps a row whose hash
+    decides; without this, every later build would read and hash it again.
+    """
+    settled = {name: inputs.stamp(name, stamp.sha) for name, stamp in head.stamps.items() if stamp.mtime_ns == RACY}
+    for name in changed:
+        settled.pop(name, None)
+    settled = {name: stamp for name, stamp in settled.items() if stamp.mtime_ns != RACY}
+    if settled:
+        saved.restamp(settled)
 
 
 def _same_settings(inputs: Inputs, head: Head) -> bool:

@@ -17,7 +17,8 @@ from pathlib import Path
 from .. import urls
 from ..model import Config, Record, Site, Summary
 from ..search.related import Links, relating, relink
-from . import highlight, paths, reindex, workers, write
+from ..summary import ROOT, error_line, list_item, pattern_line
+from . import highlight, paths, previous, reindex, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
 from .keys import (digest, group_key, group_names, group_url, record_keys, redirect_key, related_key_after, search_index_key,
                    shared_keys)
@@ -58,6 +59,8 @@ class Plan:
     """Records other than the edited ones whose related errors changed."""
     related_key: str
     """Hash of what the related errors are now made from (see `keys.related_key`)."""
+    known: dict[str, dict[str, bytes]]
+    """What the last build's long lists show of the unedited records, by output path (see `render.Known`)."""
 
 
 def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jobs: int) -> Result | None:
@@ -107,7 +110,7 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jo
     # pages, when there are two cores; an edit of prose renders too little to pay for the process.
     aside = workers.Beside(partial(patched_index, inputs.out, *index), jobs if spread else 1) if index else None
     try:
-        plan = spread_plan(saved, config, edits, spread, head, common) if spread else \
+        plan = spread_plan(inputs.out, saved, config, edits, spread, head, common) if spread else \
             own_plan(saved, edits, head, common)
         if plan is None:
             return None
@@ -171,15 +174,17 @@ def own_plan(saved: SavedState, edits: dict[str, Edit], head: Head, common: str)
         keys.update(record_keys(record_id, edit.sha, edit.row.related, summary_keys, common))
     return Plan(records={i: edit.record for i, edit in edits.items()}, summaries=summaries,
                 links={i: edit.row.related for i, edit in edits.items()}, keys=keys, gone=[], relinked={},
-                related_key=head.meta.related_key)
+                related_key=head.meta.related_key, known={})
 
 
-def spread_plan(saved: SavedState, config: Config, edits: dict[str, Edit], spread: set[str], head: Head,
+def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, Edit], spread: set[str], head: Head,
                 common: str) -> Plan | None:
     """Return the plan of edits that change what other pages show of the records `spread`.
 
-    None when a whole build must report a problem they make: an unknown related id, or a new
-    list page that collides with another.
+    Of the files that list records, it renders those that show what changed; the others keep
+    their bytes and their row (whose key a whole build finds stale, and renders again to the same
+    bytes). None when a whole build must report a problem the edits make: an unknown related id,
+    or a new list page that collides with another.
     """
     cards = saved.cards()
     old = cards.summaries
@@ -213,19 +218,78 @@ def spread_plan(saved: SavedState, config: Config, edits: dict[str, Edit], sprea
     for i in sorted(pages):
         own = record_keys(i, edits[i].sha if i in edits else cards.shas[i], links[i], summary_keys, common)
         keys.update(own if i in edits else {urls.output_path(urls.error(i)): own[urls.output_path(urls.error(i))]})
+    listed = []
     for group in reached:
-        if members[group]:
+        if members[group] and any(_shown_on(group, old[i]) != _shown_on(group, new[i]) for i in spread):
             path = group_url(group)
             keys[urls.output_path(path)] = group_key(common, path, members[group], summary_keys)
+            listed.append(urls.output_path(path))
     for retired, successor in config.redirects:
         if successor in spread:
             keys[urls.output_path(urls.error(retired))] = redirect_key(common, retired, successor, summary_keys)
-    keys.update(shared_keys(common, summary_keys))
+    large = len(new) > _home_list_limit()
+    keys.update((path, key) for path, key in shared_keys(common, summary_keys).items()
+                if any(_shown_by(path, old[i], large) != _shown_by(path, new[i], large) for i in spread))
     return Plan(records=records, summaries=new, links=links, keys=keys,
                 gone=[urls.output_path(group_url(group)) for group in reached if not members[group]],
                 relinked={i: found for i, found in relinked.items() if i not in edits},
                 related_key=related_key_after(head.meta.related_key, [
-                    (edit.row.made.relating_key, edit.made.relating_key) for _, edit in sorted(edits.items())]))
+                    (edit.row.made.relating_key, edit.made.relating_key) for _, edit in sorted(edits.items())]),
+                known=_known(out, saved, [p for p in [*listed, "errors/index.html"] if p in keys],
+                             [p for p in ("api/errors.json", "api/patterns.json") if p in keys], set(edits)))
+
+
+def _home_list_limit() -> int:
+    """Return above how many records the home page counts the errors of each group instead of listing them."""
+    from ..render import HOME_LIST_LIMIT
+
+    return HOME_LIST_LIMIT
+
+
+def _shown_on(group: tuple[str, str], summary: Summary) -> tuple[object, ...]:
+    """Return what the list page of `group` shows of a record: how often it lists it, and its item and place."""
+    times = group_names(summary).count(group)
+    return (times, list_item(summary, ROOT, show_line=group[0] == "file"), summary.order) if times else (0,)
+
+
+def _shown_by(path: str, summary: Summary, large: bool) -> object:
+    """Return what the shared file `path` (`keys.SHARED_BY_SUMMARY`) shows of a record.
+
+    The file's bytes change only when this does for some record. `large` says whether the home page
+    counts the errors of each group (see `render.HOME_LIST_LIMIT`); when it lists them, it shows all.
+    """
+    tags = tuple(sorted(summary.tags))
+    if path == "api/errors.json":
+        return error_line(summary)
+    if path == "api/patterns.json":
+        return pattern_line(summary)
+    if path == "errors/index.html":
+        return list_item(summary, ROOT), summary.order
+    if path == "sitemap.xml":
+        return summary.exception, summary.path, tags
+    if path == "exceptions/index.html":
+        return summary.exception, summary.written
+    if path == "files/index.html":
+        return summary.path, summary.written
+    if path == "tags/index.html":
+        return tags, summary.written
+    if path == "index.html" and large:
+        # Counts of every group and status, and the recently written pages (`render.recently_changed`).
+        return (summary.exception, summary.path, tags, summary.written, summary.status, summary.title, summary.order,
+                summary.analysis_date, summary.analysis_commit, summary.commit)
+    return summary
+
+
+def _known(out: Path, saved: SavedState, pages: list[str], lists: list[str], edited: set[str]) -> dict[str, dict[str, bytes]]:
+    """Return what the last build's list pages `pages` and API lists `lists` show of the records not `edited`."""
+    rows = saved.outputs([*pages, *lists])
+    known = {}
+    for path, row in rows.items():
+        body = previous.read(out, path, row.sha)
+        if body is not None:
+            known[path] = previous.list_items(body, urls.root_of(path), edited) if path in pages else \
+                previous.api_lines(body, edited)
+    return known
 
 
 def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan) -> dict[str, bytes]:
@@ -235,7 +299,7 @@ def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan) -> dict[
     site = Site(config, tuple(plan.records[i] for i in sorted(plan.records)))
     store = HighlightStore(paths.highlight_path(inputs.out), head.meta.salt)
     renderer = render.Renderer(site, related=plan.links, highlighter=highlight.Highlighter(store, head.meta.lexers),
-                               compiled=paths.templates_path(inputs.out), summaries=plan.summaries)
+                               compiled=paths.templates_path(inputs.out), summaries=plan.summaries, known=plan.known)
     makers = renderer.plan()
     try:
         return {path: makers[path]() for path in plan.keys}

@@ -1,0 +1,75 @@
+"""What the last build's long lists show of each record, read back from the files it wrote.
+
+An edit of one record renders the lists of every error again (the page of all errors, the list
+pages of its groups, api/errors.json, api/patterns.json), where every other record's part is the
+same bytes as before. Reading those parts back from the file the last build wrote costs a
+fraction of making 10,000 of them again (see `render.Known`).
+
+A file is read only when it still hashes to what the last build wrote. Each part names its
+record (the item's link, the line's id), so a part is never taken for another record's; a file
+laid out otherwise than expected gives nothing, and every part is made again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..summary import html
+from .keys import digest
+
+LIST_START = b'<ul class="errors'
+"""Where a list of errors begins on a list page (`templates/list.html`)."""
+ITEM_END = b"</li>\n"
+"""How each list item ends (`summary.list_item`); no item holds it elsewhere, its text is escaped."""
+LINES_END = b"\n]}\n"
+"""How an API list ends (`render._json_lines`)."""
+
+
+def read(out: Path, path: str, sha: str) -> bytes | None:
+    """Return the bytes of the output file `path` when they still hash to `sha`; else None."""
+    try:
+        body = (out / path).read_bytes()
+    except OSError:
+        return None
+    return body if digest(body) == sha else None
+
+
+def list_items(page: bytes, root: str, skip: Iterable[str]) -> dict[str, bytes]:
+    """Return, by record id, the item of each record on a list page with the root `root`, but those of `skip`."""
+    prefix = f'<li><a href="{html(root)}errors/'.encode()
+    start = len(prefix)
+    found: dict[str, bytes] = {}
+    at = page.find(LIST_START)
+    while at >= 0:
+        begin = page.find(b">\n", at) + 2
+        end = page.find(b"</ul>", begin)
+        if begin < 2 or end < 0:
+            return {}
+        *items, rest = page[begin:end].split(ITEM_END)
+        if rest:
+            return {}
+        for item in items:
+            if not item.startswith(prefix):
+                return {}
+            found[item[start:item.find(b"/", start)].decode()] = item + ITEM_END
+        at = page.find(LIST_START, end)
+    for record_id in skip:
+        found.pop(record_id, None)
+    return found
+
+
+def api_lines(body: bytes, skip: Iterable[str]) -> dict[str, bytes]:
+    """Return, by record id, each record's line of an API list (api/errors.json, api/patterns.json), but those of `skip`."""
+    begin = body.find(b"[\n") + 2
+    if begin < 2 or not body.endswith(LINES_END):
+        return {}
+    found: dict[str, bytes] = {}
+    for line in body[begin:-len(LINES_END)].split(b",\n"):
+        # Every line opens with its id, which JSON writes without escapes (an id is letters, digits and hyphens).
+        if not line.startswith(b'{"id":"'):
+            return {}
+        found[line[7:line.find(b'"', 7)].decode()] = line
+    for record_id in skip:
+        found.pop(record_id, None)
+    return found
