@@ -12,7 +12,9 @@ laid out otherwise than expected gives nothing, and every part is made again.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from operator import methodcaller
 from pathlib import Path
 
 from ..summary import html
@@ -38,7 +40,7 @@ def read(out: Path, path: str, sha: str) -> bytes | None:
 def list_items(page: bytes, root: str, skip: Iterable[str]) -> dict[str, bytes]:
     """Return, by record id, the item of each record on a list page with the root `root`, but those of `skip`."""
     prefix = f'<li><a href="{html(root)}errors/'.encode()
-    start = len(prefix)
+    named = re.compile(re.escape(prefix) + rb"([a-z0-9-]+)/")
     found: dict[str, bytes] = {}
     at = page.find(LIST_START)
     while at >= 0:
@@ -47,12 +49,11 @@ def list_items(page: bytes, root: str, skip: Iterable[str]) -> dict[str, bytes]:
         if begin < 2 or end < 0:
             return {}
         *items, rest = page[begin:end].split(ITEM_END)
-        if rest:
+        # Each item opens with the link to its record, and no item's text holds `<`: one link per item.
+        record_ids = named.findall(page, begin, end)
+        if rest or len(record_ids) != len(items) or not all(map(methodcaller("startswith", prefix), items)):
             return {}
-        for item in items:
-            if not item.startswith(prefix):
-                return {}
-            found[item[start:item.find(b"/", start)].decode()] = item + ITEM_END
+        found.update(zip(map(bytes.decode, record_ids), [item + ITEM_END for item in items]))
         at = page.find(LIST_START, end)
     for record_id in skip:
         found.pop(record_id, None)
@@ -62,14 +63,20 @@ def list_items(page: bytes, root: str, skip: Iterable[str]) -> dict[str, bytes]:
 def api_lines(body: bytes, skip: Iterable[str]) -> dict[str, bytes]:
     """Return, by record id, each record's line of an API list (api/errors.json, api/patterns.json), but those of `skip`."""
     begin = body.find(b"[\n") + 2
+    end = len(body) - len(LINES_END)
     if begin < 2 or not body.endswith(LINES_END):
         return {}
-    found: dict[str, bytes] = {}
-    for line in body[begin:-len(LINES_END)].split(b",\n"):
-        # Every line opens with its id, which JSON writes without escapes (an id is letters, digits and hyphens).
-        if not line.startswith(b'{"id":"'):
-            return {}
-        found[line[7:line.find(b'"', 7)].decode()] = line
+    lines = body[begin:end].split(b",\n")
+    # Every line opens with its id, which JSON writes without escapes (an id is letters, digits and hyphens);
+    # no line holds a line break, so each opening begins one.
+    record_ids = LINE_ID.findall(body, begin - 1, end)
+    if len(record_ids) != len(lines) or not all(map(methodcaller("startswith", b'{"id":"'), lines)):
+        return {}
+    found = dict(zip(map(bytes.decode, record_ids), lines))
     for record_id in skip:
         found.pop(record_id, None)
     return found
+
+
+LINE_ID = re.compile(rb'\n\{"id":"([a-z0-9-]+)"')
+"""The id at the start of an API line (see `api_lines`)."""
