@@ -6,6 +6,7 @@ It writes no output; it reads the templates and may keep compiled ones in a fold
 from __future__ import annotations
 
 import hashlib
+import heapq
 import io
 import json
 from json.encoder import encode_basestring
@@ -181,7 +182,11 @@ in_order = attrgetter("order")
 
 def written_of(members: list[Summary]) -> str:
     """Return how many of some errors are written, as list pages say it."""
-    return f"{sum(1 for r in members if r.written)} of {len(members)} written"
+    return f"{sum(map(WRITTEN, members))} of {len(members)} written"
+
+
+WRITTEN = attrgetter("written")
+"""Return whether a record's page is written."""
 
 
 def has_placeholders(message: str) -> bool:
@@ -189,14 +194,19 @@ def has_placeholders(message: str) -> bool:
     return any(hole for _, hole in template_parts(message))
 
 
-def recently_changed(listed: Iterable[Summary], limit: int = RECENT_LIMIT) -> list[Summary]:
+def recently_changed(cards: Iterable[Summary], limit: int = RECENT_LIMIT) -> list[Summary]:
     """Return the written records whose prose is newest, by `analysis.date`, newest first.
 
     Commits are hashes and carry no order without the repository, so the date the analysis
-    gives is the order; records without one are left out, and equal dates go by title, as in
-    `listed`, which holds records in list order (`in_order`).
+    gives is the order; records without one are left out, and equal dates go by list order
+    (`in_order`: by title).
     """
-    dated = [r for r in listed if r.written and r.analysis_date]
+    dated = [r for r in cards if r.written and r.analysis_date]
+    if len(dated) > limit:
+        # Only the records dated no earlier than the newest `limit` dates can be listed: order those alone.
+        newest = heapq.nlargest(limit, (r.analysis_date or "" for r in dated))[-1]
+        dated = [r for r in dated if (r.analysis_date or "") >= newest]
+    dated.sort(key=in_order)
     dated.sort(key=lambda r: r.analysis_date or "", reverse=True)
     return dated[:limit]
 
@@ -386,7 +396,7 @@ class Renderer:
             by_tag=self.by_tag,
             list_all=len(self.cards) <= HOME_LIST_LIMIT,
             counts=self.counts(),
-            recent=recently_changed(self.listed),
+            recent=recently_changed(self.cards.values()),
         )
 
     def all_errors_page(self) -> bytes:

@@ -79,7 +79,8 @@ def relink(old: Mapping[str, Summary], new: Mapping[str, Summary], changed: Iter
     joined = {i: groups_of(new[i]) for i in changed}
     left = {i: groups_of(old[i]) for i in changed}
     touched = {g for i in changed for g in joined[i] | left[i]}
-    near = Neighbourhood(new, touched)
+    # A group holds at most this many records here: past it, it had more than RARE before the change too.
+    near = Neighbourhood(new, touched, cap=RARE + 1 + len(changed))
     reached = set(changed)
     for group in sorted(touched):
         after = set(near.groups.get(group, ()))
@@ -101,8 +102,12 @@ def groups_of(card: Summary) -> set[Group]:
 class Neighbourhood:
     """The groups of a set of records, from which each record's candidates and related list are found."""
 
-    def __init__(self, cards: Mapping[str, Summary], wanted: set[Group] | None = None) -> None:
-        """Group `cards`: all their groups, or only those of `wanted`."""
+    def __init__(self, cards: Mapping[str, Summary], wanted: set[Group] | None = None, cap: int = RARE + 1) -> None:
+        """Group `cards`: all their groups, or only those of `wanted`.
+
+        A tag or word group keeps its first `cap` records only: one of more than RARE relates
+        nothing, and telling that needs no more of it (`cap` is above RARE).
+        """
         self.cards = cards
         groups: dict[Group, list[str]] = defaultdict(list)
         names = {kind: {name for k, name in wanted if k == kind} for kind in ("file", "tag", "word")} if wanted \
@@ -112,14 +117,18 @@ class Neighbourhood:
                 continue
             if names is None or card.path in names["file"]:
                 groups["file", card.path].append(card.id)
-            for tag in card.tags:
+            for tag in card.tags:  # a tag named twice counts twice
                 if names is None or tag in names["tag"]:
-                    groups["tag", tag].append(card.id)
-            for word in card.words:
-                if names is None or word in names["word"]:
-                    groups["word", word].append(card.id)
+                    members = groups["tag", tag]
+                    if len(members) < cap:
+                        members.append(card.id)
+            # A record's words are distinct: the set finds the wanted ones in one call.
+            for word in card.words if names is None else names["word"].intersection(card.words):
+                members = groups["word", word]
+                if len(members) < cap:
+                    members.append(card.id)
         self.groups = dict(groups)
-        """Group -> the ids of its active records (in line order for a file)."""
+        """Group -> the ids of its active records (in line order for a file; at most `cap` of a tag or word)."""
         self.place: dict[str, int] = {}
         """Record id -> its index in its file's group."""
         self.words: dict[str, frozenset[str]] = {}
