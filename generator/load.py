@@ -321,7 +321,7 @@ def _shallow(depth: int) -> None:
         )
 
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]', re.S)
+_TOKEN = r'"(?:[^"\\]|\\.)*"|[\[\]{},:]'
 
 
 def _too_deep(text: str) -> list[tuple[str, Invalid]]:
@@ -329,7 +329,7 @@ def _too_deep(text: str) -> list[tuple[str, Invalid]]:
     path: list[list[Any]] = []
     """Each open container: whether it is an object, and the key or index of the value being read."""
     last = ""
-    for match in _TOKEN.finditer(text):
+    for match in re.finditer(_TOKEN, text, re.S):  # compiled by `re` here, when first needed
         token = match.group()
         if token in "[{":
             try:

@@ -49,12 +49,13 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str | None:
     return "expected one of: " + ", ".join(choices)
 
 
-CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+CONTROL_CHARACTER = "[\x00-\x1f\x7f-\x9f\u2028\u2029]"
 
 
 def printable(text: str) -> str:
     """Return `text` with control characters escaped, so that a file name or key cannot drive the terminal."""
-    return CONTROL_CHARACTER.sub(lambda found: repr(found.group())[1:-1], text)
+    # Compiled, and kept, by `re` when a problem is first shown: a build without one never compiles it.
+    return re.sub(CONTROL_CHARACTER, lambda found: repr(found.group())[1:-1], text)
 
 
 class UserError(Exception):

@@ -9,17 +9,22 @@ vendored into other packages and stays standalone.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from .text import WHITESPACE, collapse, tokenize
 
 MAX_EXPR = 300
 """A `{` with no closing brace within this many code points is a literal brace."""
-PERCENT = re.compile(r"%(?:\([^()]*\))?[-#0+]*(?:\*|[0-9]+)?(?:\.(?:\*|[0-9]+))?[hlL]?[diouxXeEfFgGcrsa]")
+PERCENT = r"%(?:\([^()]*\))?[-#0+]*(?:\*|[0-9]+)?(?:\.(?:\*|[0-9]+))?[hlL]?[diouxXeEfFgGcrsa]"
 """A printf-style placeholder; a space is no flag, so `50% done` stays literal."""
-_REPR_FIELD = re.compile(r"![ra](?::|$)")
+_REPR_FIELD = r"![ra](?::|$)"
 _ESCAPES = ("{{", "}}", "%%")
-_SPECIAL = re.compile(r"[{}%]")
+_SPECIAL = r"[{}%]"
 """What may begin an escape or a placeholder."""
+
+
+# Compiled when first used, not on import: a build where nothing changed reads no template.
+_compiled = cache(re.compile)
 
 Segments = list[str | None]
 """A compiled template: normalised literals, None for each placeholder (adjacent ones merged)."""
@@ -45,7 +50,7 @@ def _placeholder_end(message: str, i: int) -> int:
     if message[i] == "{":
         return _close(message, i) + 1
     if message[i] == "%":
-        m = PERCENT.match(message, i)
+        m = _compiled(PERCENT).match(message, i)
         return m.end() if m else -1
     return -1
 
@@ -56,7 +61,8 @@ def pieces(message: str) -> list[Piece]:
     start = i = 0
     # Only a brace or a percent sign can begin an escape or a placeholder: the search skips
     # every other character at once, where a step per character would take most of the time.
-    while (special := _SPECIAL.search(message, i)) is not None:
+    special_at = _compiled(_SPECIAL).search
+    while (special := special_at(message, i)) is not None:
         i = special.start()
         if message[i:i + 2] in _ESCAPES:
             i += 2
@@ -148,9 +154,9 @@ def repr_placeholders(message: str) -> list[int]:
     holes = [text for text, hole in template_parts(message) if hole]
     for n, text in enumerate(holes):
         if text[0] == "{" and _close(text, 0) == len(text) - 1:
-            if _REPR_FIELD.search(text[1:-1]):
+            if _compiled(_REPR_FIELD).search(text[1:-1]):
                 out.append(n)
-        elif text[0] == "%" and PERCENT.fullmatch(text) and text[-1] in "ra":
+        elif text[0] == "%" and _compiled(PERCENT).fullmatch(text) and text[-1] in "ra":
             out.append(n)
     return out
 

@@ -6,6 +6,7 @@ Both runtimes must agree on every character (docs/matching.md, Characters).
 from __future__ import annotations
 
 import re
+from functools import cache
 
 WHITESPACE = frozenset(
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -50,13 +51,17 @@ def normalize(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
-WHITESPACE_RUN = re.compile("[" + "".join(re.escape(ch) for ch in sorted(WHITESPACE)) + "]+")
-"""A run of whitespace characters."""
+# The regular expressions of this module are compiled when first used, not on import: a build
+# where nothing changed imports the module and reads no text.
+@cache
+def _whitespace_run() -> re.Pattern[str]:
+    """Return the regular expression of a run of whitespace characters."""
+    return re.compile("[" + "".join(re.escape(ch) for ch in sorted(WHITESPACE)) + "]+")
 
 
 def collapse(text: str) -> str:
     """Return `text` lowercased with whitespace runs as one space (not trimmed)."""
-    return WHITESPACE_RUN.sub(" ", lower(text))
+    return _whitespace_run().sub(" ", lower(text))
 
 
 def is_word(ch: str) -> bool:
@@ -69,15 +74,17 @@ def is_word(ch: str) -> bool:
     return not any(lo <= c <= hi for lo, hi in NON_WORD_RANGES)
 
 
-_NOT_WORD = ("".join(re.escape(chr(c)) for c in range(0x80) if not chr(c).isalnum())
-             + "".join(re.escape(ch) for ch in sorted(WHITESPACE) if ord(ch) >= 0x80)
-             + "".join(f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in NON_WORD_RANGES))
-WORD_RUN = re.compile(f"[^{_NOT_WORD}]{{2,}}")
-"""A run of two or more characters that `is_word` accepts, found by the regex engine rather than a
-step per character."""
+@cache
+def _word_run() -> re.Pattern[str]:
+    """Return the regular expression of a run of two or more characters that `is_word` accepts,
+    found by the regex engine rather than a step per character."""
+    not_word = ("".join(re.escape(chr(c)) for c in range(0x80) if not chr(c).isalnum())
+                + "".join(re.escape(ch) for ch in sorted(WHITESPACE) if ord(ch) >= 0x80)
+                + "".join(f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in NON_WORD_RANGES))
+    return re.compile(f"[^{not_word}]{{2,}}")
 
 
 def tokenize(text: str) -> list[tuple[str, int, int]]:
     """Return the words of `text` (lowercased, 2+ code points) with their code point ranges."""
-    return [(found.group(), found.start(), found.end()) for found in WORD_RUN.finditer(lower(text))]
+    return [(found.group(), found.start(), found.end()) for found in _word_run().finditer(lower(text))]
 
