@@ -194,13 +194,14 @@ def has_placeholders(message: str) -> bool:
     return any(hole for _, hole in template_parts(message))
 
 
-def recently_changed(cards: Iterable[Summary], limit: int = RECENT_LIMIT) -> list[Summary]:
-    """Return the written records whose prose is newest, by `analysis.date`, newest first.
+def recently_changed(cards: Iterable[Summary], limit: int | None = None) -> list[Summary]:
+    """Return the written records whose prose is newest, by `analysis.date`, newest first: RECENT_LIMIT, or `limit`.
 
     Commits are hashes and carry no order without the repository, so the date the analysis
     gives is the order; records without one are left out, and equal dates go by list order
     (`in_order`: by title).
     """
+    limit = RECENT_LIMIT if limit is None else limit
     dated = [r for r in cards if r.written and r.analysis_date]
     if len(dated) > limit:
         # Only the records dated no earlier than the newest `limit` dates can be listed: order those alone.

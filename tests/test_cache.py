@@ -123,8 +123,10 @@ def test_incremental_build_equals_clean_build(tmp_path_factory: pytest.TempPathF
                                               monkeypatch: pytest.MonkeyPatch, steps: list[tuple[str, int]],
                                               large: bool) -> None:
     # A large site's home page counts each group's errors instead of listing them, and an update
-    # then renders only the shared files that show what changed: 3 makes the 7 records a large site.
+    # then renders only the shared files that show what changed: 3 makes the 7 records a large site,
+    # and 2 recent pages leave dated pages out of that list.
     monkeypatch.setattr(render, "HOME_LIST_LIMIT", 3 if large else 1000)
+    monkeypatch.setattr(render, "RECENT_LIMIT", 2 if large else 8)
     work = tmp_path_factory.mktemp("work")
     shutil.copytree(assets.templates_dir(), templates, dirs_exist_ok=True)
     (templates / "error.html").write_text((assets.templates_dir() / "error.html").read_text())
@@ -259,3 +261,39 @@ def test_lists_are_read_back_only_from_the_page_they_were_written_to(tmp_path: P
     assert sorted(lines) == every[1:] and all(json.loads(line)["id"] == i for i, line in lines.items())
     assert previous.api_lines(api[:-2], []) == {}
     assert previous.read(tmp_path / "site", "api/errors.json", "0" * 32) is None
+
+
+def newest(content: Path) -> str:
+    """Return the id of the record with the newest analysis date (the first of the home page's recent pages)."""
+    dated = {i: json.loads((content / "errors" / f"{i}.json").read_text())["analysis"]["date"] for i in ids(content)}
+    return max(sorted(dated), key=lambda i: dated[i])
+
+
+@pytest.mark.parametrize("change", [
+    ("newest", lambda d: d.update(title="A new title")),
+    ("other", lambda d: d.update(title="A new title")),
+    ("other", lambda d: d.update(analysis={"by": "human", "date": "2030-01-01"})),
+    ("newest", lambda d: d.update(analysis={"by": "human", "date": "2001-01-01"})),
+    ("other", lambda d: d.update(status="removed")),
+    ("other", lambda d: d.update(tags=["brand-new"])),
+    ("other", lambda d: d.update(exception="pkg.OtherError")),
+    ("other", lambda d: d["source"].update(path="pkg/elsewhere.py")),
+    ("other", lambda d: [d.pop(k, None) for k in ("meaning", "solutions", "example_fix", "when")]),
+], ids=["recent-title", "title", "becomes-recent", "leaves-recent", "status", "tags", "exception", "place",
+        "unwritten"])
+def test_an_edit_of_a_large_site_equals_a_clean_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      change: tuple[str, object]) -> None:
+    # The home page of a large site counts each group's errors and names a few recent pages: an
+    # update renders it, and every other shared file, only when it shows what the edit changed.
+    monkeypatch.setattr(render, "HOME_LIST_LIMIT", 5)
+    monkeypatch.setattr(render, "RECENT_LIMIT", 3)
+    content = tmp_path / "content"
+    synthesize(20, content)
+    pipeline.build(content, tmp_path / "site", jobs=1)
+    which, edit_data = change
+    target = newest(content) if which == "newest" else next(i for i in ids(content) if i != newest(content))
+    edit(content, target, edit_data)
+    result = pipeline.build(content, tmp_path / "site", jobs=1)
+    assert not result.full and result.rendered < 30
+    pipeline.build(content, tmp_path / "clean", jobs=1)
+    assert tree(tmp_path / "site") == tree(tmp_path / "clean")

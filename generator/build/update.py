@@ -227,9 +227,13 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
     for retired, successor in config.redirects:
         if successor in spread:
             keys[urls.output_path(urls.error(retired))] = redirect_key(common, retired, successor, summary_keys)
-    large = len(new) > _home_list_limit()
+    from .. import render
+
+    large = len(new) > render.HOME_LIST_LIMIT
+    recent = {r.id for r in render.recently_changed(old.values())} | {r.id for r in render.recently_changed(new.values())}
     keys.update((path, key) for path, key in shared_keys(common, summary_keys).items()
-                if any(_shown_by(path, old[i], large) != _shown_by(path, new[i], large) for i in spread))
+                if any(_shown_by(path, old[i], large, i in recent) != _shown_by(path, new[i], large, i in recent)
+                       for i in spread))
     return Plan(records=records, summaries=new, links=links, keys=keys,
                 gone=[urls.output_path(group_url(group)) for group in reached if not members[group]],
                 relinked={i: found for i, found in relinked.items() if i not in edits},
@@ -239,24 +243,18 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
                              [p for p in ("api/errors.json", "api/patterns.json") if p in keys], set(edits)))
 
 
-def _home_list_limit() -> int:
-    """Return above how many records the home page counts the errors of each group instead of listing them."""
-    from ..render import HOME_LIST_LIMIT
-
-    return HOME_LIST_LIMIT
-
-
 def _shown_on(group: tuple[str, str], summary: Summary) -> tuple[object, ...]:
     """Return what the list page of `group` shows of a record: how often it lists it, and its item and place."""
     times = group_names(summary).count(group)
     return (times, list_item(summary, ROOT, show_line=group[0] == "file"), summary.order) if times else (0,)
 
 
-def _shown_by(path: str, summary: Summary, large: bool) -> object:
+def _shown_by(path: str, summary: Summary, large: bool, recent: bool) -> object:
     """Return what the shared file `path` (`keys.SHARED_BY_SUMMARY`) shows of a record.
 
     The file's bytes change only when this does for some record. `large` says whether the home page
     counts the errors of each group (see `render.HOME_LIST_LIMIT`); when it lists them, it shows all.
+    `recent` says whether the record is among the home page's recent pages before or after the edit.
     """
     tags = tuple(sorted(summary.tags))
     if path == "api/errors.json":
@@ -274,9 +272,11 @@ def _shown_by(path: str, summary: Summary, large: bool) -> object:
     if path == "tags/index.html":
         return tags, summary.written
     if path == "index.html" and large:
-        # Counts of every group and status, and the recently written pages (`render.recently_changed`).
-        return (summary.exception, summary.path, tags, summary.written, summary.status, summary.title, summary.order,
-                summary.analysis_date, summary.analysis_commit, summary.commit)
+        # Counts of every group and status, and the recently written pages (`render.recently_changed`),
+        # which a record in neither list before nor after the edit does not change.
+        counted = (summary.exception, summary.path, tags, summary.written, summary.status)
+        return counted + (summary.title, summary.order, summary.analysis_date, summary.analysis_commit,
+                          summary.commit) if recent else counted
     return summary
 
 
