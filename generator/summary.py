@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from typing import Any
 
 from markupsafe import Markup
@@ -46,7 +45,7 @@ def summarize(record: Record) -> Summary:
         words=message_words(record.message),
         order=reading_order(record.written, record.title, record.id), item=b"", error_line=b"", pattern_line=b"",
     )
-    return replace(summary, item=list_item(summary, ROOT).encode(), error_line=error_line(summary),
+    return summary._replace(item=list_item(summary, ROOT).encode(), error_line=error_line(summary),
                    pattern_line=pattern_line(summary))
 
 

@@ -62,7 +62,7 @@ def summary_key(summary: Summary) -> str:
     return digest(repr(tuple(getattr(summary, name) for name in SUMMARY_FIELDS)))
 
 
-SUMMARY_FIELDS = tuple(f for f in Summary.__dataclass_fields__ if f != "words")
+SUMMARY_FIELDS = tuple(f for f in Summary._fields if f != "words")
 """The fields of a summary that its hash takes: its words come from its message, and a set's repr
 is not in the same order from one process to the next."""
 

@@ -25,7 +25,7 @@ RACY = -1
 """The modification time saved for a file changed close to a build: its hash decides whether it changed."""
 
 
-# Not frozen, as `model.Summary`: a build makes one per record file.
+# Not frozen: a build makes one per record file, and a frozen class's constructor takes longer.
 @dataclass(slots=True)
 class Stamp:
     """What tells whether a record file changed since the last build, without reading it."""
@@ -331,7 +331,7 @@ class SavedState:
             found = db.execute(query) if ids is None else (
                 row for i in ids for row in db.execute(query + " WHERE id = ?", (i,)))
             for record_id, sha, key, summary in found:
-                summaries[record_id] = Summary(*marshal.loads(summary) + NO_FRAGMENTS)
+                summaries[record_id] = Summary._make(marshal.loads(summary) + NO_FRAGMENTS)
                 keys[record_id], shas[record_id] = key, sha
         except DAMAGE as error:
             raise Damaged(self.path) from error
@@ -397,7 +397,7 @@ def _columns(row: RecordRow) -> tuple[Any, ...]:
             marshal.dumps((made.search.entry, made.search.terms)), marshal.dumps(encode(row.record)))
 
 
-SUMMARY_FIELDS = tuple(Summary.__dataclass_fields__)
+SUMMARY_FIELDS = tuple(Summary._fields)
 FRAGMENTS = ("item", "error_line", "pattern_line")
 """The last fields of a summary, which `cards` leaves out."""
 CARD_FIELDS = SUMMARY_FIELDS[:-len(FRAGMENTS)]
@@ -426,7 +426,7 @@ def _links(links: tuple[Link, ...]) -> bytes:
 def _record_row(columns: tuple[Any, ...]) -> RecordRow:
     name, size, mtime, sha, _, index_key, summary_key, relating_key, summary, related, search, record = columns
     entry, terms = marshal.loads(search)
-    made = Made(Search(entry, terms, index_key), Summary(*marshal.loads(summary)), summary_key, relating_key)
+    made = Made(Search(entry, terms, index_key), Summary._make(marshal.loads(summary)), summary_key, relating_key)
     return RecordRow(name, Stamp(size, mtime, sha), decode(marshal.loads(record)), made,
                      tuple(Link(other, automatic) for other, automatic in marshal.loads(related)))
 
