@@ -144,7 +144,7 @@ def make_parser(command: str | None = None) -> Parser:
     sub = parser.add_subparsers(title="commands", parser_class=Parser)
     for name, (summary, arguments) in COMMANDS.items():
         command_parser = sub.add_parser(name, help=summary)
-        if command in (None, name) or command not in COMMANDS:
+        if command not in COMMANDS or command == name:
             arguments(command_parser)
         # Also after the command's name; SUPPRESS keeps a --debug given before it.
         command_parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
