@@ -214,7 +214,7 @@ def recently_changed(cards: Iterable[Summary], limit: int | None = None) -> list
 
 Known = Mapping[str, Mapping[str, bytes]]
 """Output path -> record id -> what that file shows of the record, as the last build wrote it: its
-list item on a list page, its line of an API list.
+list item on a list page.
 
 An update that renders a long list again takes each unedited record's part from there, the same
 bytes, instead of making it again (see `build.previous`)."""
@@ -303,10 +303,8 @@ class Renderer:
             "404.html": partial(self.page, "404.html", "404.html", title="Page not found",
                                 description="This page does not exist.", root=self.site_root()),
             "search-index.js": self.search_index,
-            "api/errors.json": partial(errors_json, self.cards.values(), self.config,
-                                       self.known.get("api/errors.json", {})),
-            "api/patterns.json": partial(patterns_json, self.cards.values(), self.config,
-                                         self.known.get("api/patterns.json", {})),
+            "api/errors.json": partial(errors_json, self.cards.values(), self.config),
+            "api/patterns.json": partial(patterns_json, self.cards.values(), self.config),
             "api/schema.json": lambda: _json({**SCHEMA, "$id": self.config.base_url + "api/schema.json"}),
             "sitemap.xml": self.sitemap,
             "robots.txt": lambda: f"User-agent: *\nAllow: /\nSitemap: {self.absolute('sitemap.xml')}\n".encode(),
@@ -480,21 +478,15 @@ class Renderer:
                 f"{body}</urlset>\n").encode()
 
 
-def errors_json(cards: Iterable[Summary], config: Config, known: Mapping[str, bytes] | None = None) -> bytes:
-    """Return api/errors.json: every record's summary (`cards` in id order); `known` lines are taken as they are."""
-    known = known or {}
-    return _json_lines({"version": 1}, "errors", [
-        known[r.id] if r.id in known else r.error_line if r.error_line is not None else error_line(r)
-        for r in cards], config.base_url)
+def errors_json(cards: Iterable[Summary], config: Config) -> bytes:
+    """Return api/errors.json: every record's summary (`cards` in id order)."""
+    return _json_lines({"version": 1}, "errors", [r.error_line if r.error_line is not None else error_line(r)
+                                                  for r in cards], config.base_url)
 
 
-def patterns_json(cards: Iterable[Summary], config: Config, known: Mapping[str, bytes] | None = None) -> bytes:
-    """Return api/patterns.json: every active record's compiled pattern, for linking from messages.
-
-    `known` lines are taken as they are."""
-    known = known or {}
-    lines = (known[r.id] if r.id in known else r.pattern_line if r.pattern_line is not None else pattern_line(r)
-             for r in cards)
+def patterns_json(cards: Iterable[Summary], config: Config) -> bytes:
+    """Return api/patterns.json: every active record's compiled pattern, for linking from messages."""
+    lines = (r.pattern_line if r.pattern_line is not None else pattern_line(r) for r in cards)
     return _json_lines({"version": 1, "base_url": config.base_url}, "patterns", [line for line in lines if line],
                        config.base_url)
 
@@ -578,8 +570,12 @@ def _json_lines(head: dict[str, Any], name: str, lines: list[bytes], base_url: s
     opening = COMPACT.encode({**head, name: []})[: -len("[]}")].encode()
     if not lines:
         return opening + b"[]}\n"
-    return opening + b"[\n" + b",\n".join(lines).replace(ROOT_BYTES, encode_basestring(base_url)[1:-1].encode()) \
-        + b"\n]}\n"
+    return opening + b"[\n" + b",\n".join(lines).replace(ROOT_BYTES, json_base_url(base_url)) + b"\n]}\n"
+
+
+def json_base_url(base_url: str) -> bytes:
+    """Return the base URL as the API lists hold it in place of `summary.ROOT`: inside a JSON string, in UTF-8."""
+    return encode_basestring(base_url)[1:-1].encode()
 
 
 def _indented(value: Any, newline: str) -> str:

@@ -256,11 +256,24 @@ def test_lists_are_read_back_only_from_the_page_they_were_written_to(tmp_path: P
     # Another root, a list laid out otherwise, or a foreign item: nothing is taken.
     assert previous.list_items(page, "../../", []) == {}
     assert previous.list_items(page.replace(b"</li>\n</ul>", b"</li>\nx</ul>"), "../", []) == {}
-    api = (tmp_path / "site" / "api" / "errors.json").read_bytes()
-    lines = previous.api_lines(api, every[:1])
-    assert sorted(lines) == every[1:] and all(json.loads(line)["id"] == i for i, line in lines.items())
-    assert previous.api_lines(api[:-2], []) == {}
     assert previous.read(tmp_path / "site", "api/errors.json", "0" * 32) is None
+
+
+def test_api_lists_are_spliced_where_their_lines_go() -> None:
+    from generator.build.previous import LineChange, spliced_lines
+
+    def body(*lines: bytes) -> bytes:
+        return b'{"version":1,"errors":[\n' + b",\n".join(lines) + b"\n]}\n"
+
+    a, b, c, new = b'{"id":"a"}', b'{"id":"b"}', b'{"id":"c"}', b'{"id":"b","x":1}'
+    assert spliced_lines(body(a, b, c), [LineChange(b, new, b"")]) == body(a, new, c)
+    assert spliced_lines(body(a, b, c), [LineChange(c, b"", b""), LineChange(a, b"", b"")]) == body(b)
+    assert spliced_lines(body(a, c), [LineChange(b"", b, c)]) == body(a, b, c)
+    assert spliced_lines(body(a, b), [LineChange(b"", c, b"")]) == body(a, b, c)
+    # A line that is not there, or a list that would be left empty, is not spliced.
+    assert spliced_lines(body(a, c), [LineChange(b, new, b"")]) is None
+    assert spliced_lines(body(a), [LineChange(a, b"", b"")]) is None
+    assert spliced_lines(b'{"version":1,"errors":[]}\n', [LineChange(b"", a, b"")]) is None
 
 
 def newest(content: Path) -> str:
@@ -297,3 +310,18 @@ def test_an_edit_of_a_large_site_equals_a_clean_build(tmp_path: Path, monkeypatc
     assert not result.full and result.rendered < 30
     pipeline.build(content, tmp_path / "clean", jobs=1)
     assert tree(tmp_path / "site") == tree(tmp_path / "clean")
+
+
+def test_a_record_removed_and_brought_back_keeps_its_place_in_the_api_lists(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(render, "HOME_LIST_LIMIT", 5)
+    content = tmp_path / "content"
+    synthesize(20, content)
+    pipeline.build(content, tmp_path / "site", jobs=1)
+    for number, status in enumerate(["removed", "active", "removed", "active"]):
+        # The first record, one in the middle, and the last, by id.
+        for target in (ids(content)[0], ids(content)[9], ids(content)[-1]):
+            edit(content, target, lambda d: d.update(status=status))
+        assert not pipeline.build(content, tmp_path / "site", jobs=1).full
+        pipeline.build(content, tmp_path / f"clean{number}", jobs=1)
+        assert tree(tmp_path / "site") == tree(tmp_path / f"clean{number}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from operator import methodcaller
 from pathlib import Path
 
@@ -25,7 +26,7 @@ LIST_START = b'<ul class="errors'
 ITEM_END = b"</li>\n"
 """How each list item ends (`summary.list_item`); no item holds it elsewhere, its text is escaped."""
 LINES_END = b"\n]}\n"
-"""How an API list ends (`render._json_lines`)."""
+"""How an API list with lines ends (`render._json_lines`): a line per record, each opening with its id."""
 
 
 def read(out: Path, path: str, sha: str) -> bytes | None:
@@ -60,23 +61,50 @@ def list_items(page: bytes, root: str, skip: Iterable[str]) -> dict[str, bytes]:
     return found
 
 
-def api_lines(body: bytes, skip: Iterable[str]) -> dict[str, bytes]:
-    """Return, by record id, each record's line of an API list (api/errors.json, api/patterns.json), but those of `skip`."""
-    begin = body.find(b"[\n") + 2
-    end = len(body) - len(LINES_END)
-    if begin < 2 or not body.endswith(LINES_END):
-        return {}
-    lines = body[begin:end].split(b",\n")
-    # Every line opens with its id, which JSON writes without escapes (an id is letters, digits and hyphens);
-    # no line holds a line break, so each opening begins one.
-    record_ids = LINE_ID.findall(body, begin - 1, end)
-    if len(record_ids) != len(lines) or not all(map(methodcaller("startswith", b'{"id":"'), lines)):
-        return {}
-    found = dict(zip(map(bytes.decode, record_ids), lines))
-    for record_id in skip:
-        found.pop(record_id, None)
-    return found
+@dataclass(frozen=True, slots=True)
+class LineChange:
+    """One record's line of an API list before and after an edit (see `spliced_lines`)."""
+
+    before: bytes
+    """Its line in the file; empty when the file has none."""
+    after: bytes
+    """Its new line; empty when the new file has none."""
+    following: bytes
+    """The line of the first record after it, by id, that the new file lists; empty when there is none."""
 
 
-LINE_ID = re.compile(rb'\n\{"id":"([a-z0-9-]+)"')
-"""The id at the start of an API line (see `api_lines`)."""
+def spliced_lines(body: bytes, changes: Iterable[LineChange]) -> bytes | None:
+    """Return an API list (api/errors.json, api/patterns.json) with some records' lines changed, dropped or added.
+
+    `changes` come in descending order of id, so that the line a new one goes before is in the
+    file as it will stay. None when the file is not laid out as expected: a line is not where
+    its change says, or the list would become empty or was.
+    """
+    begin = body.find(b"[\n") + 1
+    if begin < 1 or not body.endswith(LINES_END):
+        return None
+    for change in changes:
+        if change.before:
+            at = body.find(b"\n" + change.before + b",\n", begin)
+            if at < 0:
+                at = body.find(b"\n" + change.before + LINES_END, begin)
+            if at < 0:
+                return None
+            end = at + 1 + len(change.before)
+            if change.after:
+                body = body[:at + 1] + change.after + body[end:]
+            elif body.startswith(b",\n", end):
+                body = body[:at + 1] + body[end + 2:]
+            elif at > begin:
+                body = body[:at - 1] + body[end:]  # the last line: the separator before it goes
+            else:
+                return None
+        elif change.after:
+            if change.following:
+                at = body.find(b"\n" + change.following, begin)
+                if at < 0:
+                    return None
+                body = body[:at + 1] + change.after + b",\n" + body[at + 1:]
+            else:
+                body = body[:-len(LINES_END)] + b",\n" + change.after + LINES_END
+    return body

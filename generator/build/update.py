@@ -9,6 +9,7 @@ records, the related errors are found again for the records it can reach (`searc
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -17,7 +18,7 @@ from pathlib import Path
 from .. import urls
 from ..model import Config, Record, Site, Summary
 from ..search.related import Links, relating, relink
-from ..summary import ROOT, error_line, list_item, pattern_line
+from ..summary import ROOT, ROOT_BYTES, error_line, list_item, pattern_line
 from . import highlight, paths, previous, reindex, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
 from .keys import (digest, group_key, group_names, group_url, record_keys, redirect_key, related_key_after, search_index_key,
@@ -60,7 +61,9 @@ class Plan:
     related_key: str
     """Hash of what the related errors are now made from (see `keys.related_key`)."""
     known: dict[str, dict[str, bytes]]
-    """What the last build's long lists show of the unedited records, by output path (see `render.Known`)."""
+    """What the last build's list pages show of the unedited records, by output path (see `render.Known`)."""
+    spliced: dict[str, bytes]
+    """Output path -> its bytes, made from the last build's file rather than rendered: the API lists."""
 
 
 def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jobs: int) -> Result | None:
@@ -174,7 +177,7 @@ def own_plan(saved: SavedState, edits: dict[str, Edit], head: Head, common: str)
         keys.update(record_keys(record_id, edit.sha, edit.row.related, summary_keys, common))
     return Plan(records={i: edit.record for i, edit in edits.items()}, summaries=summaries,
                 links={i: edit.row.related for i, edit in edits.items()}, keys=keys, gone=[], relinked={},
-                related_key=head.meta.related_key, known={})
+                related_key=head.meta.related_key, known={}, spliced={})
 
 
 def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, Edit], spread: set[str], head: Head,
@@ -239,8 +242,8 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
                 relinked={i: found for i, found in relinked.items() if i not in edits},
                 related_key=related_key_after(head.meta.related_key, [
                     (edit.row.made.relating_key, edit.made.relating_key) for _, edit in sorted(edits.items())]),
-                known=_known(out, saved, [p for p in [*listed, "errors/index.html"] if p in keys],
-                             [p for p in ("api/errors.json", "api/patterns.json") if p in keys], set(edits)))
+                known=_known(out, saved, [p for p in [*listed, "errors/index.html"] if p in keys], set(edits)),
+                spliced=_spliced(out, saved, config, [p for p in API_LINES if p in keys], old, new, spread))
 
 
 def _shown_on(group: tuple[str, str], summary: Summary) -> tuple[object, ...]:
@@ -280,16 +283,49 @@ def _shown_by(path: str, summary: Summary, large: bool, recent: bool) -> object:
     return summary
 
 
-def _known(out: Path, saved: SavedState, pages: list[str], lists: list[str], edited: set[str]) -> dict[str, dict[str, bytes]]:
-    """Return what the last build's list pages `pages` and API lists `lists` show of the records not `edited`."""
-    rows = saved.outputs([*pages, *lists])
+def _known(out: Path, saved: SavedState, pages: list[str], edited: set[str]) -> dict[str, dict[str, bytes]]:
+    """Return what the last build's list pages `pages` show of the records not `edited`."""
     known = {}
-    for path, row in rows.items():
+    for path, row in saved.outputs(pages).items():
         body = previous.read(out, path, row.sha)
         if body is not None:
-            known[path] = previous.list_items(body, urls.root_of(path), edited) if path in pages else \
-                previous.api_lines(body, edited)
+            known[path] = previous.list_items(body, urls.root_of(path), edited)
     return known
+
+
+API_LINES = {"api/errors.json": error_line, "api/patterns.json": pattern_line}
+"""The API lists, a line per record, and what makes a record's line (with `summary.ROOT` for the base URL)."""
+
+
+def _spliced(out: Path, saved: SavedState, config: Config, lists: list[str], old: dict[str, Summary],
+             new: dict[str, Summary], spread: set[str]) -> dict[str, bytes]:
+    """Return the API lists `lists` made from the last build's files, the lines of the records `spread` changed.
+
+    A list whose file is not the last build's, or does not allow it, is left out (and rendered).
+    """
+    from ..render import json_base_url
+
+    base = json_base_url(config.base_url)
+    made = {}
+    for path, row in saved.outputs(lists).items():
+        body = previous.read(out, path, row.sha)
+        line = API_LINES[path]
+        changes = []
+        ordered: list[str] = []
+        for i in sorted(spread, reverse=True):
+            before, after = line(old[i]).replace(ROOT_BYTES, base), line(new[i]).replace(ROOT_BYTES, base)
+            if before == after:
+                continue
+            following = b""
+            if after and not before:
+                ordered = ordered or sorted(new)
+                following = next((found for j in ordered[bisect_right(ordered, i):]
+                                  if (found := line(new[j]).replace(ROOT_BYTES, base))), b"")
+            changes.append(previous.LineChange(before, after, following))
+        spliced = previous.spliced_lines(body, changes) if body is not None else None
+        if spliced is not None:
+            made[path] = spliced
+    return made
 
 
 def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan) -> dict[str, bytes]:
@@ -302,7 +338,7 @@ def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan) -> dict[
                                compiled=paths.templates_path(inputs.out), summaries=plan.summaries, known=plan.known)
     makers = renderer.plan()
     try:
-        return {path: makers[path]() for path in plan.keys}
+        return {path: plan.spliced[path] if path in plan.spliced else makers[path]() for path in plan.keys}
     finally:
         store.close()
 
