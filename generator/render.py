@@ -6,7 +6,6 @@ It writes no output; it reads the templates and may keep compiled ones in a fold
 from __future__ import annotations
 
 import hashlib
-import heapq
 import io
 import json
 from json.encoder import encode_basestring
@@ -204,8 +203,10 @@ def recently_changed(cards: Iterable[Summary], limit: int | None = None) -> list
     limit = RECENT_LIMIT if limit is None else limit
     dated = [r for r in cards if r.written and r.analysis_date]
     if len(dated) > limit:
-        # Only the records dated no earlier than the newest `limit` dates can be listed: order those alone.
-        newest = heapq.nlargest(limit, (r.analysis_date or "" for r in dated))[-1]
+        # Only the records of the newest `limit` dates can be listed: order those alone. Dates
+        # repeat, so the distinct ones are few to sort.
+        dates = sorted({r.analysis_date or "" for r in dated}, reverse=True)
+        newest = dates[min(limit, len(dates)) - 1]
         dated = [r for r in dated if (r.analysis_date or "") >= newest]
     dated.sort(key=in_order)
     dated.sort(key=lambda r: r.analysis_date or "", reverse=True)
