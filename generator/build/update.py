@@ -21,8 +21,8 @@ from ..search.related import Links, relating, relink
 from ..summary import ROOT, ROOT_BYTES, error_line, list_item, pattern_line
 from . import highlight, paths, previous, reindex, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
-from .keys import (digest, group_key, group_names, group_url, record_keys, redirect_key, related_key_after, search_index_key,
-                   shared_keys)
+from .keys import (SHARED_BY_SUMMARY, digest, group_key, group_names, group_url, record_keys, redirect_key,
+                   related_key_after, search_index_key, shared_keys)
 from .outputs import Result, made_of, previous_index
 from .state import Head, Made, OutputRow, RecordRow, SavedState, Search, decode
 from .store import HighlightStore
@@ -214,7 +214,6 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
     links.update(relinked)
     summary_keys = dict(cards.keys)
     summary_keys.update((i, edit.made.summary_key) for i, edit in edits.items())
-    summary_keys = dict(sorted(summary_keys.items()))
     records = saved.records(sorted(pages - set(edits)))
     records.update((i, edit.record) for i, edit in edits.items())
     keys: dict[str, str] = {}
@@ -234,9 +233,12 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
 
     large = len(new) > render.HOME_LIST_LIMIT
     recent = {r.id for r in render.recently_changed(old.values())} | {r.id for r in render.recently_changed(new.values())}
-    keys.update((path, key) for path, key in shared_keys(common, summary_keys).items()
-                if any(_shown_by(path, old[i], large, i in recent) != _shown_by(path, new[i], large, i in recent)
-                       for i in spread))
+    shown = [path for path in SHARED_BY_SUMMARY
+             if any(_shown_by(path, old[i], large, i in recent) != _shown_by(path, new[i], large, i in recent)
+                    for i in spread)]
+    if shown:
+        shared = shared_keys(common, dict(sorted(summary_keys.items())))
+        keys.update((path, shared[path]) for path in shown)
     return Plan(records=records, summaries=new, links=links, keys=keys,
                 gone=[urls.output_path(group_url(group)) for group in reached if not members[group]],
                 relinked={i: found for i, found in relinked.items() if i not in edits},
