@@ -249,8 +249,14 @@ def _prune(folder: Path, paths: Iterable[str]) -> None:
     """Remove the folders of `paths` under `folder` that are left empty."""
     parents = {parent for path in paths for parent in inside(folder, path).parents if parent.is_relative_to(folder)}
     for parent in sorted(parents - {folder}, key=lambda p: len(p.parts), reverse=True):
-        if parent.is_dir() and not parent.is_symlink() and not any(parent.iterdir()):
+        if parent.is_dir() and not parent.is_symlink() and _empty(parent):
             parent.rmdir()
+
+
+def _empty(folder: Path) -> bool:
+    """Return whether a folder holds nothing, reading only its first entry (`errors/` holds one per record)."""
+    with os.scandir(folder) as entries:
+        return next(entries, None) is None
 
 
 def _check_marker(out: Path) -> None:
