@@ -1,14 +1,21 @@
-"""One configured Markdown renderer: CommonMark with tables, no raw HTML, safe links only."""
+"""One configured Markdown renderer: CommonMark with tables, no raw HTML, safe links only.
+
+What it makes is kept in the highlighter's store, by the text (see `build.store`): an edit of one
+record renders the pages that link it again, whose prose did not change, without importing
+markdown-it at all.
+"""
 
 from __future__ import annotations
 
 from functools import lru_cache, partial
 from html import escape
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from markdown_it import MarkdownIt
+from .build.highlight import Highlighter, Store, lexer_exists
 
-from .build.highlight import Highlighter, lexer_exists
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 
@@ -34,18 +41,19 @@ def _fence(highlighter: Highlighter, code: str, language: str, _attrs: str) -> s
     return f'<pre class="code"><code>{body}</code></pre>\n'
 
 
-class _SafeMarkdownIt(MarkdownIt):
-    """A MarkdownIt that links only to safe URLs."""
-
-    def validateLink(self, url: str) -> bool:  # noqa: N802 (markdown-it's name)
-        """Return whether the parser may turn `url` into a link."""
-        return link_is_safe(url)
-
-
 @lru_cache(maxsize=8)
 def _renderer(highlighter: Highlighter) -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    class SafeMarkdownIt(MarkdownIt):
+        """A MarkdownIt that links only to safe URLs."""
+
+        def validateLink(self, url: str) -> bool:  # noqa: N802 (markdown-it's name)
+            """Return whether the parser may turn `url` into a link."""
+            return link_is_safe(url)
+
     # typographer stays off: readers copy `--flag` and straight quotes from pages.
-    md = _SafeMarkdownIt("commonmark", {"html": False, "typographer": False, "highlight": partial(_fence, highlighter)})
+    md = SafeMarkdownIt("commonmark", {"html": False, "typographer": False, "highlight": partial(_fence, highlighter)})
     md.enable("table")
     # Images would load from other sites; a link to the image is enough.
     md.disable("image")
@@ -53,23 +61,33 @@ def _renderer(highlighter: Highlighter) -> MarkdownIt:
 
 
 _PLAIN = Highlighter()
-_MD = _renderer(_PLAIN)
 
 
 @lru_cache(maxsize=8192)
 def render(text: str, highlighter: Highlighter = _PLAIN) -> str:
-    """Return the HTML of a Markdown text, its code blocks highlighted by `highlighter`."""
-    return _renderer(highlighter).render(text)
+    """Return the HTML of a Markdown text, its code blocks highlighted by `highlighter` (from its store when it holds it)."""
+    store = highlighter.store
+    html = store.get("markdown", text) if store is not None else None
+    if html is None:
+        html = _renderer(highlighter).render(text)
+        if store is not None:
+            store.put(html, "markdown", text)
+    return html
 
 
-def plain(text: str) -> str:
-    """Return a Markdown text as plain text, for descriptions and the search index."""
-    tokens = _MD.parseInline(text)
+def plain(text: str, store: Store | None = None) -> str:
+    """Return a Markdown text as plain text, for descriptions and the search index (from `store` when it holds it)."""
+    found = store.get("plain", text) if store is not None else None
+    if found is not None:
+        return found
     out = []
-    for token in tokens:
+    for token in _renderer(_PLAIN).parseInline(text):
         for child in token.children or ():
             if child.type in ("text", "code_inline"):
                 out.append(child.content)
             elif child.type in ("softbreak", "hardbreak"):
                 out.append(" ")
-    return " ".join("".join(out).split())
+    found = " ".join("".join(out).split())
+    if store is not None:
+        store.put(found, "plain", text)
+    return found

@@ -340,7 +340,7 @@ class Renderer:
     def error_page(self, record: Record) -> bytes:
         """Return the page of one error."""
         source = record.source
-        description = markdown.plain(record.meaning) if record.meaning else record.message
+        description = markdown.plain(record.meaning, self.highlighter.store) if record.meaning else record.message
         fix = record.example_fix
         before_after = self.highlighter.diff_html(fix.before, fix.after, fix.language) if fix else None
         return self.page(

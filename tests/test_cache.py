@@ -325,3 +325,23 @@ def test_a_record_removed_and_brought_back_keeps_its_place_in_the_api_lists(tmp_
         assert not pipeline.build(content, tmp_path / "site", jobs=1).full
         pipeline.build(content, tmp_path / f"clean{number}", jobs=1)
         assert tree(tmp_path / "site") == tree(tmp_path / f"clean{number}")
+
+
+def test_an_edit_of_a_title_renders_the_pages_that_link_it_without_markdown_it(tmp_path: Path) -> None:
+    # Every page's Markdown is kept in the highlight store by its text: the pages that link an
+    # edited record are rendered again from it, so the update does not import markdown-it.
+    import subprocess
+
+    content = tmp_path / "content"
+    synthesize(30, content)
+    pipeline.build(content, tmp_path / "site", jobs=1)
+    record_id = ids(content)[3]
+    edit(content, record_id, lambda d: d.update(title="A new title"))
+    program = ("import sys; from pathlib import Path; from generator.build import pipeline; "
+               f"result = pipeline.build(Path({str(content)!r}), Path({str(tmp_path / 'site')!r}), jobs=1); "
+               "print(result.full, result.rendered, 'markdown_it' in sys.modules)")
+    shown = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
+    assert shown[0] == "False" and int(shown[1]) > 3 and shown[2] == "False"
+    pipeline.build(content, tmp_path / "clean", jobs=1)
+    assert tree(tmp_path / "site") == tree(tmp_path / "clean")
+    assert "A new title" in (tmp_path / "site" / "errors" / record_id / "index.html").read_text()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Record
+from .highlight import Store
 from .keys import digest, index_key, relating_key, summary_key
 from .state import Made, Search
 
@@ -38,12 +39,12 @@ class Result:
     """How long the build took."""
 
 
-def made_of(record: Record) -> Made:
-    """Return what the search index takes of one record, and its summary."""
+def made_of(record: Record, store: Store | None = None) -> Made:
+    """Return what the search index takes of one record, and its summary (Markdown's plain text from `store`)."""
     from ..search.index import document_terms, search_entry
     from ..summary import summarize
 
-    entry = search_entry(record)
+    entry = search_entry(record, store)
     terms = document_terms(entry)
     summary = summarize(record)
     return Made(Search(entry, terms, index_key(entry, terms)), summary, summary_key(summary), relating_key(summary))

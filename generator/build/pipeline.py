@@ -226,11 +226,14 @@ def renderer(site: Site, related: Links, made: Mapping[str, Made], store: Highli
 
 
 def salt() -> str:
-    """Return what highlighted code depends on besides the code: the libraries and errorsite's highlighter."""
+    """Return what highlighted code and Markdown depend on besides their text: the libraries and errorsite's
+    highlighter and Markdown renderer."""
     from .. import model
     from . import highlight, keys
 
-    return digest(keys.code_digest(), *(Path(str(m.__file__)).read_bytes() for m in (highlight, model)))
+    folder = Path(str(model.__file__)).parent
+    return digest(keys.code_digest(), *(path.read_bytes() for path in (
+        Path(str(highlight.__file__)), Path(str(model.__file__)), folder / "markdown.py")))
 
 
 def lexers_of(site: Site, inputs: Inputs, old: State) -> dict[str, str]:

@@ -73,6 +73,16 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jo
     follows when an edit changes a record's id, breaks a record, names an unknown related id or
     makes a list page that collides with another: it reports problems as `check` does.
     """
+    store = HighlightStore(paths.highlight_path(inputs.out), head.meta.salt)
+    try:
+        return _update(inputs, saved, head, changed, jobs, store)
+    finally:
+        store.close()
+
+
+def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jobs: int,
+            store: HighlightStore) -> Result | None:
+    """Rebuild after edits, with highlighted code and Markdown from `store` (see `update`)."""
     config, broken = read_config(inputs)
     if broken or config_key(config, inputs.code) != head.meta.config_key:
         return None
@@ -92,7 +102,7 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jo
         record = decode(found.record)
         if record.id != row.record.id:
             return None
-        edits[record.id] = Edit(row, record, found.sha, made_of(record))
+        edits[record.id] = Edit(row, record, found.sha, made_of(record, store))
     if not edits:
         saved.update(touched, {}, {})
         return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
@@ -117,7 +127,7 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jo
             own_plan(saved, edits, head, common)
         if plan is None:
             return None
-        bodies = render_plan(inputs, head, config, plan)
+        bodies = render_plan(inputs, head, config, plan, store)
         if aside is not None:
             bodies["search-index.js"] = aside.result()
     except IndexGone:
@@ -330,19 +340,15 @@ def _spliced(out: Path, saved: SavedState, config: Config, lists: list[str], old
     return made
 
 
-def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan) -> dict[str, bytes]:
+def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan, store: HighlightStore) -> dict[str, bytes]:
     """Return the bytes of every file the plan renders."""
     from .. import render
 
     site = Site(config, tuple(plan.records[i] for i in sorted(plan.records)))
-    store = HighlightStore(paths.highlight_path(inputs.out), head.meta.salt)
     renderer = render.Renderer(site, related=plan.links, highlighter=highlight.Highlighter(store, head.meta.lexers),
                                compiled=paths.templates_path(inputs.out), summaries=plan.summaries, known=plan.known)
     makers = renderer.plan()
-    try:
-        return {path: plan.spliced[path] if path in plan.spliced else makers[path]() for path in plan.keys}
-    finally:
-        store.close()
+    return {path: plan.spliced[path] if path in plan.spliced else makers[path]() for path in plan.keys}
 
 
 def _members(summaries: dict[str, Summary], wanted: list[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:

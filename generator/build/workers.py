@@ -98,8 +98,9 @@ def render(work: Work, todo: list[str], jobs: int, progress: Progress | None) ->
                         progress(done, len(todo))
         else:
             for chunk in chunks:
-                found, _ = _render_chunk(chunk)
+                found, highlighted = _render_chunk(chunk)
                 hashes.update(found)
+                work.store.add(highlighted)
                 done += len(found)
                 if progress:
                     progress(done, len(todo))

@@ -15,6 +15,7 @@ from .template import Segments, compile_with_spans, first_word, repr_placeholder
 from .text import tokenize
 
 if TYPE_CHECKING:
+    from ..build.highlight import Store
     from ..model import Record, Site
 
 INDEX_VERSION = 2
@@ -37,15 +38,15 @@ INDEX_FIELDS = ("id", "title", "message", "exception", "path", "removed", "dl", 
 """The fields of an index row, in the order rows store them; the index carries this list as `fields`."""
 
 
-def search_entry(record: Record) -> dict[str, Any]:
-    """Return what the search index needs of one record."""
+def search_entry(record: Record, store: Store | None = None) -> dict[str, Any]:
+    """Return what the search index needs of one record (the plain text of its Markdown from `store` when it holds it)."""
     from .. import markdown
 
     return {
         "id": record.id, "title": record.title, "exception": record.exception,
         "message": record.message, "path": record.source.path, "line": record.source.line,
         "function": record.source.function or "", "tags": list(record.tags),
-        "meaning": markdown.plain(record.meaning) if record.meaning else "",
+        "meaning": markdown.plain(record.meaning, store) if record.meaning else "",
         "status": record.status, "url": record.url,
         "written": record.written, "variants": [v.message for v in record.variants],
     }
