@@ -24,7 +24,7 @@ RACY_NS = 2_000_000_000
 """A file changed this close to a build may change again without its size or time changing."""
 
 
-# Not frozen, as `model.Summary`: a build makes one per record file.
+# Not frozen: a build makes one per record file, and a frozen class's constructor takes longer.
 @dataclass(slots=True)
 class FileStat:
     """A file's size and modification time, as one directory scan gives them."""
