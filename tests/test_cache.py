@@ -117,7 +117,7 @@ def templates(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     return folder
 
 
-@settings(max_examples=32, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=24, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 50)), min_size=1, max_size=6), st.booleans())
 def test_incremental_build_equals_clean_build(tmp_path_factory: pytest.TempPathFactory, templates: Path,
                                               monkeypatch: pytest.MonkeyPatch, steps: list[tuple[str, int]],
