@@ -170,17 +170,20 @@ CREATE TABLE IF NOT EXISTS records (
     related BLOB NOT NULL, search BLOB NOT NULL, record BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS records_by_id ON records (id, index_key);
 CREATE INDEX IF NOT EXISTS records_stamp ON records (name, size, mtime, sha);
-CREATE TABLE IF NOT EXISTS cards (id TEXT PRIMARY KEY, sha TEXT NOT NULL, summary_key TEXT NOT NULL, summary BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS cards (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL, sha TEXT NOT NULL,
+    index_key TEXT NOT NULL, summary_key TEXT NOT NULL, summary BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS cards_by_name ON cards (name);
 CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY, key TEXT NOT NULL, sha TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS linked (id TEXT NOT NULL, other TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS linked_by_other ON linked (other);
 CREATE INDEX IF NOT EXISTS linked_by_id ON linked (id);
 """
 # `linked` holds each record's related ids again, so that the records whose pages link one are found
-# without reading every record's related errors. `cards` holds each record's summary again, without
-# its list item and API lines: an edit that lists every record reads 10,000 of them in a fifth of
-# the time it takes to read them from the wide rows of `records`, and more than half of a summary's
-# bytes are those fragments, which the update takes from the pages the last build wrote.
+# without reading every record's related errors. `cards` holds again what every build or edit reads
+# of every record: its stamp, its index key and its summary without its list item and API lines. It
+# reads 10,000 of them in a fifth of the time it takes from the wide rows of `records`, and more than
+# half of a summary's bytes are those fragments, which an update takes from the pages the last build wrote.
 META_FIELDS = tuple(Meta.__dataclass_fields__)
 
 
@@ -218,7 +221,7 @@ class SavedState:
             db = self._connect()
             meta = _meta(db)
             stamps = {name: Stamp(size, mtime, sha)
-                      for name, size, mtime, sha in db.execute("SELECT name, size, mtime, sha FROM records")}
+                      for name, size, mtime, sha in db.execute("SELECT name, size, mtime, sha FROM cards")}
             return Head(meta, stamps)
         except DAMAGE:
             self.discard()
@@ -264,7 +267,7 @@ class SavedState:
                 fresh = [row for name, row in state.rows.items() if old.rows.get(name) is not row]
                 db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                (_columns(row) for row in fresh))
-                db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?)", (_card(row) for row in fresh))
+                db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (_card(row) for row in fresh))
                 db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
                                ((path, row.key, row.sha) for path, row in state.outputs.items()
                                 if old.outputs.get(path) != row))
@@ -282,7 +285,7 @@ class SavedState:
             with _transaction(db):
                 db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                [_columns(row) for row in rows])
-                db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?)", [_card(row) for row in rows])
+                db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [_card(row) for row in rows])
                 db.executemany("UPDATE records SET related = ? WHERE id = ?",
                                [(_links(found), i) for i, found in (links or {}).items()])
                 _relink(db, {**(links or {}), **{row.record.id: row.related for row in rows}})
@@ -298,8 +301,9 @@ class SavedState:
         try:
             db = self._connect()
             with _transaction(db):
-                db.executemany("UPDATE records SET size = ?, mtime = ? WHERE name = ? AND sha = ?",
-                               [(s.size, s.mtime_ns, name, s.sha) for name, s in stamps.items()])
+                for table in ("records", "cards"):
+                    db.executemany(f"UPDATE {table} SET size = ?, mtime = ? WHERE name = ? AND sha = ?",
+                                   [(s.size, s.mtime_ns, name, s.sha) for name, s in stamps.items()])
         except sqlite3.DatabaseError as error:
             raise Damaged(self.path) from error
 
@@ -353,7 +357,7 @@ class SavedState:
     def index_keys(self) -> dict[str, str]:
         """Return, by record id, the hash of what the search index takes of each record."""
         try:
-            return dict(self._connect().execute("SELECT id, index_key FROM records"))
+            return dict(self._connect().execute("SELECT id, index_key FROM cards"))
         except DAMAGE as error:
             raise Damaged(self.path) from error
 
@@ -406,11 +410,11 @@ NO_FRAGMENTS = (None,) * len(FRAGMENTS)
 assert SUMMARY_FIELDS[-len(FRAGMENTS):] == FRAGMENTS
 
 
-def _card(row: RecordRow) -> tuple[str, str, str, bytes]:
-    """Return a record's row of `cards`: its summary without its fragments."""
-    summary = row.made.summary
-    return (row.record.id, row.stamp.sha, row.made.summary_key,
-            marshal.dumps(tuple(getattr(summary, name) for name in CARD_FIELDS)))
+def _card(row: RecordRow) -> tuple[Any, ...]:
+    """Return a record's row of `cards`: its stamp, index key, and summary without its fragments."""
+    s, made = row.stamp, row.made
+    return (row.record.id, row.name, s.size, s.mtime_ns, s.sha, made.search.key, made.summary_key,
+            marshal.dumps(tuple(getattr(made.summary, name) for name in CARD_FIELDS)))
 
 
 def _relink(db: sqlite3.Connection, links: Links) -> None:
