@@ -326,7 +326,8 @@ class Renderer:
         """Return one page rendered with the context every page shares."""
         root = context.pop("root", None) or urls.root_of(path)
         pretty = urls.pretty(path)
-        self.lists.known = self.known.get(_disk(path), {})
+        # A whole build knows nothing of the last build's files: its 10,000 pages skip the look-up.
+        self.lists.known = self.known.get(_disk(path), {}) if self.known else {}
         html = self.env.get_template(template).render(
             site=self.config,
             root=root,

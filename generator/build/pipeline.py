@@ -91,10 +91,9 @@ def _settle(inputs: Inputs, saved: SavedState, head: Head, changed: list[str]) -
     A file written close to the build that read it (a checkout, a copy) keeps a row whose hash
     decides; without this, every later build would read and hash it again.
     """
-    settled = {name: inputs.stamp(name, stamp.sha) for name, stamp in head.stamps.items() if stamp.mtime_ns == RACY}
-    for name in changed:
-        settled.pop(name, None)
-    settled = {name: stamp for name, stamp in settled.items() if stamp.mtime_ns != RACY}
+    edited = set(changed)
+    settled = {name: stamp for name, old in head.stamps.items() if old.mtime_ns == RACY and name not in edited
+               and (stamp := inputs.stamp(name, old.sha)).mtime_ns != RACY}
     if settled:
         saved.restamp(settled)
 
@@ -229,11 +228,11 @@ def salt() -> str:
     """Return what highlighted code and Markdown depend on besides their text: the libraries and errorsite's
     highlighter and Markdown renderer."""
     from .. import model
-    from . import highlight, keys
+    from . import keys
 
-    folder = Path(str(model.__file__)).parent
-    return digest(keys.code_digest(), *(path.read_bytes() for path in (
-        Path(str(highlight.__file__)), Path(str(model.__file__)), folder / "markdown.py")))
+    package = Path(str(model.__file__)).parent
+    return digest(keys.code_digest(), *((package / name).read_bytes() for name in ("build/highlight.py", "model.py",
+                                                                                   "markdown.py")))
 
 
 def lexers_of(site: Site, inputs: Inputs, old: State) -> dict[str, str]:

@@ -168,8 +168,7 @@ CREATE TABLE IF NOT EXISTS records (
     id TEXT NOT NULL, index_key TEXT NOT NULL, summary_key TEXT NOT NULL, relating_key TEXT NOT NULL,
     summary BLOB NOT NULL,
     related BLOB NOT NULL, search BLOB NOT NULL, record BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS records_by_id ON records (id, index_key);
-CREATE INDEX IF NOT EXISTS records_stamp ON records (name, size, mtime, sha);
+CREATE INDEX IF NOT EXISTS records_by_id ON records (id);
 CREATE TABLE IF NOT EXISTS cards (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL, sha TEXT NOT NULL,
     index_key TEXT NOT NULL, summary_key TEXT NOT NULL, summary BLOB NOT NULL);
