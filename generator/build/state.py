@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import marshal
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..model import Analysis, Check, ExampleFix, Record, Review, Snippet, Source, Summary, Variant, Verified, When
-from ..search.related import Link, Links
+from ..search.related import Group, Link, Links, group_list
 
 T = TypeVar("T")
 
@@ -177,12 +177,17 @@ CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY, key TEXT NOT NULL, sh
 CREATE TABLE IF NOT EXISTS linked (id TEXT NOT NULL, other TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS linked_by_other ON linked (other);
 CREATE INDEX IF NOT EXISTS linked_by_id ON linked (id);
+CREATE TABLE IF NOT EXISTS groups (kind TEXT NOT NULL, name TEXT NOT NULL, id TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS groups_by_name ON groups (kind, name);
+CREATE INDEX IF NOT EXISTS groups_by_id ON groups (id);
 """
 # `linked` holds each record's related ids again, so that the records whose pages link one are found
 # without reading every record's related errors. `cards` holds again what every build or edit reads
 # of every record: its stamp, its index key and its summary without its list item and API lines. It
 # reads 10,000 of them in a fifth of the time it takes from the wide rows of `records`, and more than
 # half of a summary's bytes are those fragments, which an update takes from the pages the last build wrote.
+# `groups` holds the groups that relate records (`search.related.group_list`), so that an edit finds
+# the records it may relate anew without going through every summary.
 META_FIELDS = tuple(Meta.__dataclass_fields__)
 
 
@@ -260,6 +265,7 @@ class SavedState:
                 gone = {row.record.id for row in old.rows.values()} - ids
                 db.executemany("DELETE FROM linked WHERE id = ?", ((i,) for i in gone))
                 db.executemany("DELETE FROM cards WHERE id = ?", ((i,) for i in gone))
+                db.executemany("DELETE FROM groups WHERE id = ?", ((i,) for i in gone))
                 _relink(db, {row.record.id: row.related for name, row in state.rows.items() if old.rows.get(name) is not row})
                 db.executemany("DELETE FROM outputs WHERE path = ?", ((path,) for path in old.outputs.keys() - state.outputs.keys()))
                 # One row at a time: all of them at once would double the memory of a large site.
@@ -267,6 +273,7 @@ class SavedState:
                 db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                (_columns(row) for row in fresh))
                 db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (_card(row) for row in fresh))
+                _regroup(db, fresh)
                 db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
                                ((path, row.key, row.sha) for path, row in state.outputs.items()
                                 if old.outputs.get(path) != row))
@@ -285,6 +292,7 @@ class SavedState:
                 db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                [_columns(row) for row in rows])
                 db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [_card(row) for row in rows])
+                _regroup(db, rows)
                 db.executemany("UPDATE records SET related = ? WHERE id = ?",
                                [(_links(found), i) for i, found in (links or {}).items()])
                 _relink(db, {**(links or {}), **{row.record.id: row.related for row in rows}})
@@ -353,6 +361,19 @@ class SavedState:
         except DAMAGE as error:
             raise Damaged(self.path) from error
 
+    def members(self, limits: Mapping[Group, int]) -> dict[Group, list[str]]:
+        """Return the ids of the active records of each group of `limits`, at most its limit of them (see
+        `search.related.Members`)."""
+        found: dict[Group, list[str]] = {}
+        try:
+            db = self._connect()
+            for (kind, name), limit in limits.items():
+                found[kind, name] = [i for (i,) in db.execute(
+                    "SELECT id FROM groups WHERE kind = ? AND name = ? LIMIT ?", (kind, name, limit))]
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
+        return found
+
     def index_keys(self) -> dict[str, str]:
         """Return, by record id, the hash of what the search index takes of each record."""
         try:
@@ -414,6 +435,13 @@ def _card(row: RecordRow) -> tuple[Any, ...]:
     s, made = row.stamp, row.made
     return (row.record.id, row.name, s.size, s.mtime_ns, s.sha, made.search.key, made.summary_key,
             marshal.dumps(tuple(getattr(made.summary, name) for name in CARD_FIELDS)))
+
+
+def _regroup(db: sqlite3.Connection, rows: list[RecordRow]) -> None:
+    """Make the `groups` rows of each record of `rows` the groups of its summary."""
+    db.executemany("DELETE FROM groups WHERE id = ?", ((row.record.id,) for row in rows))
+    db.executemany("INSERT INTO groups VALUES (?, ?, ?)",
+                   ((kind, name, row.record.id) for row in rows for kind, name in group_list(row.made.summary)))
 
 
 def _relink(db: sqlite3.Connection, links: Links) -> None:

@@ -216,7 +216,7 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
         if not validate.pages_apart(_every_group_page(new.values())):
             return None
     moved = [i for i in sorted(spread) if relating(old[i]) != relating(new[i])]
-    found = relink(old, new, moved) if moved else {}
+    found = relink(old, new, moved, saved.members) if moved else {}
     was = saved.links(found)
     relinked = {i: links for i, links in found.items() if links != was[i]}
     pages = set(edits) | set(relinked) | saved.linking(sorted(spread))

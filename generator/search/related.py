@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ..model import Summary
@@ -62,78 +62,122 @@ def relating(card: Summary) -> tuple[object, ...]:
 
 def related_links(cards: Mapping[str, Summary]) -> Links:
     """Return the related errors of every record of `cards` (id -> summary)."""
-    near = Neighbourhood(cards)
+    near = Neighbourhood(cards, grouped(cards))
     return {i: near.links(cards[i]) for i in sorted(cards)}
 
 
-def relink(old: Mapping[str, Summary], new: Mapping[str, Summary], changed: Iterable[str]) -> Links:
+Members = Callable[[Mapping[Group, int]], Mapping[Group, list[str]]]
+"""Group -> the most records to return (-1: all) -> the ids of its active records before an edit.
+
+A record is there once per time it belongs to the group (a tag it names twice: twice); the
+records of a tag or word come in any order. `build.state.SavedState.members` reads them from
+the last build's state; `scanned` finds them in every summary.
+"""
+
+
+def scanned(cards: Mapping[str, Summary]) -> Members:
+    """Return the group members of `cards` (see `Members`), found by going through them all."""
+    # More than a group's limit may come back, which `Members` allows.
+    return lambda limits: grouped(cards, set(limits), cap=max(limits.values(), default=0))
+
+
+def relink(old: Mapping[str, Summary], new: Mapping[str, Summary], changed: Iterable[str],
+           members: Members | None = None) -> Links:
     """Return the related errors of every record whose list may differ after the summaries `changed` did.
 
-    `old` and `new` hold every summary before and after the change, with the same ids. A record's
-    list depends on its candidates (the records sharing its file window, or a tag or word with at
-    most RARE records) and on their summaries: so only the records of a group that a changed
-    record left or joined can change, and of those groups only files and groups of at most RARE
-    records on either side.
+    `new` holds every summary after the change; `old` holds at least the `changed` ones before it,
+    and every summary when `members` (the groups before the change) is not given. A record's list
+    depends on its candidates (the records sharing its file window, or a tag or word with at most
+    RARE records) and on their summaries: so only the records of a group that a changed record
+    left or joined can change, and of those groups only files and groups of at most RARE records
+    on either side.
     """
     changed = sorted(changed)
-    joined = {i: groups_of(new[i]) for i in changed}
-    left = {i: groups_of(old[i]) for i in changed}
-    touched = {g for i in changed for g in joined[i] | left[i]}
-    # A group holds at most this many records here: past it, it had more than RARE before the change too.
-    near = Neighbourhood(new, touched, cap=RARE + 1 + len(changed))
+    edit = GroupEdit({i: group_list(old[i]) for i in changed}, {i: group_list(new[i]) for i in changed})
+    saved = members or scanned(old)
+    touched = sorted({g for i in changed for g in (*edit.left[i], *edit.joined[i])})
+    lists = edit.applied(saved, touched)
     reached = set(changed)
-    for group in sorted(touched):
-        after = set(near.groups.get(group, ()))
-        before = (after - {i for i in changed if group in joined[i]}) | {i for i in changed if group in left[i]}
+    for group in touched:
+        after = set(lists[group])
+        before = (after - {i for i in changed if group in edit.joined[i]}) | {i for i in changed if group in edit.left[i]}
         if group[0] == "file" or min(len(before), len(after)) <= RARE:
             reached |= before | after
     # Only the groups of the records reached are needed to find their related errors.
-    near = Neighbourhood(new, {g for i in reached for g in groups_of(new[i])})
+    lists.update(edit.applied(saved, sorted({g for i in reached for g in group_list(new[i])} - lists.keys())))
+    near = Neighbourhood(new, lists)
     return {i: near.links(new[i]) for i in sorted(reached)}
 
 
-def groups_of(card: Summary) -> set[Group]:
-    """Return the groups a record belongs to: none unless it is active."""
+@dataclass(frozen=True, slots=True)
+class GroupEdit:
+    """The groups some records left and joined: what turns the groups before an edit into those after it."""
+
+    left: dict[str, list[Group]]
+    """Edited record id -> its groups before the edit (see `group_list`)."""
+    joined: dict[str, list[Group]]
+    """Edited record id -> its groups after the edit."""
+
+    def applied(self, saved: Members, groups: list[Group]) -> dict[Group, list[str]]:
+        """Return the members of `groups` after the edit, from `saved`, those before it.
+
+        Of a tag or word, enough are read to tell whether it has more than RARE records after the
+        edit: RARE + 1 besides the edited records' places in it, which the edit may take away.
+        """
+        limits = {g: -1 if g[0] == "file" else RARE + 1 + sum(found.count(g) for found in self.left.values())
+                  for g in groups}
+        before = saved(limits)
+        return {g: [i for i in before.get(g, ()) if i not in self.left]
+                + [i for i, found in self.joined.items() for _ in range(found.count(g))] for g in groups}
+
+
+def group_list(card: Summary) -> list[Group]:
+    """Return the groups a record belongs to, once per time (a tag named twice: twice); none unless it is active."""
     if card.status != "active":
-        return set()
-    return {("file", card.path), *(("tag", t) for t in card.tags), *(("word", w) for w in card.words)}
+        return []
+    return [("file", card.path), *(("tag", t) for t in card.tags), *(("word", w) for w in card.words)]
+
+
+def grouped(cards: Mapping[str, Summary], wanted: set[Group] | None = None, cap: int = RARE + 1) -> dict[Group, list[str]]:
+    """Return the members of every group of `cards`, or of the groups `wanted`.
+
+    A tag or word group keeps its first `cap` records only: one of more than RARE relates
+    nothing, and telling that needs no more of it (`cap` is above RARE).
+    """
+    groups: dict[Group, list[str]] = defaultdict(list)
+    names = {kind: {name for k, name in wanted if k == kind} for kind in ("file", "tag", "word")} if wanted \
+        is not None else None
+    for card in cards.values():
+        if card.status != "active":
+            continue
+        if names is None or card.path in names["file"]:
+            groups["file", card.path].append(card.id)
+        for tag in card.tags:  # a tag named twice counts twice
+            if names is None or tag in names["tag"]:
+                members = groups["tag", tag]
+                if len(members) < cap:
+                    members.append(card.id)
+        # A record's words are distinct: the set finds the wanted ones in one call.
+        for word in card.words if names is None else names["word"].intersection(card.words):
+            members = groups["word", word]
+            if len(members) < cap:
+                members.append(card.id)
+    return dict(groups)
 
 
 class Neighbourhood:
     """The groups of a set of records, from which each record's candidates and related list are found."""
 
-    def __init__(self, cards: Mapping[str, Summary], wanted: set[Group] | None = None, cap: int = RARE + 1) -> None:
-        """Group `cards`: all their groups, or only those of `wanted`.
-
-        A tag or word group keeps its first `cap` records only: one of more than RARE relates
-        nothing, and telling that needs no more of it (`cap` is above RARE).
-        """
+    def __init__(self, cards: Mapping[str, Summary], groups: dict[Group, list[str]]) -> None:
+        """Relate `cards` by `groups` (see `grouped`), which holds every group of the records to relate."""
         self.cards = cards
-        groups: dict[Group, list[str]] = defaultdict(list)
-        names = {kind: {name for k, name in wanted if k == kind} for kind in ("file", "tag", "word")} if wanted \
-            is not None else None
-        for card in cards.values():
-            if card.status != "active":
-                continue
-            if names is None or card.path in names["file"]:
-                groups["file", card.path].append(card.id)
-            for tag in card.tags:  # a tag named twice counts twice
-                if names is None or tag in names["tag"]:
-                    members = groups["tag", tag]
-                    if len(members) < cap:
-                        members.append(card.id)
-            # A record's words are distinct: the set finds the wanted ones in one call.
-            for word in card.words if names is None else names["word"].intersection(card.words):
-                members = groups["word", word]
-                if len(members) < cap:
-                    members.append(card.id)
-        self.groups = dict(groups)
-        """Group -> the ids of its active records (in line order for a file; at most `cap` of a tag or word)."""
+        self.groups = groups
+        """Group -> the ids of its active records (more than RARE of a tag or word: maybe not all of them)."""
         self.place: dict[str, int] = {}
-        """Record id -> its index in its file's group."""
+        """Record id -> its index in its file's group, in line order."""
         self.words: dict[str, frozenset[str]] = {}
         """Record id -> its words as a set, made when first scored."""
-        for (kind, _), members in self.groups.items():
+        for (kind, _), members in groups.items():
             if kind == "file":
                 members.sort(key=lambda i: (cards[i].line, i))
                 self.place.update((i, index) for index, i in enumerate(members))
