@@ -18,21 +18,10 @@ from ..model import Config
 from ..problems import Invalid
 from . import write
 from .keys import code_digest, digest, tree_digest, tree_stamp
-from .state import RACY, Encoded, Meta, Stamp, encode
+from .state import RACY, Encoded, FileStat, Head, Meta, Stamp, encode
 
 RACY_NS = 2_000_000_000
 """A file changed this close to a build may change again without its size or time changing."""
-
-
-# Not frozen: a build makes one per record file, and a frozen class's constructor takes longer.
-@dataclass(slots=True)
-class FileStat:
-    """A file's size and modification time, as one directory scan gives them."""
-
-    size: int
-    """Its size in bytes."""
-    mtime_ns: int
-    """Its modification time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,14 +88,20 @@ def scan(errors: Path) -> dict[str, FileStat]:
     return found
 
 
-def unchanged(stamp: Stamp, name: str, stat: FileStat) -> bool:
-    """Return whether a record file is as the last build saw it."""
-    if stamp.size != stat.size:
+def changed_files(files: dict[str, FileStat], head: Head) -> list[str]:
+    """Return the record files of `files` (all of which the last build read) that changed since, sorted."""
+    stamps = head.stamps
+    # Comparing tuples is the quick test; a file whose hash alone decides never passes it.
+    return sorted(name for name, stat in files.items() if stamps[name] != stat and not _same_bytes(name, stat, head))
+
+
+def _same_bytes(name: str, stat: FileStat, head: Head) -> bool:
+    """Return whether a record file whose hash alone decides (`RACY`) still has the bytes the last build read."""
+    sha = head.racy.get(name)
+    if sha is None or head.stamps[name] != (stat.size, RACY):
         return False
-    if stamp.mtime_ns != RACY:
-        return stamp.mtime_ns == stat.mtime_ns
     try:
-        return digest(load.read_bytes(Path(name))) == stamp.sha
+        return digest(load.read_bytes(Path(name))) == sha
     except (OSError, Invalid):
         return False
 

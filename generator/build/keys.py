@@ -99,6 +99,11 @@ def index_key(entry: Mapping[str, Any], terms: Mapping[str, int]) -> str:
     return digest(repr([entry[name] for name in INDEX_FIELDS]), repr(sorted(terms.items())))
 
 
+STALE = ""
+"""The key saved for a file an update wrote without finding all it depends on: no key is ever
+equal to it, so a whole build renders that file again."""
+
+
 def search_index_key(common: str, index_keys: Iterable[str]) -> str:
     """Return the hash the search index depends on, from every record's `index_key` in id order."""
     return digest(common, *index_keys)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from .. import load
 from ..model import Config, Record, Site
 from . import paths, workers, write
-from .inputs import Inputs, config_key, marker, read_config, read_inputs, read_record, unchanged
+from .inputs import Inputs, changed_files, config_key, marker, read_config, read_inputs, read_record
 from .keys import digest, page_keys, related_key, search_index_key
 from .state import RACY, Damaged, Head, Made, Meta, OutputRow, RecordRow, SavedState, Search, State, decode
 from .store import HighlightStore
@@ -70,8 +70,7 @@ def _build(content: Path, out: Path, base_url: str | None, saved: SavedState, jo
         inputs = read_inputs(content, out, base_url, head.meta)
         ours = inputs.marker != (0, 0, 0) and inputs.marker == head.meta.marker
         if ours and _same_settings(inputs, head):
-            changed = sorted(name for name, stat in inputs.files.items()
-                             if not unchanged(head.stamps[name], name, stat))
+            changed = changed_files(inputs.files, head)
             _settle(inputs, saved, head, changed)
             if not changed:
                 return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
@@ -92,8 +91,8 @@ def _settle(inputs: Inputs, saved: SavedState, head: Head, changed: list[str]) -
     decides; without this, every later build would read and hash it again.
     """
     edited = set(changed)
-    settled = {name: stamp for name, old in head.stamps.items() if old.mtime_ns == RACY and name not in edited
-               and (stamp := inputs.stamp(name, old.sha)).mtime_ns != RACY}
+    settled = {name: stamp for name, sha in head.racy.items() if name not in edited
+               and (stamp := inputs.stamp(name, sha)).mtime_ns != RACY}
     if settled:
         saved.restamp(settled)
 

@@ -21,8 +21,8 @@ from ..search.related import Links, relating, relink
 from ..summary import ROOT, ROOT_BYTES, error_line, list_item, pattern_line
 from . import highlight, paths, previous, reindex, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
-from .keys import (SHARED_BY_SUMMARY, digest, group_key, group_names, group_url, record_keys, redirect_key,
-                   related_key_after, search_index_key, shared_keys)
+from .keys import (SHARED_BY_SUMMARY, STALE, digest, group_key, group_names, group_url, record_keys, redirect_key,
+                   related_key_after, shared_keys)
 from .outputs import Result, made_of, previous_index
 from .state import Head, Made, OutputRow, RecordRow, SavedState, Search, decode
 from .store import HighlightStore
@@ -110,14 +110,10 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
     spread = {i for i, edit in edits.items() if edit.made.summary_key != edit.row.made.summary_key}
     searches = [(edit.row.made.search, edit.made.search) for _, edit in sorted(edits.items())]
     index: tuple[str, list[tuple[Search, Search]]] | None = None
-    index_key = None
     if any(before.key != after.key for before, after in searches):
         known = saved.outputs(["search-index.js"]).get("search-index.js")
         if known is None:
             return None
-        index_keys = saved.index_keys()
-        index_keys.update((record_id, edit.made.search.key) for record_id, edit in edits.items())
-        index_key = search_index_key(common, (index_keys[i] for i in sorted(index_keys)))
         index = (known.sha, searches)
     # The search index is patched in another process while this one plans and renders the list
     # pages, when there are two cores; an edit of prose renders too little to pay for the process.
@@ -136,8 +132,10 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
         if aside is not None:
             aside.cancel()
     keys = dict(plan.keys)
-    if index_key is not None:
-        keys["search-index.js"] = index_key
+    if index is not None:
+        # Its key would hash every record's index key; a whole build, which has them, patches the
+        # index it finds stale with no change, and so writes nothing.
+        keys["search-index.js"] = STALE
     outputs = saved.outputs(bodies)
     hashes = {path: digest(body) for path, body in bodies.items()}
     written = sorted(path for path, sha in hashes.items() if path not in outputs or outputs[path].sha != sha)
