@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from ..model import Analysis, Check, ExampleFix, Record, Review, Snippet, Source, Summary, Variant, Verified, When
 from ..search.related import Group, Link, Links, group_list
+from .keys import group_names
 
 T = TypeVar("T")
 
@@ -145,12 +146,58 @@ class Head:
     """Record file name -> its hash, of the files whose hash alone decides (saved with the time RACY)."""
 
 
+class Summaries(Mapping[str, Summary]):
+    """Record id -> its summary as the last build saved it (without its fragments), or as an edit made it.
+
+    Each saved summary is decoded when first asked for: an edit reads every record's summary, and
+    most edits use a few hundred of them, where decoding 10,000 would take longer than reading them.
+    """
+
+    __slots__ = ("_saved", "_made", "_changed")
+
+    def __init__(self, saved: dict[str, bytes], made: dict[str, Summary] | None = None,
+                 changed: Mapping[str, Summary] | None = None) -> None:
+        self._saved = saved
+        """Record id -> its summary's fields as saved (see `_card`)."""
+        self._made = {} if made is None else made
+        """Record id -> its saved summary, decoded; shared with the mappings `edited` makes."""
+        self._changed = dict(changed or {})
+        """Record id -> its summary after an edit (one of the ids of `_saved`)."""
+
+    def __getitem__(self, record_id: str) -> Summary:
+        found = self._changed.get(record_id) or self._made.get(record_id)
+        if found is None:
+            found = self._made[record_id] = Summary._make(marshal.loads(self._saved[record_id]) + NO_FRAGMENTS)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._saved)
+
+    def __len__(self) -> int:
+        return len(self._saved)
+
+    def __contains__(self, record_id: object) -> bool:
+        return record_id in self._saved
+
+    def edited(self, changed: Mapping[str, Summary]) -> Summaries:
+        """Return these summaries with those of `changed` (ids of these) instead."""
+        return Summaries(self._saved, self._made, {**self._changed, **changed})
+
+    def all(self) -> dict[str, Summary]:
+        """Return every summary, by id, in the order saved."""
+        made, make, loads = self._made, Summary._make, marshal.loads
+        if len(made) < len(self._saved):
+            made.update((i, make(loads(saved) + NO_FRAGMENTS)) for i, saved in self._saved.items() if i not in made)
+        changed = self._changed
+        return {i: changed.get(i) or made[i] for i in self._saved}
+
+
 @dataclass(frozen=True, slots=True)
 class Cards:
     """Records' summaries, as the last build saved them: what an edit of a few records needs to render
     the pages that list them."""
 
-    summaries: dict[str, Summary]
+    summaries: Summaries
     """Record id -> its summary."""
     keys: dict[str, str]
     """Record id -> the hash of its summary."""
@@ -192,14 +239,18 @@ CREATE INDEX IF NOT EXISTS linked_by_id ON linked (id);
 CREATE TABLE IF NOT EXISTS groups (kind TEXT NOT NULL, name TEXT NOT NULL, id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS groups_by_name ON groups (kind, name);
 CREATE INDEX IF NOT EXISTS groups_by_id ON groups (id);
+CREATE TABLE IF NOT EXISTS listed (kind TEXT NOT NULL, name TEXT NOT NULL, id TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS listed_by_name ON listed (kind, name);
+CREATE INDEX IF NOT EXISTS listed_by_id ON listed (id);
 """
 # `linked` holds each record's related ids again, so that the records whose pages link one are found
 # without reading every record's related errors. `cards` holds again what every build or edit reads
 # of every record: its stamp and its summary without its list item and API lines. It
 # reads 10,000 of them in a fifth of the time it takes from the wide rows of `records`, and more than
 # half of a summary's bytes are those fragments, which an update takes from the pages the last build wrote.
-# `groups` holds the groups that relate records (`search.related.group_list`), so that an edit finds
-# the records it may relate anew without going through every summary.
+# `groups` holds the groups that relate records (`search.related.group_list`), and `listed` the list
+# pages of each record (`keys.group_names`), so that an edit finds the records it may relate anew,
+# and those on the list pages it changes, without going through every summary.
 META_FIELDS = tuple(Meta.__dataclass_fields__)
 
 
@@ -278,6 +329,7 @@ class SavedState:
                 db.executemany("DELETE FROM linked WHERE id = ?", ((i,) for i in gone))
                 db.executemany("DELETE FROM cards WHERE id = ?", ((i,) for i in gone))
                 db.executemany("DELETE FROM groups WHERE id = ?", ((i,) for i in gone))
+                db.executemany("DELETE FROM listed WHERE id = ?", ((i,) for i in gone))
                 _relink(db, {row.record.id: row.related for name, row in state.rows.items() if old.rows.get(name) is not row})
                 db.executemany("DELETE FROM outputs WHERE path = ?", ((path,) for path in old.outputs.keys() - state.outputs.keys()))
                 # One row at a time: all of them at once would double the memory of a large site.
@@ -347,18 +399,15 @@ class SavedState:
 
     def cards(self, ids: Iterable[str] | None = None) -> Cards:
         """Return the summary of every record, or of the records `ids`, without their list items and API lines."""
-        summaries, keys, shas = {}, {}, {}
         query = "SELECT id, sha, summary_key, summary FROM cards"
         try:
             db = self._connect()
-            found = db.execute(query) if ids is None else (
-                row for i in ids for row in db.execute(query + " WHERE id = ?", (i,)))
-            for record_id, sha, key, summary in found:
-                summaries[record_id] = Summary._make(marshal.loads(summary) + NO_FRAGMENTS)
-                keys[record_id], shas[record_id] = key, sha
+            found = db.execute(query).fetchall() if ids is None else [
+                row for i in ids for row in db.execute(query + " WHERE id = ?", (i,))]
         except DAMAGE as error:
             raise Damaged(self.path) from error
-        return Cards(summaries, keys, shas)
+        return Cards(Summaries({row[0]: row[3] for row in found}), {row[0]: row[2] for row in found},
+                     {row[0]: row[1] for row in found})
 
     def links(self, ids: Iterable[str]) -> Links:
         """Return the related errors of the records `ids`."""
@@ -370,6 +419,16 @@ class SavedState:
         try:
             db = self._connect()
             return {found for i in ids for (found,) in db.execute("SELECT id FROM linked WHERE other = ?", (i,))}
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
+
+    def listed(self, groups: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
+        """Return the ids, in id order, of the records on the list page of each of `groups` (`keys.group_names`),
+        once per time a record is on it."""
+        try:
+            db = self._connect()
+            return {(kind, name): [i for (i,) in db.execute(
+                "SELECT id FROM listed WHERE kind = ? AND name = ? ORDER BY id", (kind, name))] for kind, name in groups}
         except DAMAGE as error:
             raise Damaged(self.path) from error
 
@@ -443,10 +502,13 @@ def _card(row: RecordRow) -> tuple[Any, ...]:
 
 
 def _regroup(db: sqlite3.Connection, rows: list[RecordRow]) -> None:
-    """Make the `groups` rows of each record of `rows` the groups of its summary."""
+    """Make the `groups` and `listed` rows of each record of `rows` those of its summary."""
     db.executemany("DELETE FROM groups WHERE id = ?", ((row.record.id,) for row in rows))
+    db.executemany("DELETE FROM listed WHERE id = ?", ((row.record.id,) for row in rows))
     db.executemany("INSERT INTO groups VALUES (?, ?, ?)",
                    ((kind, name, row.record.id) for row in rows for kind, name in group_list(row.made.summary)))
+    db.executemany("INSERT INTO listed VALUES (?, ?, ?)",
+                   ((kind, name, row.record.id) for row in rows for kind, name in group_names(row.made.summary)))
 
 
 def _relink(db: sqlite3.Connection, links: Links) -> None:

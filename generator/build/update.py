@@ -10,7 +10,7 @@ records, the related errors are found again for the records it can reach (`searc
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -199,19 +199,18 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
     """
     cards = saved.cards()
     old = cards.summaries
-    new = dict(old)
-    new.update((i, edit.made.summary) for i, edit in edits.items())
+    new = old.edited({i: edit.made.summary for i, edit in edits.items()})
     for i, edit in edits.items():
         if any(other not in new or other == i for other in edit.record.related):
             return None
     reached = sorted({group for i in spread for group in group_names(old[i]) + group_names(new[i])})
-    members = _members(new, reached)
+    members = _members(saved, edits, reached)
     made = [group for group in reached if members[group]
             and all(i in spread and group not in group_names(old[i]) for i in members[group])]
     if made:
         from .. import validate
 
-        if not validate.pages_apart(_every_group_page(new.values())):
+        if not validate.pages_apart(_every_group_page(new.all().values())):
             return None
     moved = [i for i in sorted(spread) if relating(old[i]) != relating(new[i])]
     found = relink(old, new, moved, saved.members) if moved else {}
@@ -240,26 +239,43 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
     from .. import render
 
     large = len(new) > render.HOME_LIST_LIMIT
-    recent = {r.id for r in render.recently_changed(old.values())} | {r.id for r in render.recently_changed(new.values())}
+    # Which records are recent matters only when what the home page shows of a recent one changed.
+    recent = {r.id for r in render.recently_changed(old.all().values())} | {
+        r.id for r in render.recently_changed(new.all().values())} \
+        if large and any(_recent_part(old[i]) != _recent_part(new[i]) for i in spread) else set()
     shown = [path for path in SHARED_BY_SUMMARY
              if any(_shown_by(path, old[i], large, i in recent) != _shown_by(path, new[i], large, i in recent)
                     for i in spread)]
     if shown:
         shared = shared_keys(common, dict(sorted(summary_keys.items())))
         keys.update((path, shared[path]) for path in shown)
-    return Plan(records=records, summaries=new, links=links, keys=keys,
+    spliced = _spliced(out, saved, config, [p for p in API_LINES if p in keys], old, new, spread)
+    # Files that list every record need every summary; the others, those of the records they show.
+    if any(path in keys and path not in spliced for path in SHARED_BY_SUMMARY):
+        summaries = new.all()
+    else:
+        shown_ids = {*pages, *(link.id for i in pages for link in links[i]),
+                     *(i for group in reached if urls.output_path(group_url(group)) in keys for i in members[group]),
+                     *(successor for _, successor in config.redirects if successor in spread)}
+        summaries = {i: new[i] for i in sorted(shown_ids)}
+    return Plan(records=records, summaries=summaries, links=links, keys=keys,
                 gone=[urls.output_path(group_url(group)) for group in reached if not members[group]],
                 relinked={i: found for i, found in relinked.items() if i not in edits},
                 related_key=related_key_after(head.meta.related_key, [
                     (edit.row.made.relating_key, edit.made.relating_key) for _, edit in sorted(edits.items())]),
                 known=_known(out, saved, [p for p in [*listed, "errors/index.html"] if p in keys], set(edits)),
-                spliced=_spliced(out, saved, config, [p for p in API_LINES if p in keys], old, new, spread))
+                spliced=spliced)
 
 
 def _shown_on(group: tuple[str, str], summary: Summary) -> tuple[object, ...]:
     """Return what the list page of `group` shows of a record: how often it lists it, and its item and place."""
     times = group_names(summary).count(group)
     return (times, list_item(summary, ROOT, show_line=group[0] == "file"), summary.order) if times else (0,)
+
+
+def _recent_part(summary: Summary) -> tuple[object, ...]:
+    """Return what the home page's recent pages show of a record, and what decides whether it is one."""
+    return (summary.written, summary.title, summary.order, summary.analysis_date, summary.analysis_commit, summary.commit)
 
 
 def _shown_by(path: str, summary: Summary, large: bool, recent: bool) -> object:
@@ -307,8 +323,8 @@ API_LINES = {"api/errors.json": error_line, "api/patterns.json": pattern_line}
 """The API lists, a line per record, and what makes a record's line (with `summary.ROOT` for the base URL)."""
 
 
-def _spliced(out: Path, saved: SavedState, config: Config, lists: list[str], old: dict[str, Summary],
-             new: dict[str, Summary], spread: set[str]) -> dict[str, bytes]:
+def _spliced(out: Path, saved: SavedState, config: Config, lists: list[str], old: Mapping[str, Summary],
+             new: Mapping[str, Summary], spread: set[str]) -> dict[str, bytes]:
     """Return the API lists `lists` made from the last build's files, the lines of the records `spread` changed.
 
     A list whose file is not the last build's, or does not allow it, is left out (and rendered).
@@ -349,22 +365,13 @@ def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan, store: H
     return {path: plan.spliced[path] if path in plan.spliced else makers[path]() for path in plan.keys}
 
 
-def _members(summaries: dict[str, Summary], wanted: list[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
-    """Return the ids, in id order, of the records on each list page of `wanted` (see `keys.group_names`)."""
-    found: dict[tuple[str, str], list[str]] = {group: [] for group in wanted}
-    exceptions = {name for kind, name in wanted if kind == "exception"}
-    files = {name for kind, name in wanted if kind == "file"}
-    tags = {name for kind, name in wanted if kind == "tag"}
-    for i in sorted(summaries):
-        summary = summaries[i]
-        if summary.exception in exceptions:
-            found["exception", summary.exception].append(i)
-        if summary.path in files:
-            found["file", summary.path].append(i)
-        for tag in summary.tags:  # each time it is named, as `keys.groups` counts it
-            if tag in tags:
-                found["tag", tag].append(i)
-    return found
+def _members(saved: SavedState, edits: dict[str, Edit], wanted: list[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
+    """Return the ids, in id order, of the records on each list page of `wanted` after the edits (see
+    `keys.group_names`): once per time a record is on it, as `keys.groups` counts them."""
+    before = saved.listed(wanted)
+    return {group: sorted([i for i in before[group] if i not in edits]
+                          + [i for i, edit in edits.items() for _ in range(group_names(edit.made.summary).count(group))])
+            for group in wanted}
 
 
 def _every_group_page(summaries: Iterable[Summary]) -> list[str]:
