@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from generator import assets, render
 from generator.build import pipeline
-from generator.build import inputs, paths, workers
+from generator.build import inputs, paths, state, workers
 from generator.search.index import read_index_script
 from generator.search.rank import search
 from generator.problems import UserError
@@ -193,6 +193,45 @@ def test_an_edit_other_pages_show_reads_no_other_record(tmp_path: Path, monkeypa
     assert not result.full and result.rendered < 40
     pipeline.build(tmp_path / "content", tmp_path / "clean", jobs=1)
     assert tree(tmp_path / "site") == tree(tmp_path / "clean")
+
+
+def test_an_edit_no_list_of_every_record_shows_decodes_only_the_summaries_its_pages_show(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A new related id shows only on the record's page, and on a large site's home page not at all.
+    monkeypatch.setattr(render, "HOME_LIST_LIMIT", 5)
+    synthesize(60, tmp_path / "content")
+    pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    record_ids = ids(tmp_path / "content")
+    edit(tmp_path / "content", record_ids[7], lambda d: d.update(related=[record_ids[30]]))
+
+    def every_summary(self: object) -> None:
+        raise AssertionError("the build decoded every record's summary")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(state.Summaries, "all", every_summary)
+        result = pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    assert not result.full and result.written > 0
+    pipeline.build(tmp_path / "content", tmp_path / "clean", jobs=1)
+    assert tree(tmp_path / "site") == tree(tmp_path / "clean")
+
+
+def test_saved_summaries_are_decoded_when_used_and_an_edit_lays_its_own_over_them(tmp_path: Path) -> None:
+    synthesize(12, tmp_path / "content")
+    pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
+    saved = state.SavedState(paths.state_path(tmp_path / "site"))
+    try:
+        summaries = saved.cards().summaries
+    finally:
+        saved.close()
+    record_ids = ids(tmp_path / "content")
+    assert sorted(summaries) == record_ids and len(summaries) == 12 and "nope" not in summaries
+    whole = summaries.all()
+    assert list(whole) == list(summaries) and all(whole[i] == summaries[i] for i in record_ids)
+    assert summaries[record_ids[3]].id == record_ids[3] and summaries[record_ids[3]].item is None
+    renamed = summaries[record_ids[3]]._replace(title="Renamed")
+    edited = summaries.edited({record_ids[3]: renamed})
+    assert edited[record_ids[3]] is renamed and edited.all()[record_ids[3]] is renamed
+    assert summaries[record_ids[3]].title != "Renamed" and edited[record_ids[4]] == summaries[record_ids[4]]
 
 
 def test_parallel_build_equals_serial_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
