@@ -339,12 +339,18 @@ class Tab:
 
 @contextmanager
 def open_tab(browser: Any, server_url: str, width: int = 1280, scheme: str = "light",
-             javascript: bool = True) -> Iterator[Tab]:
-    """Yield a page in a new context; requests that leave the local server are recorded and refused."""
+             javascript: bool = True, scripts: tuple[Path, ...] = ()) -> Iterator[Tab]:
+    """Yield a page in a new context; requests that leave the local server are recorded and refused.
+
+    Each of `scripts` runs in every document the page opens, before the document's own scripts:
+    the browser keeps it, instead of the test sending it again to each page.
+    """
     context = browser.new_context(
         viewport={"width": width, "height": 800}, color_scheme=scheme, java_script_enabled=javascript,
         reduced_motion="reduce",
     )
+    for script in scripts:
+        context.add_init_script(path=str(script))
     requests: list[str] = []
 
     def route(request_route: Any) -> None:

@@ -15,8 +15,12 @@ EVERY_PAGE_OF = ["basic", "hostile"]  # small sites; the embedded and synthetic 
 
 
 def axe(tab: Tab) -> list[dict[str, Any]]:
-    """Return the violations axe-core finds on the page as it is now."""
-    tab.page.add_script_tag(path=str(require_axe()))
+    """Return the violations axe-core finds on the page as it is now.
+
+    A tab opened with `scripts=(require_axe(),)` has axe-core in every page already; any other gets it now.
+    """
+    if not tab.page.evaluate("typeof window.axe === 'object' && typeof window.axe.run === 'function'"):
+        tab.page.add_script_tag(path=str(require_axe()))
     return tab.page.evaluate(
         """tags => axe.run(document, {runOnly: {type: "tag", values: tags}, resultTypes: ["violations"]})
                    .then(result => result.violations.map(v => ({
@@ -39,7 +43,7 @@ def described(violations: list[dict[str, Any]]) -> str:
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("view", VIEWS, ids=[v.name for v in VIEWS])
 def test_no_violations_on_each_view(browser: Any, sites: Sites, server_url: str, view: View, scheme: str) -> None:
-    with open_tab(browser, server_url, 1280, scheme) as tab:
+    with open_tab(browser, server_url, 1280, scheme, scripts=(require_axe(),)) as tab:
         view.show(tab, sites)
         violations = axe(tab)
     assert violations == [], described(violations)
@@ -50,7 +54,7 @@ def test_no_violations_on_each_view(browser: Any, sites: Sites, server_url: str,
 def test_no_violations_on_every_page(browser: Any, sites: Sites, server_url: str, name: str, scheme: str) -> None:
     site = sites[name]
     found = {}
-    with open_tab(browser, server_url, 360, scheme) as tab:
+    with open_tab(browser, server_url, 360, scheme, scripts=(require_axe(),)) as tab:
         for page in site.pages():
             tab.page.goto(site.url(page), wait_until="load")
             violations = axe(tab)

@@ -17,7 +17,7 @@ from urllib.parse import quote
 import pytest
 
 from browser_support import (BACKTICKS, EVERY_FIELD, LIBRARY_RECORDS, LONG_LINES, LONG_PATH, TRACEBACK_OF_A_VARIANT,
-                             BuiltSite, Sites, open_tab)
+                             BuiltSite, Sites, open_tab, require_axe)
 from conftest import FIXTURES
 from generator import recordjson
 from test_accessibility import axe, described
@@ -326,7 +326,7 @@ def test_every_field_of_record_format_1_1_shows_on_the_page(browser: Any, librar
 @pytest.mark.node
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_page_with_every_1_1_field_open_has_no_accessibility_violation(browser: Any, library: BuiltSite, server_url: str, scheme: str) -> None:
-    with open_tab(browser, server_url, 390, scheme) as tab:
+    with open_tab(browser, server_url, 390, scheme, scripts=(require_axe(),)) as tab:
         tab.page.goto(library.url(f"errors/{EVERY_FIELD}/index.html?m=" + quote(TRACEBACK_OF_A_VARIANT)))
         tab.page.wait_for_selector("#yours", state="visible")
         tab.page.click("details.check summary")
