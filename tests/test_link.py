@@ -507,9 +507,11 @@ def test_a_wheel_of_a_library_links_its_errors_and_not_the_users(wheel: tuple[Pa
                                                                 tmp_path: Path, python: str) -> None:
     built, pages = wheel
     env = tmp_path / "venv"
-    subprocess.run([python, "-m", "venv", str(env)], check=True)
-    subprocess.run([str(env / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(built)],
-                   check=True, capture_output=True)
+    # The environment gets no pip of its own (copying one in is most of a venv's making): this pip installs
+    # into it, run by the environment's interpreter.
+    subprocess.run([python, "-m", "venv", "--without-pip", str(env)], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(env / "bin" / "python"), "install", "-q", "--no-deps",
+                    "--no-index", str(built)], check=True, capture_output=True)
 
     def run(code: str) -> str:
         result = subprocess.run([str(env / "bin" / "python"), "-c", textwrap.dedent(code)], capture_output=True,
