@@ -30,8 +30,19 @@ KILLS = 8
 
 
 def tree(folder: Path) -> dict[str, bytes]:
-    """Return every file under `folder` by relative path."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Return every file under `folder` by relative path, as `rglob` finds them (links to folders not followed).
+
+    The kill test reads its 4,000-file site some thirty times: os.walk does it without a Path per file.
+    """
+    prefix = os.path.join(folder, "")
+    found = {}
+    for top, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(top, name)
+            if os.path.isfile(path):
+                with open(path, "rb") as file:
+                    found[path.removeprefix(prefix)] = file.read()
+    return dict(sorted(found.items()))
 
 
 def leftovers(out: Path) -> list[str]:
