@@ -172,7 +172,10 @@ def serve_latency(n: int, work: Path, edits: int = 7) -> float:
             data["meaning"] = f"Edit number {number} of the benchmark."
             version = server.version
             started = time.perf_counter()
-            record.write_text(json.dumps(data, indent=2))
+            # Saved whole in one step, as editors that write a new file and rename it do: a watcher
+            # that looks while the file is half written rebuilds once more.
+            record.with_suffix(".tmp").write_text(json.dumps(data, indent=2))
+            record.with_suffix(".tmp").replace(record)
             with urllib.request.urlopen(f"http://127.0.0.1:{port}{serve.WAIT_PATH}?version={version}") as reply:
                 reply.read()
             with urllib.request.urlopen(f"{server.url}errors/{record.stem}/") as reply:
