@@ -48,6 +48,10 @@ PROBLEMS_BOX = ('<div id="errorsite-problems" role="alert" style="position:fixed
                 'z-index:2147483647;font:14px/1.4 monospace;white-space:pre-wrap">'
                 "<strong>The content has problems; this page shows the last good build.</strong>\n%s</div>")
 
+STOP_POLL = 0.05
+"""Seconds between the serving loop's looks for `stop` while idle: socketserver's default, half a
+second, made Ctrl-C and every stop wait that long. Requests are answered as they come either way."""
+
 
 class Server:
     """A development server for one content folder; `start()` builds and serves, `stop()` ends both."""
@@ -77,7 +81,7 @@ class Server:
         """Build once, then serve and watch in background threads."""
         stamp = self.stamp()
         self.rebuild()
-        self.threads = [threading.Thread(target=self.httpd.serve_forever, daemon=True),
+        self.threads = [threading.Thread(target=self.httpd.serve_forever, args=(STOP_POLL,), daemon=True),
                         threading.Thread(target=self.watch, args=(stamp,), daemon=True)]
         for thread in self.threads:
             thread.start()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import concurrent.futures
-import functools
 import json
 import socket
 import struct
@@ -27,9 +26,6 @@ def server(tmp_path: Path) -> Iterator[serve.Server]:
     """Return a running server on a free port, over a small synthesized content folder."""
     synthesize(6, tmp_path / "content", seed=5)
     running = serve.Server(tmp_path / "content", port=0, log=lambda text: None)
-    # The serving loop looks for stop() every half second when idle (socketserver's default): a twentieth
-    # lets each test's server stop at once. Requests are answered as they come either way.
-    running.httpd.serve_forever = functools.partial(running.httpd.serve_forever, poll_interval=0.05)  # type: ignore[method-assign]
     running.start()
     yield running
     running.stop()
