@@ -167,7 +167,7 @@ class Summaries(Mapping[str, Summary]):
     def __getitem__(self, record_id: str) -> Summary:
         found = self._changed.get(record_id) or self._made.get(record_id)
         if found is None:
-            found = self._made[record_id] = Summary._make(marshal.loads(self._saved[record_id]) + NO_FRAGMENTS)
+            found = self._made[record_id] = _card_summary(self._saved[record_id])
         return found
 
     def __iter__(self) -> Iterator[str]:
@@ -185,9 +185,9 @@ class Summaries(Mapping[str, Summary]):
 
     def all(self) -> dict[str, Summary]:
         """Return every summary, by id, in the order saved."""
-        made, make, loads = self._made, Summary._make, marshal.loads
+        made = self._made
         if len(made) < len(self._saved):
-            made.update((i, make(loads(saved) + NO_FRAGMENTS)) for i, saved in self._saved.items() if i not in made)
+            made.update((i, _card_summary(saved)) for i, saved in self._saved.items() if i not in made)
         changed = self._changed
         return {i: changed.get(i) or made[i] for i in self._saved}
 
@@ -512,6 +512,11 @@ def _regroup(db: sqlite3.Connection, rows: list[RecordRow]) -> None:
                    ((kind, name, row.record.id) for row in rows for kind, name in group_list(row.made.summary)))
     db.executemany("INSERT INTO listed VALUES (?, ?, ?)",
                    ((kind, name, row.record.id) for row in rows for kind, name in group_names(row.made.summary)))
+
+
+def _card_summary(saved: bytes) -> Summary:
+    """Return the summary of a row of `cards` (see `_card`), without its fragments."""
+    return Summary._make(marshal.loads(saved) + NO_FRAGMENTS)
 
 
 def _relink(db: sqlite3.Connection, links: Links) -> None:
