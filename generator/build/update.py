@@ -10,7 +10,7 @@ records, the related errors are found again for the records it can reach (`searc
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -24,7 +24,7 @@ from .inputs import Inputs, config_key, marker, read_config, read_record
 from .keys import (SHARED_BY_SUMMARY, STALE, digest, group_key, group_names, group_url, record_keys, redirect_key,
                    related_key_after, shared_keys)
 from .outputs import Result, made_of, previous_index
-from .state import Head, Made, OutputRow, RecordRow, SavedState, Search, decode
+from .state import Cards, Head, Made, OutputRow, RecordRow, SavedState, Search, decode
 from .store import HighlightStore
 
 
@@ -62,8 +62,8 @@ class Plan:
     """Hash of what the related errors are now made from (see `keys.related_key`)."""
     known: dict[str, dict[str, bytes]]
     """What the last build's list pages show of the unedited records, by output path (see `render.Known`)."""
-    spliced: dict[str, bytes]
-    """Output path -> its bytes, made from the last build's file rather than rendered: the API lists."""
+    beside: set[str]
+    """Output paths of `keys` made with the long files (`make_long_files`) rather than rendered: the API lists."""
 
 
 def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jobs: int) -> Result | None:
@@ -108,69 +108,153 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
         return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
     common = digest(head.meta.env, repr(config))
     spread = {i for i, edit in edits.items() if edit.made.summary_key != edit.row.made.summary_key}
-    searches = [(edit.row.made.search, edit.made.search) for _, edit in sorted(edits.items())]
-    index: tuple[str, list[tuple[Search, Search]]] | None = None
-    if any(before.key != after.key for before, after in searches):
-        known = saved.outputs(["search-index.js"]).get("search-index.js")
-        if known is None:
-            return None
-        index = (known.sha, searches)
-    # The search index is patched in another process while this one plans and renders the list
-    # pages, when there are two cores; an edit of prose renders too little to pay for the process.
-    aside = workers.Beside(partial(patched_index, inputs.out, *index), jobs if spread else 1) if index else None
+    cards = saved.cards() if spread else None
     try:
-        plan = spread_plan(inputs.out, saved, config, edits, spread, head, common) if spread else \
-            own_plan(saved, edits, head, common)
-        if plan is None:
-            return None
-        bodies = render_plan(inputs, head, config, plan, store)
-        if aside is not None:
-            bodies["search-index.js"] = aside.result()
-    except IndexGone:
+        long = _long_files(inputs.out, saved, config, edits, cards)
+    except OutputGone:
         return None
+    staging = aside = None
+    if long is not None:
+        staging = write.staging_folder(inputs.out)
+        # The long files are made in another process while this one plans and renders the pages,
+        # when there are two cores; an edit of prose renders too little to pay for the process.
+        aside = workers.Beside(partial(make_long_files, long, staging), jobs if spread else 1)
+    try:
+        plan = spread_plan(inputs.out, saved, config, edits, spread, head, common, cards,
+                           set(long.lists) if long else set()) if cards else own_plan(saved, edits, head, common)
+        bodies = render_plan(inputs, head, config, plan, store) if plan is not None else {}
+        made = aside.result() if aside is not None and plan is not None else {}
+    except OutputGone:
+        plan = None
     finally:
         if aside is not None:
             aside.cancel()
+    if plan is None:
+        if staging is not None:
+            write.remove_staging(staging)
+        return None
     keys = dict(plan.keys)
-    if index is not None:
+    if "search-index.js" in made:
         # Its key would hash every record's index key; a whole build, which has them, patches the
         # index it finds stale with no change, and so writes nothing.
         keys["search-index.js"] = STALE
-    outputs = saved.outputs(bodies)
+    outputs = saved.outputs([*bodies, *made])
     hashes = {path: digest(body) for path, body in bodies.items()}
+    hashes.update(made)
     written = sorted(path for path, sha in hashes.items() if path not in outputs or outputs[path].sha != sha)
-    pages = head.meta.pages + sum(p.endswith(".html") for p in bodies if p not in outputs) \
+    pages = head.meta.pages + sum(p.endswith(".html") for p in hashes if p not in outputs) \
         - sum(p.endswith(".html") for p in plan.gone)
     meta: dict[str, object] = {"pages": pages, "related_key": plan.related_key}
     if written or plan.gone:
-        staging = write.staging_folder(inputs.out)
+        staging = staging or write.staging_folder(inputs.out)
         for path in written:
-            write.write_file(staging, path, bodies[path])
+            if path in bodies:
+                write.write_file(staging, path, bodies[path])
         saved.forget()
         behind = write.commit_changes(staging, inputs.out, paths.previous_tree(inputs.out), written, plan.gone,
                                       head.meta.behind)
         meta.update(marker=marker(inputs.out), behind=tuple(behind))
+    elif staging is not None:
+        write.remove_staging(staging)
     for record_id, edit in edits.items():
         touched.append(RecordRow(edit.row.name, inputs.stamp(edit.row.name, edit.sha), edit.record, edit.made,
                                  plan.links[record_id]))
     saved.update(touched, {path: OutputRow(keys[path], sha) for path, sha in hashes.items()}, meta,
                  links=plan.relinked, gone=plan.gone)
-    return Result(head.meta.records, pages, len(bodies), len(written), len(plan.gone), False, head.meta.base_path)
+    return Result(head.meta.records, pages, len(hashes), len(written), len(plan.gone), False, head.meta.base_path)
 
 
-class IndexGone(Exception):
-    """The output's search index is not the one the last build wrote: a whole build writes it again."""
+class OutputGone(Exception):
+    """A file of the output is not the one the last build wrote: a whole build writes it again."""
 
 
-def patched_index(out: Path, sha: str, changes: list[tuple[Search, Search]]) -> bytes:
-    """Return the search index of the output `out` with records changed from the first to the second of `changes`.
+@dataclass(frozen=True, slots=True)
+class LongFiles:
+    """The long files an update makes from the last build's bytes, touching only the edited records' parts."""
 
-    Raise IndexGone when the index there no longer hashes to `sha`.
+    out: Path
+    """The output folder, whose files are read."""
+    shas: dict[str, str]
+    """Output path -> the hash of the file the last build wrote there: a file that no longer has it is
+    not read (`OutputGone`), and a file made the same is not written."""
+    index: list[tuple[Search, Search]]
+    """Records changed in the search index, from the first to the second; empty when none is."""
+    lists: dict[str, list[previous.LineChange]]
+    """API list path -> the lines that change, in descending order of id (see `previous.spliced_lines`)."""
+
+
+def make_long_files(long: LongFiles, staging: Path) -> dict[str, str]:
+    """Make the long files, write into `staging` those that changed, and return the hash of each by path.
+
+    Raise OutputGone when one of them is not the file the last build wrote.
     """
-    found = previous_index(out, sha)
-    if found is None:
-        raise IndexGone(out)
-    return reindex.patch_script(found, changes)
+    made = {}
+    if long.index:
+        found = previous_index(long.out, long.shas["search-index.js"])
+        if found is None:
+            raise OutputGone("search-index.js")
+        made["search-index.js"] = reindex.patch_script(found, long.index)
+    for path, changes in long.lists.items():
+        body = previous.read(long.out, path, long.shas[path])
+        spliced = previous.spliced_lines(body, changes) if body is not None else None
+        if spliced is None:
+            raise OutputGone(path)
+        made[path] = spliced
+    hashes = {}
+    for path, body in made.items():
+        hashes[path] = digest(body)
+        if hashes[path] != long.shas[path]:
+            write.write_file(staging, path, body)
+    return hashes
+
+
+def _long_files(out: Path, saved: SavedState, config: Config, edits: dict[str, Edit],
+                cards: Cards | None) -> LongFiles | None:
+    """Return what of the long files the edits change; None when nothing.
+
+    Raise OutputGone when the last build saved none of one of them.
+    """
+    searches = [(edit.row.made.search, edit.made.search) for _, edit in sorted(edits.items())]
+    index = searches if any(before.key != after.key for before, after in searches) else []
+    lists = _line_changes(config, edits, cards) if cards is not None else {}
+    if not index and not lists:
+        return None
+    wanted = (["search-index.js"] if index else []) + list(lists)
+    shas = {path: row.sha for path, row in saved.outputs(wanted).items()}
+    if shas.keys() != set(wanted):
+        raise OutputGone(*sorted(set(wanted) - shas.keys()))
+    return LongFiles(out, shas, index, lists)
+
+
+API_LINES = {"api/errors.json": error_line, "api/patterns.json": pattern_line}
+"""The API lists, a line per record, and what makes a record's line (with `summary.ROOT` for the base URL)."""
+
+
+def _line_changes(config: Config, edits: dict[str, Edit], cards: Cards) -> dict[str, list[previous.LineChange]]:
+    """Return, by API list, the changes of the lines of the edited records whose line changes."""
+    from ..render import json_base_url
+
+    base = json_base_url(config.base_url)
+    old = cards.summaries
+    found: dict[str, list[previous.LineChange]] = {}
+    for path, line in API_LINES.items():
+        changes = []
+        ordered: list[str] = []
+        for i in sorted(edits, reverse=True):
+            before = line(old[i]).replace(ROOT_BYTES, base)
+            after = line(edits[i].made.summary).replace(ROOT_BYTES, base)
+            if before == after:
+                continue
+            following = b""
+            if after and not before:
+                ordered = ordered or sorted(old)
+                following = next((made for j in ordered[bisect_right(ordered, i):]
+                                  if (made := line(edits[j].made.summary if j in edits else old[j])
+                                      .replace(ROOT_BYTES, base))), b"")
+            changes.append(previous.LineChange(before, after, following))
+        if changes:
+            found[path] = changes
+    return found
 
 
 def own_plan(saved: SavedState, edits: dict[str, Edit], head: Head, common: str) -> Plan:
@@ -185,19 +269,18 @@ def own_plan(saved: SavedState, edits: dict[str, Edit], head: Head, common: str)
         keys.update(record_keys(record_id, edit.sha, edit.row.related, summary_keys, common))
     return Plan(records={i: edit.record for i, edit in edits.items()}, summaries=summaries,
                 links={i: edit.row.related for i, edit in edits.items()}, keys=keys, gone=[], relinked={},
-                related_key=head.meta.related_key, known={}, spliced={})
+                related_key=head.meta.related_key, known={}, beside=set())
 
 
 def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, Edit], spread: set[str], head: Head,
-                common: str) -> Plan | None:
+                common: str, cards: Cards, beside: set[str]) -> Plan | None:
     """Return the plan of edits that change what other pages show of the records `spread`.
 
     Of the files that list records, it renders those that show what changed; the others keep
     their bytes and their row (whose key a whole build finds stale, and renders again to the same
-    bytes). None when a whole build must report a problem the edits make: an unknown related id,
-    or a new list page that collides with another.
+    bytes). The files `beside` are made with the long files. None when a whole build must report a
+    problem the edits make: an unknown related id, or a new list page that collides with another.
     """
-    cards = saved.cards()
     old = cards.summaries
     new = old.edited({i: edit.made.summary for i, edit in edits.items()})
     for i, edit in edits.items():
@@ -249,9 +332,8 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
     if shown:
         shared = shared_keys(common, dict(sorted(summary_keys.items())))
         keys.update((path, shared[path]) for path in shown)
-    spliced = _spliced(out, saved, config, [p for p in API_LINES if p in keys], old, new, spread)
     # Files that list every record need every summary; the others, those of the records they show.
-    if any(path in keys and path not in spliced for path in SHARED_BY_SUMMARY):
+    if any(path in keys and path not in beside for path in SHARED_BY_SUMMARY):
         summaries = new.all()
     else:
         shown_ids = {*pages, *(link.id for i in pages for link in links[i]),
@@ -264,7 +346,7 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
                 related_key=related_key_after(head.meta.related_key, [
                     (edit.row.made.relating_key, edit.made.relating_key) for _, edit in sorted(edits.items())]),
                 known=_known(out, saved, [p for p in [*listed, "errors/index.html"] if p in keys], set(edits)),
-                spliced=spliced)
+                beside={path for path in beside if path in keys})
 
 
 def _shown_on(group: tuple[str, str], summary: Summary) -> tuple[object, ...]:
@@ -319,41 +401,6 @@ def _known(out: Path, saved: SavedState, pages: list[str], edited: set[str]) -> 
     return known
 
 
-API_LINES = {"api/errors.json": error_line, "api/patterns.json": pattern_line}
-"""The API lists, a line per record, and what makes a record's line (with `summary.ROOT` for the base URL)."""
-
-
-def _spliced(out: Path, saved: SavedState, config: Config, lists: list[str], old: Mapping[str, Summary],
-             new: Mapping[str, Summary], spread: set[str]) -> dict[str, bytes]:
-    """Return the API lists `lists` made from the last build's files, the lines of the records `spread` changed.
-
-    A list whose file is not the last build's, or does not allow it, is left out (and rendered).
-    """
-    from ..render import json_base_url
-
-    base = json_base_url(config.base_url)
-    made = {}
-    for path, row in saved.outputs(lists).items():
-        body = previous.read(out, path, row.sha)
-        line = API_LINES[path]
-        changes = []
-        ordered: list[str] = []
-        for i in sorted(spread, reverse=True):
-            before, after = line(old[i]).replace(ROOT_BYTES, base), line(new[i]).replace(ROOT_BYTES, base)
-            if before == after:
-                continue
-            following = b""
-            if after and not before:
-                ordered = ordered or sorted(new)
-                following = next((found for j in ordered[bisect_right(ordered, i):]
-                                  if (found := line(new[j]).replace(ROOT_BYTES, base))), b"")
-            changes.append(previous.LineChange(before, after, following))
-        spliced = previous.spliced_lines(body, changes) if body is not None else None
-        if spliced is not None:
-            made[path] = spliced
-    return made
-
-
 def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan, store: HighlightStore) -> dict[str, bytes]:
     """Return the bytes of every file the plan renders."""
     from .. import render
@@ -362,7 +409,7 @@ def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan, store: H
     renderer = render.Renderer(site, related=plan.links, highlighter=highlight.Highlighter(store, head.meta.lexers),
                                compiled=paths.templates_path(inputs.out), summaries=plan.summaries, known=plan.known)
     makers = renderer.plan()
-    return {path: plan.spliced[path] if path in plan.spliced else makers[path]() for path in plan.keys}
+    return {path: makers[path]() for path in plan.keys if path not in plan.beside}
 
 
 def _members(saved: SavedState, edits: dict[str, Edit], wanted: list[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:

@@ -6,6 +6,7 @@ sent between processes. A worker ends with the build, even one stopped by kill -
 
 from __future__ import annotations
 
+import marshal
 import os
 import sys
 from collections.abc import Callable
@@ -130,9 +131,12 @@ def _render_chunk(paths: list[str]) -> tuple[dict[str, str], dict[str, str]]:
 
 
 class Beside:
-    """Bytes made in a forked process while the build goes on: half the time on two cores."""
+    """Files made in a forked process while the build goes on (half the time on two cores): their hashes by path.
 
-    def __init__(self, make: Callable[[], bytes], jobs: int) -> None:
+    The process writes the files itself, and sends back only their hashes.
+    """
+
+    def __init__(self, make: Callable[[], dict[str, str]], jobs: int) -> None:
         self.make = make
         self.pid = 0
         """The forked process, or 0 when `make` runs in this one (one core, or no fork)."""
@@ -145,15 +149,15 @@ class Beside:
                 _made_beside(make, parent, self.pipe, out)
             os.close(out)
 
-    def result(self) -> bytes:
-        """Return the bytes; made here when the forked process failed, so that its error is raised here."""
+    def result(self) -> dict[str, str]:
+        """Return the hashes; made here when the forked process failed, so that its error is raised here."""
         if not self.pid:
             return self.make()
         with os.fdopen(self.pipe, "rb") as pipe:
             data = pipe.read()
         status = os.waitpid(self.pid, 0)[1]
         self.pid = 0
-        return data if status == 0 else self.make()
+        return marshal.loads(data) if status == 0 else self.make()
 
     def cancel(self) -> None:
         """End the forked process, if it still runs."""
@@ -166,13 +170,13 @@ class Beside:
             self.pid = 0
 
 
-def _made_beside(make: Callable[[], bytes], parent: int, pipe: int, out: int) -> None:
-    """In the forked process: send make()'s bytes to the parent, and end without running its exit handlers."""
+def _made_beside(make: Callable[[], dict[str, str]], parent: int, pipe: int, out: int) -> None:
+    """In the forked process: send the hashes make() returns to the parent, and end without running its exit handlers."""
     status = 1
     try:
         os.close(pipe)
         _die_with(parent)
-        data = make()
+        data = marshal.dumps(make())
         with os.fdopen(out, "wb") as sink:
             sink.write(data)
         status = 0

@@ -101,6 +101,11 @@ def staging_folder(out: Path) -> Path:
     return staging
 
 
+def remove_staging(staging: Path) -> None:
+    """Remove a staging folder (`staging_folder`) that is not to be committed, with what it holds."""
+    _remove(staging)
+
+
 def write_file(staging: Path, path: str, body: bytes) -> None:
     """Write one file of the site into the (resolved) staging folder."""
     target = inside(staging, path)
