@@ -315,6 +315,34 @@ def test_api_lists_are_spliced_where_their_lines_go() -> None:
     assert spliced_lines(b'{"version":1,"errors":[]}\n', [LineChange(b"", a, b"")]) is None
 
 
+
+def test_the_page_of_all_errors_is_spliced_where_its_items_go() -> None:
+    from generator.build.previous import ItemChange, spliced_items
+
+    def item(i: str, title: str = "t") -> bytes:
+        return f'<li><a href="../errors/{i}/index.html">{title}</a>\n<span class="meta">m</span></li>\n'.encode()
+
+    def page(*lists: list[bytes]) -> bytes:
+        return b"<h1>All</h1>\n" + b"".join(b'<ul class="errors">\n' + b"".join(items) + b"</ul>\n"
+                                            for items in lists) + b"<footer>\n"
+
+    a, b, c, d = item("a"), item("b"), item("c"), item("d")
+    # A changed item in place, an item moved before another, an item moved to the end of its list.
+    assert spliced_items(page([a, b, c]), "../", [ItemChange(b, item("b", "new"), "c", True)]) == \
+        page([a, item("b", "new"), c])
+    assert spliced_items(page([a, b, c]), "../", [ItemChange(c, c, "a", True)]) == page([c, a, b])
+    assert spliced_items(page([a, b], [c, d]), "../", [ItemChange(a, a, None, True)]) == page([b, a], [c, d])
+    assert spliced_items(page([a, b], [c, d]), "../", [ItemChange(c, c, None, False)]) == page([a, b], [d, c])
+    # Two moves, the later place first: the second goes before the item the first put in place.
+    assert spliced_items(page([a, b, c]), "../", [ItemChange(a, a, None, True), ItemChange(b, b, "a", True)]) == \
+        page([c, b, a])
+    # An item that is not there, a next record that is not there, or another layout: not spliced.
+    assert spliced_items(page([a, c]), "../", [ItemChange(b, b, None, True)]) is None
+    assert spliced_items(page([a, b]), "../", [ItemChange(b, b, "x", True)]) is None
+    assert spliced_items(page([a], [b], [c]), "../", [ItemChange(b, b, None, True)]) is None
+    assert spliced_items(page([a, b]), "../../", [ItemChange(b, b, "a", True)]) is None
+
+
 def newest(content: Path) -> str:
     """Return the id of the record with the newest analysis date (the first of the home page's recent pages)."""
     dated = {i: json.loads((content / "errors" / f"{i}.json").read_text())["analysis"]["date"] for i in ids(content)}

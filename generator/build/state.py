@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import marshal
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -230,8 +230,9 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE INDEX IF NOT EXISTS records_by_id ON records (id);
 CREATE TABLE IF NOT EXISTS cards (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL, sha TEXT NOT NULL,
-    summary_key TEXT NOT NULL, summary BLOB NOT NULL);
+    summary_key TEXT NOT NULL, place TEXT NOT NULL, summary BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS cards_by_name ON cards (name);
+CREATE INDEX IF NOT EXISTS cards_by_place ON cards (place);
 CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY, key TEXT NOT NULL, sha TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS linked (id TEXT NOT NULL, other TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS linked_by_other ON linked (other);
@@ -339,7 +340,7 @@ class SavedState:
                 fresh = [row for name, row in state.rows.items() if old.rows.get(name) is not row]
                 db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                (_columns(row) for row in fresh))
-                db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?)", (_card(row) for row in fresh))
+                db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (_card(row) for row in fresh))
                 _regroup(db, fresh)
                 db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
                                ((path, row.key, row.sha) for path, row in state.outputs.items()
@@ -358,7 +359,7 @@ class SavedState:
             with _transaction(db):
                 db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                [_columns(row) for row in rows])
-                db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?)", [_card(row) for row in rows])
+                db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [_card(row) for row in rows])
                 _regroup(db, rows)
                 db.executemany("UPDATE records SET related = ? WHERE id = ?",
                                [(_links(found), i) for i, found in (links or {}).items()])
@@ -411,6 +412,16 @@ class SavedState:
             raise Damaged(self.path) from error
         return Cards(Summaries({row[0]: row[3] for row in found}), {row[0]: row[2] for row in found},
                      {row[0]: row[1] for row in found})
+
+    def following(self, order: str, skip: Collection[str]) -> tuple[str, str] | None:
+        """Return the id and place of the first record after the place `order` in list order
+        (`Summary.order`, as saved), but the records `skip`; None when there is none."""
+        try:
+            rows = self._connect().execute("SELECT id, place FROM cards WHERE place > ? ORDER BY place LIMIT ?",
+                                           (order, len(skip) + 1))
+            return next(((i, place) for i, place in rows if i not in skip), None)
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
 
     def links(self, ids: Iterable[str]) -> Links:
         """Return the related errors of the records `ids`."""
@@ -498,9 +509,9 @@ assert SUMMARY_FIELDS[-len(FRAGMENTS):] == FRAGMENTS
 
 
 def _card(row: RecordRow) -> tuple[Any, ...]:
-    """Return a record's row of `cards`: its stamp, and its summary without its fragments."""
+    """Return a record's row of `cards`: its stamp, its place in lists, and its summary without its fragments."""
     s, made = row.stamp, row.made
-    return (row.record.id, row.name, s.size, s.mtime_ns, s.sha, made.summary_key,
+    return (row.record.id, row.name, s.size, s.mtime_ns, s.sha, made.summary_key, made.summary.order,
             marshal.dumps(tuple(getattr(made.summary, name) for name in CARD_FIELDS)))
 
 

@@ -13,12 +13,13 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import partial
+from operator import itemgetter
 from pathlib import Path
 
 from .. import urls
 from ..model import Config, Record, Site, Summary
 from ..search.related import Links, relating, relink
-from ..summary import ROOT, ROOT_BYTES, error_line, list_item, pattern_line
+from ..summary import ROOT, ROOT_BYTES, error_line, html, list_item, pattern_line
 from . import highlight, paths, previous, reindex, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
 from .keys import (SHARED_BY_SUMMARY, STALE, digest, group_key, group_names, group_url, record_keys, redirect_key,
@@ -121,7 +122,7 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
         aside = workers.Beside(partial(make_long_files, long, staging), jobs if spread else 1)
     try:
         plan = spread_plan(inputs.out, saved, config, edits, spread, head, common, cards,
-                           set(long.lists) if long else set()) if cards else own_plan(saved, edits, head, common)
+                           long.paths() if long else set()) if cards else own_plan(saved, edits, head, common)
         bodies = render_plan(inputs, head, config, plan, store) if plan is not None else {}
         made = aside.result() if aside is not None and plan is not None else {}
     except OutputGone:
@@ -181,6 +182,13 @@ class LongFiles:
     """Records changed in the search index, from the first to the second; empty when none is."""
     lists: dict[str, list[previous.LineChange]]
     """API list path -> the lines that change, in descending order of id (see `previous.spliced_lines`)."""
+    items: list[previous.ItemChange]
+    """The items that change on the page of all errors, in descending order of new place (see
+    `previous.spliced_items`); empty when it is rendered, or not made."""
+
+    def paths(self) -> set[str]:
+        """Return the output paths these are, but the search index."""
+        return set(self.lists) | ({ALL_ERRORS} if self.items else set())
 
 
 def make_long_files(long: LongFiles, staging: Path) -> dict[str, str]:
@@ -200,6 +208,12 @@ def make_long_files(long: LongFiles, staging: Path) -> dict[str, str]:
         if spliced is None:
             raise OutputGone(path)
         made[path] = spliced
+    if long.items:
+        body = previous.read(long.out, ALL_ERRORS, long.shas[ALL_ERRORS])
+        page = previous.spliced_items(body, urls.root_of(ALL_ERRORS), long.items) if body is not None else None
+        if page is None:
+            raise OutputGone(ALL_ERRORS)
+        made[ALL_ERRORS] = page
     hashes = {}
     for path, body in made.items():
         hashes[path] = digest(body)
@@ -217,13 +231,50 @@ def _long_files(out: Path, saved: SavedState, config: Config, edits: dict[str, E
     searches = [(edit.row.made.search, edit.made.search) for _, edit in sorted(edits.items())]
     index = searches if any(before.key != after.key for before, after in searches) else []
     lists = _line_changes(config, edits, cards) if cards is not None else {}
-    if not index and not lists:
+    items = _item_changes(saved, edits, cards) if cards is not None else []
+    if not index and not lists and not items:
         return None
-    wanted = (["search-index.js"] if index else []) + list(lists)
+    wanted = (["search-index.js"] if index else []) + list(lists) + ([ALL_ERRORS] if items else [])
     shas = {path: row.sha for path, row in saved.outputs(wanted).items()}
     if shas.keys() != set(wanted):
         raise OutputGone(*sorted(set(wanted) - shas.keys()))
-    return LongFiles(out, shas, index, lists)
+    return LongFiles(out, shas, index, lists, items)
+
+
+ALL_ERRORS = "errors/index.html"
+"""The page of all errors."""
+
+
+def _item_changes(saved: SavedState, edits: dict[str, Edit], cards: Cards) -> list[previous.ItemChange]:
+    """Return the changes of the edited records' items on the page of all errors, in descending order of new place.
+
+    Empty when none changes, and when a record's page becomes written or unwritten, which changes
+    the page's other text: the page is rendered then.
+    """
+    old = cards.summaries
+    root = html(urls.root_of(ALL_ERRORS)).encode()
+    moved: dict[str, tuple[bytes, bytes, Summary]] = {}
+    for i, edit in edits.items():
+        before, after = old[i], edit.made.summary
+        if before.written != after.written:
+            return []
+        was, now = _item(before, root), _item(after, root)
+        if was != now or before.order != after.order:
+            moved[i] = (was, now, after)
+    changes = []
+    for was, now, after in sorted(moved.values(), key=lambda change: change[2].order, reverse=True):
+        places = [(s.id, s.order) for _, _, s in moved.values() if s.order > after.order]
+        found = saved.following(after.order, moved)
+        following = min(places + ([found] if found else []), key=itemgetter(1), default=None)
+        # Written pages come first (`summary.reading_order`): a next record of the other kind is in the other list.
+        next_id = following[0] if following is not None and following[1][0] == after.order[0] else None
+        changes.append(previous.ItemChange(was, now, next_id, after.written))
+    return changes
+
+
+def _item(summary: Summary, root: bytes) -> bytes:
+    """Return a record's item on a list page whose root is `root` (as HTML)."""
+    return list_item(summary, ROOT).encode().replace(ROOT_BYTES, root)
 
 
 API_LINES = {"api/errors.json": error_line, "api/patterns.json": pattern_line}
@@ -345,7 +396,8 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
                 relinked={i: found for i, found in relinked.items() if i not in edits},
                 related_key=related_key_after(head.meta.related_key, [
                     (edit.row.made.relating_key, edit.made.relating_key) for _, edit in sorted(edits.items())]),
-                known=_known(out, saved, [p for p in [*listed, "errors/index.html"] if p in keys], set(edits)),
+                known=_known(out, saved, [p for p in [*listed, ALL_ERRORS] if p in keys and p not in beside],
+                             set(edits)),
                 beside={path for path in beside if path in keys})
 
 
