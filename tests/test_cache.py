@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -351,6 +352,7 @@ def newest(content: Path) -> str:
 
 @pytest.mark.parametrize("change", [
     ("newest", lambda d: d.update(title="A new title")),
+    ("last-recent", lambda d: d.update(title="A new title")),
     ("other", lambda d: d.update(title="A new title")),
     ("other", lambda d: d.update(analysis={"by": "human", "date": "2030-01-01"})),
     ("newest", lambda d: d.update(analysis={"by": "human", "date": "2001-01-01"})),
@@ -359,7 +361,7 @@ def newest(content: Path) -> str:
     ("other", lambda d: d.update(exception="pkg.OtherError")),
     ("other", lambda d: d["source"].update(path="pkg/elsewhere.py")),
     ("other", lambda d: [d.pop(k, None) for k in ("meaning", "solutions", "example_fix", "when")]),
-], ids=["recent-title", "title", "becomes-recent", "leaves-recent", "status", "tags", "exception", "place",
+], ids=["recent-title", "last-recent-title", "title", "becomes-recent", "leaves-recent", "status", "tags", "exception", "place",
         "unwritten"])
 def test_an_edit_of_a_large_site_equals_a_clean_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       change: tuple[str, object]) -> None:
@@ -371,7 +373,11 @@ def test_an_edit_of_a_large_site_equals_a_clean_build(tmp_path: Path, monkeypatc
     synthesize(20, content)
     pipeline.build(content, tmp_path / "site", jobs=1)
     which, edit_data = change
-    target = newest(content) if which == "newest" else next(i for i in ids(content) if i != newest(content))
+    recent = re.findall(r'<a href="\./errors/([^/]+)/', (tmp_path / "site" / "index.html").read_text()
+                        .split('class="errors recent"')[1].split("</ul>")[0])
+    assert len(recent) == 3 and recent[0] == newest(content)
+    target = {"newest": recent[0], "last-recent": recent[-1]}.get(which) or \
+        next(i for i in ids(content) if i not in recent)
     edit(content, target, edit_data)
     result = pipeline.build(content, tmp_path / "site", jobs=1)
     assert not result.full and result.rendered < 30

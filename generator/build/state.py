@@ -230,9 +230,10 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE INDEX IF NOT EXISTS records_by_id ON records (id);
 CREATE TABLE IF NOT EXISTS cards (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL, sha TEXT NOT NULL,
-    summary_key TEXT NOT NULL, place TEXT NOT NULL, summary BLOB NOT NULL);
+    summary_key TEXT NOT NULL, place TEXT NOT NULL, dated TEXT, summary BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS cards_by_name ON cards (name);
 CREATE INDEX IF NOT EXISTS cards_by_place ON cards (place);
+CREATE INDEX IF NOT EXISTS cards_by_dated ON cards (dated);
 CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY, key TEXT NOT NULL, sha TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS linked (id TEXT NOT NULL, other TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS linked_by_other ON linked (other);
@@ -340,7 +341,7 @@ class SavedState:
                 fresh = [row for name, row in state.rows.items() if old.rows.get(name) is not row]
                 db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                (_columns(row) for row in fresh))
-                db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (_card(row) for row in fresh))
+                db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (_card(row) for row in fresh))
                 _regroup(db, fresh)
                 db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
                                ((path, row.key, row.sha) for path, row in state.outputs.items()
@@ -359,7 +360,7 @@ class SavedState:
             with _transaction(db):
                 db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                [_columns(row) for row in rows])
-                db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [_card(row) for row in rows])
+                db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [_card(row) for row in rows])
                 _regroup(db, rows)
                 db.executemany("UPDATE records SET related = ? WHERE id = ?",
                                [(_links(found), i) for i, found in (links or {}).items()])
@@ -420,6 +421,15 @@ class SavedState:
             rows = self._connect().execute("SELECT id, place FROM cards WHERE place > ? ORDER BY place LIMIT ?",
                                            (order, len(skip) + 1))
             return next(((i, place) for i, place in rows if i not in skip), None)
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
+
+    def newer(self, date: str, skip: Collection[str], limit: int) -> int:
+        """Return how many records but `skip` are written with a prose date after `date`, counting up to `limit`."""
+        try:
+            rows = self._connect().execute("SELECT id FROM cards WHERE dated > ? ORDER BY dated DESC LIMIT ?",
+                                           (date, limit + len(skip)))
+            return min(limit, sum(i not in skip for i, in rows))
         except DAMAGE as error:
             raise Damaged(self.path) from error
 
@@ -509,9 +519,12 @@ assert SUMMARY_FIELDS[-len(FRAGMENTS):] == FRAGMENTS
 
 
 def _card(row: RecordRow) -> tuple[Any, ...]:
-    """Return a record's row of `cards`: its stamp, its place in lists, and its summary without its fragments."""
+    """Return a record's row of `cards`: its stamp, its place in lists, the date of its prose when it is
+    written (what orders the home page's recent pages), and its summary without its fragments."""
     s, made = row.stamp, row.made
-    return (row.record.id, row.name, s.size, s.mtime_ns, s.sha, made.summary_key, made.summary.order,
+    summary = made.summary
+    return (row.record.id, row.name, s.size, s.mtime_ns, s.sha, made.summary_key, summary.order,
+            summary.analysis_date if summary.written else None,
             marshal.dumps(tuple(getattr(made.summary, name) for name in CARD_FIELDS)))
 
 

@@ -114,21 +114,26 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
         long = _long_files(inputs.out, saved, config, edits, cards)
     except OutputGone:
         return None
-    staging = aside = None
+    staging = None
+    asides: list[workers.Beside] = []
     if long is not None:
         staging = write.staging_folder(inputs.out)
-        # The long files are made in another process while this one plans and renders the pages,
-        # when there are two cores; an edit of prose renders too little to pay for the process.
-        aside = workers.Beside(partial(make_long_files, long, staging), jobs if spread else 1)
+        # The long files are made in other processes while this one plans and renders the pages,
+        # when there are two cores: patching the index takes about as long as all the rest of an
+        # edit of a title. An edit of prose renders too little to pay for a process.
+        asides = [workers.Beside(partial(make, long, staging), jobs if spread else 1)
+                  for make, needed in ((make_index, long.index), (make_lists, long.paths())) if needed]
+    made: dict[str, str] = {}
     try:
         plan = spread_plan(inputs.out, saved, config, edits, spread, head, common, cards,
                            long.paths() if long else set()) if cards else own_plan(saved, edits, head, common)
         bodies = render_plan(inputs, head, config, plan, store) if plan is not None else {}
-        made = aside.result() if aside is not None and plan is not None else {}
+        for aside in asides if plan is not None else []:
+            made.update(aside.result())
     except OutputGone:
         plan = None
     finally:
-        if aside is not None:
+        for aside in asides:
             aside.cancel()
     if plan is None:
         if staging is not None:
@@ -191,17 +196,24 @@ class LongFiles:
         return set(self.lists) | ({ALL_ERRORS} if self.items else set())
 
 
-def make_long_files(long: LongFiles, staging: Path) -> dict[str, str]:
-    """Make the long files, write into `staging` those that changed, and return the hash of each by path.
+def make_index(long: LongFiles, staging: Path) -> dict[str, str]:
+    """Make the search index with the edited records, write it into `staging` when it changed, and return
+    its hash by path (nothing when no record changes in it). Raise OutputGone when the last build's is gone."""
+    if not long.index:
+        return {}
+    found = previous_index(long.out, long.shas["search-index.js"])
+    if found is None:
+        raise OutputGone("search-index.js")
+    return _written(long, staging, {"search-index.js": reindex.patch_script(found, long.index)})
+
+
+def make_lists(long: LongFiles, staging: Path) -> dict[str, str]:
+    """Make the API lists and the page of all errors with the edited records' parts changed, write into
+    `staging` those that changed, and return the hash of each by path.
 
     Raise OutputGone when one of them is not the file the last build wrote.
     """
     made = {}
-    if long.index:
-        found = previous_index(long.out, long.shas["search-index.js"])
-        if found is None:
-            raise OutputGone("search-index.js")
-        made["search-index.js"] = reindex.patch_script(found, long.index)
     for path, changes in long.lists.items():
         body = previous.read(long.out, path, long.shas[path])
         spliced = previous.spliced_lines(body, changes) if body is not None else None
@@ -214,6 +226,11 @@ def make_long_files(long: LongFiles, staging: Path) -> dict[str, str]:
         if page is None:
             raise OutputGone(ALL_ERRORS)
         made[ALL_ERRORS] = page
+    return _written(long, staging, made)
+
+
+def _written(long: LongFiles, staging: Path, made: dict[str, bytes]) -> dict[str, str]:
+    """Write into `staging` the files of `made` whose bytes changed; return the hash of each by path."""
     hashes = {}
     for path, body in made.items():
         hashes[path] = digest(body)
@@ -373,10 +390,12 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
     from .. import render
 
     large = len(new) > render.HOME_LIST_LIMIT
-    # Which records are recent matters only when what the home page shows of a recent one changed.
+    # Which records are recent matters only when what the home page shows of one that may be changed.
     recent = {r.id for r in render.recently_changed(old.all().values())} | {
         r.id for r in render.recently_changed(new.all().values())} \
-        if large and any(_recent_part(old[i]) != _recent_part(new[i]) for i in spread) else set()
+        if large and any(_recent_part(old[i]) != _recent_part(new[i])
+                         and (_may_be_recent(saved, old[i], spread) or _may_be_recent(saved, new[i], spread))
+                         for i in spread) else set()
     shown = [path for path in SHARED_BY_SUMMARY
              if any(_shown_by(path, old[i], large, i in recent) != _shown_by(path, new[i], large, i in recent)
                     for i in spread)]
@@ -410,6 +429,15 @@ def _shown_on(group: tuple[str, str], summary: Summary) -> tuple[object, ...]:
 def _recent_part(summary: Summary) -> tuple[object, ...]:
     """Return what the home page's recent pages show of a record, and what decides whether it is one."""
     return (summary.written, summary.title, summary.order, summary.analysis_date, summary.analysis_commit, summary.commit)
+
+
+def _may_be_recent(saved: SavedState, summary: Summary, edited: set[str]) -> bool:
+    """Return whether a record may be among the home page's recent pages (`render.recently_changed`):
+    written, dated, and with fewer newer records than the page names, but the `edited` ones."""
+    from ..render import RECENT_LIMIT
+
+    date = summary.analysis_date
+    return bool(summary.written and date) and saved.newer(date or "", edited, RECENT_LIMIT) < RECENT_LIMIT
 
 
 def _shown_by(path: str, summary: Summary, large: bool, recent: bool) -> object:
