@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from generator.search.index import INDEX_FIELDS, build_index, load_index
+from generator.search.index import INDEX_FIELDS, INDEX_VERSION, build_index, load_index
 from generator.search.rank import search
 from generator.search.template import compile_template
 from generator.search.walk import fill
@@ -159,7 +159,7 @@ def test_limit(index: dict[str, Any]) -> None:
 
 
 def test_index_is_compact_and_versioned(index: dict[str, Any]) -> None:
-    assert index["version"] == 2
+    assert index["version"] == INDEX_VERSION == 3
     per_record = len(json.dumps(index, ensure_ascii=False)) / len(index["records"])
     assert per_record < 1200
 

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.build import reindex
-from generator.search.index import build_index
+from generator.build.state import Search
+from generator.search.index import build_index, index_script, split_script
 
 WORDS = ["size", "must", "be", "at", "least", "chunk", "page", "x", "{value}", "{{", "%s", "tokens"]
 TERMS = ["size", "must", "chunk", "page", "tokens", "least", "alpha", "beta", "zeta"]
@@ -31,11 +32,13 @@ def test_update_equals_build(records: list[tuple[str, dict[str, int]]], which: i
     before = {e["id"]: terms for e, (_, terms) in zip(entries, records)}
     doc = which % len(entries)
     after = {**before, entries[doc]["id"]: new}
-    index = build_index(entries, lambda e: before[e["id"]])
-    index = json.loads(json.dumps(index))  # as read back from a built site
-    reindex.update_index(index, doc, before[entries[doc]["id"]], new)
+    split = split_script(index_script(build_index(entries, lambda e: before[e["id"]])))  # as read back from a built site
+    assert split is not None
+    head, lines = split
+    reindex.update_index(head, lines["postings"], doc, len(entries), before[entries[doc]["id"]], new)
     expected = build_index(entries, lambda e: after[e["id"]])
-    assert json.dumps(index, sort_keys=True) == json.dumps(expected, sort_keys=True)
+    assert {**head, "postings": [json.loads(line) for line in lines["postings"]]} == \
+        {k: v for k, v in expected.items() if k != "records"}
 
 
 @settings(max_examples=200, deadline=None)
@@ -49,8 +52,24 @@ def test_replacing_a_record_equals_build(records: list[tuple[str, dict[str, int]
     changed = {**entry(doc, message), "title": f"Title {message}", "status": status, "variants": variants,
                "written": bool(variants)}
     after = {**before, changed["id"]: new}
-    index = json.loads(json.dumps(build_index(entries, lambda e: before[e["id"]], "https://x.test/")))
-    reindex.replace_record(index, changed, before[changed["id"]], new)
+    script = index_script(build_index(entries, lambda e: before[e["id"]], "https://x.test/"))
+    patched = reindex.patch_script(script, [(Search({}, before[changed["id"]], ""), Search(changed, new, ""))])
     expected = build_index([changed if e["id"] == changed["id"] else e for e in entries],
-                                 lambda e: after[e["id"]], "https://x.test/")
-    assert json.dumps(index, sort_keys=True) == json.dumps(expected, sort_keys=True)
+                           lambda e: after[e["id"]], "https://x.test/")
+    assert patched == index_script(expected)
+
+
+def test_an_index_script_splits_into_its_rows_and_joins_again_to_the_same_bytes() -> None:
+    entries = [{**entry(i, f"size {i} must be <b>"), "title": "<script>"} for i in range(3)]
+    script = index_script(build_index(entries, lambda e: {"size": 2}))
+    assert b"<" not in script[len(b"window.ERRORSITE_INDEX="):]
+    split = split_script(script)
+    assert split is not None
+    head, lines = split
+    assert len(lines["records"]) == 3 and all(line.startswith(b'["e0') for line in lines["records"])
+    assert lines["postings"] == [b"[2,10,10]"] and "records" not in head and "postings" not in head
+    assert reindex.patch_script(script, []) == script
+    # A record the index does not hold, or a script that is not an index, is not patched.
+    stranger = Search({**entry(7, "x"), "id": "e07"}, {"x": 1}, "")
+    assert reindex.patch_script(script, [(stranger, stranger)]) is None
+    assert reindex.patch_script(b"window.X=1;\n", []) is None

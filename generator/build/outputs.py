@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..model import Record
 from .highlight import Store
@@ -50,12 +49,10 @@ def made_of(record: Record, store: Store | None = None) -> Made:
     return Made(Search(entry, terms, index_key(entry, terms)), summary, summary_key(summary), relating_key(summary))
 
 
-def previous_index(out: Path, sha: str) -> dict[str, Any] | None:
-    """Return the search index the last build wrote into `out`, if its script still hashes to `sha`; else None."""
-    from ..search.index import read_index_script
-
+def previous_index(out: Path, sha: str) -> bytes | None:
+    """Return the search index script the last build wrote into `out`, if it still hashes to `sha`; else None."""
     try:
         script = (out / "search-index.js").read_bytes()
     except OSError:
         return None
-    return read_index_script(script) if digest(script) == sha else None
+    return script if digest(script) == sha else None

@@ -289,7 +289,7 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
     search = {i: m.search for i, m in made.items()}
     patched = patched_index(inputs, old, site, search, in_place)
     if patched is not None:
-        plan["search-index.js"] = patched
+        plan["search-index.js"] = lambda: patched
     shas = {file.record.id: file.sha for file in records.files.values()}
     summaries = {r.id: made[r.id].summary_key for r in site.records}
     keys = page_keys((made[r.id].summary for r in site.records), site.config, relations.links, plan, shas,
@@ -339,8 +339,8 @@ PATCH_MAX = QUICK_MAX
 
 
 def patched_index(inputs: Inputs, old: State, site: Site, search: Mapping[str, Search],
-                  in_place: bool) -> Callable[[], bytes] | None:
-    """Return what makes the search index by changing the records that changed in the output's index.
+                  in_place: bool) -> bytes | None:
+    """Return the search index made by changing the records that changed in the output's index.
 
     None when that index cannot be patched: another output, other records or settings, or many changes.
     """
@@ -353,12 +353,12 @@ def patched_index(inputs: Inputs, old: State, site: Site, search: Mapping[str, S
     changed = sorted(i for i, found in search.items() if found.key != before[i].key)
     if len(changed) > PATCH_MAX:
         return None
-    index = previous_index(inputs.out, old.outputs["search-index.js"].sha)
-    if index is None:
+    script = previous_index(inputs.out, old.outputs["search-index.js"].sha)
+    if script is None:
         return None
     from . import reindex
 
-    return partial(reindex.patch_script, index, [(before[i], search[i]) for i in changed])
+    return reindex.patch_script(script, [(before[i], search[i]) for i in changed])
 
 
 def base_path(config: Config) -> str:

@@ -10,82 +10,79 @@ from bisect import bisect_left
 from itertools import accumulate
 from typing import Any
 
-from ..search.index import average_length, build_index, field_positions, idf, index_script, segments
-from ..search.template import first_word
+from ..search.index import average_length, build_index, idf, joined_script, json_line, split_script
 from .state import Search
 
 
-def patch_script(index: dict[str, Any], changes: list[tuple[Search, Search]]) -> bytes:
-    """Return the script of `index` with each record changed from the first to the second of `changes`."""
+def patch_script(script: bytes, changes: list[tuple[Search, Search]]) -> bytes | None:
+    """Return the script `script` of an index with each record changed from the first to the second of `changes`.
+
+    Only the changed records' lines are made again; the others keep their bytes. None when the
+    script is not an index that `search.index.index_script` wrote, or lacks a changed record.
+    """
+    found = split_script(script)
+    if found is None:
+        return None
+    head, lines = found
     for before, after in changes:
-        replace_record(index, after.entry, before.terms, after.terms)
-    return index_script(index)
+        if not replace_record(head, lines["records"], lines["postings"], after.entry, before.terms, after.terms):
+            return None
+    return joined_script(head, lines)
 
 
-def replace_record(index: dict[str, Any], entry: dict[str, Any], old: dict[str, int], new: dict[str, int]) -> None:
+def replace_record(head: dict[str, Any], rows: list[bytes], postings: list[bytes], entry: dict[str, Any],
+                   old: dict[str, int], new: dict[str, int]) -> bool:
     """Change, in place, the record of `entry`'s id from weighted terms `old` to `entry` with terms `new`.
 
-    The index must hold a row for that id already; every other row stays as it is.
+    `head` is the index without its long lists, `rows` and `postings` the lines of those (see
+    `search.index.split_script`). Every other row stays as it is. False when the index holds no
+    row of that id.
     """
-    at = field_positions(index)
-    doc = bisect_left([row[at["id"]] for row in index["records"]], entry["id"])
-    update_index(index, doc, old, new)
-    # The row's own values depend on the record alone, but for the number of its first word.
-    row = build_index([entry], lambda _: new, index["base_url"])["records"][0]
-    word = first_word(segments(row[at["pattern"]]))
-    terms: list[str] = index["terms"]
-    number = bisect_left(terms, word)
-    row[at["first"]] = number if word and number < len(terms) and terms[number] == word else -1
-    index["records"][doc] = row
+    # Each line opens with its row's id, and the lines are in id order: `["id"` sorts just before its line.
+    opening = b'["' + entry["id"].encode() + b'"'
+    doc = bisect_left(rows, opening)
+    if doc == len(rows) or not rows[doc].startswith(opening + b","):
+        return False
+    update_index(head, postings, doc, len(rows), old, new)
+    rows[doc] = json_line(build_index([entry], lambda _: new, head["base_url"])["records"][0])
+    return True
 
 
-def update_index(index: dict[str, Any], doc: int, old: dict[str, int], new: dict[str, int]) -> None:
-    """Change, in place, the weighted terms of the record at row `doc` from `old` to `new`.
+def update_index(head: dict[str, Any], postings: list[bytes], doc: int, n: int, old: dict[str, int],
+                 new: dict[str, int]) -> None:
+    """Change, in place, the terms of the index `head` (without its long lists; `postings` the lines of
+    its postings) of `n` records for the record at row `doc` from `old` to `new`: postings, term list, lengths."""
+    import orjson
 
-    Only the record's terms change: its other values stay those the index was built with.
-    """
-    fields: list[str] = index["fields"]
-    length, first = fields.index("dl"), fields.index("first")
-    terms: list[str] = index["terms"]
+    terms: list[str] = head["terms"]
     number = {t: i for i, t in enumerate(terms)}
     touched = sorted(t for t in old.keys() | new.keys() if old.get(t) != new.get(t))
-    postings = {t: _patched(index["postings"][number[t]] if t in number else [], doc, min(new.get(t, 0), 7))
-                for t in touched}
-    rows = index["records"]
-    rows[doc][length] = sum(new.values())
-    n = len(rows)
-    index["avgdl"] = average_length([row[length] for row in rows])
-    if all((t in number) == bool(posting) for t, posting in postings.items()):
-        for term, posting in postings.items():
-            index["postings"][number[term]] = posting
-            index["idf"][number[term]] = idf(n, len(posting))
-        return
-    _renumber(index, postings, first, fields.index("pattern"))
-
-
-def _renumber(index: dict[str, Any], changed: dict[str, list[int]], first: int, pattern: int) -> None:
-    """Rebuild the term list when terms appear or vanish, and every reference to a term's number."""
-    old_terms: list[str] = index["terms"]
-    postings = dict(zip(old_terms, index["postings"]))
-    idfs = dict(zip(old_terms, index["idf"]))
-    n = len(index["records"])
+    changed = {t: _patched(orjson.loads(postings[number[t]]) if t in number else [], doc, min(new.get(t, 0), 7))
+               for t in touched}
+    head["dl_sum"] += sum(new.values()) - sum(old.values())
+    head["avgdl"] = average_length(head["dl_sum"], n)
+    idfs: list[float] = head["idf"]
     for term, posting in changed.items():
-        postings[term] = posting
-        idfs[term] = idf(n, len(posting))
-    terms = sorted(t for t, p in postings.items() if p)
-    number = {t: i for i, t in enumerate(terms)}
-    at = field_positions(index)
-    first, pattern = at["first"], at["pattern"]
-    for row in index["records"]:
-        if row[first] >= 0:
-            word = old_terms[row[first]]
+        if term in number:
+            postings[number[term]] = json_line(posting)
+            idfs[number[term]] = idf(n, len(posting))
+    if any((t in number) != bool(posting) for t, posting in changed.items()):
+        _renumber(head, postings, n, {t: posting for t, posting in changed.items() if (t in number) != bool(posting)})
+
+
+def _renumber(head: dict[str, Any], postings: list[bytes], n: int, changed: dict[str, list[int]]) -> None:
+    """Make the term list of an index of `n` records again when the terms of `changed` appear (with their
+    posting) or vanish (with none); rows name their first word, not its number, so no row changes."""
+    known = dict(zip(head["terms"], zip(postings, head["idf"])))
+    for term, posting in changed.items():
+        if posting:
+            known[term] = (json_line(posting), idf(n, len(posting)))
         else:
-            # Its first word was no term before; it may be one now.
-            word = first_word(segments(row[pattern]))
-        row[first] = number.get(word, -1)
-    index["terms"] = terms
-    index["postings"] = [postings[t] for t in terms]
-    index["idf"] = [idfs[t] for t in terms]
+            del known[term]
+    terms = sorted(known)
+    head["terms"] = terms
+    postings[:] = [known[t][0] for t in terms]
+    head["idf"] = [known[t][1] for t in terms]
 
 
 def _patched(posting: list[int], doc: int, weight: int) -> list[int]:

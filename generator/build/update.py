@@ -201,10 +201,11 @@ def make_index(long: LongFiles, staging: Path) -> dict[str, str]:
     its hash by path (nothing when no record changes in it). Raise OutputGone when the last build's is gone."""
     if not long.index:
         return {}
-    found = previous_index(long.out, long.shas["search-index.js"])
-    if found is None:
-        raise OutputGone("search-index.js")
-    return _written(long, staging, {"search-index.js": reindex.patch_script(found, long.index)})
+    script = previous_index(long.out, long.shas["search-index.js"])
+    patched = reindex.patch_script(script, long.index) if script is not None else None
+    if patched is None:
+        raise OutputGone(long.out / "search-index.js")
+    return _written(long, staging, {"search-index.js": patched})
 
 
 def make_lists(long: LongFiles, staging: Path) -> dict[str, str]:
@@ -218,13 +219,13 @@ def make_lists(long: LongFiles, staging: Path) -> dict[str, str]:
         body = previous.read(long.out, path, long.shas[path])
         spliced = previous.spliced_lines(body, changes) if body is not None else None
         if spliced is None:
-            raise OutputGone(path)
+            raise OutputGone(long.out / path)
         made[path] = spliced
     if long.items:
         body = previous.read(long.out, ALL_ERRORS, long.shas[ALL_ERRORS])
         page = previous.spliced_items(body, urls.root_of(ALL_ERRORS), long.items) if body is not None else None
         if page is None:
-            raise OutputGone(ALL_ERRORS)
+            raise OutputGone(long.out / ALL_ERRORS)
         made[ALL_ERRORS] = page
     return _written(long, staging, made)
 

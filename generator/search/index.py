@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..build.highlight import Store
     from ..model import Record, Site
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 """The format of the index; a reader of another version must not guess."""
 URL_PATTERN = "errors/{id}/"
 """Every record's page, relative to the site's root."""
@@ -108,14 +108,14 @@ def _postings(docs: list[dict[str, int]], number: dict[str, int]) -> list[list[i
     return postings
 
 
-def _row(rec: dict[str, Any], length: int, number: dict[str, int]) -> list[Any]:
+def _row(rec: dict[str, Any], length: int) -> list[Any]:
     """Return one record's row: its values in the order of INDEX_FIELDS."""
     segs, spans = compile_with_spans(rec["message"])
     row = {
         "id": rec["id"], "title": rec.get("title") or rec["message"], "message": rec["message"],
         "exception": rec["exception"], "path": rec.get("path") or "",
         "removed": 1 if rec.get("status") == "removed" else 0, "dl": length,
-        "first": number.get(first_word(segs), -1), "pattern": _pattern(segs),
+        "first": first_word(segs), "pattern": _pattern(segs),
         "spans": spans, "line": rec.get("line") or 0, "function": rec.get("function") or "",
         "written": 1 if _is_written(rec) else 0, "reprs": repr_placeholders(rec["message"]),
         "variants": [_variant_json(m) for m in rec.get("variants") or ()],
@@ -145,19 +145,20 @@ def build_index(records: list[dict[str, Any]],
         "version": INDEX_VERSION,
         "url": URL_PATTERN,
         "base_url": base_url,
-        "avgdl": average_length(lengths),
+        "avgdl": average_length(sum(lengths), n),
+        "dl_sum": sum(lengths),
         "fields": list(INDEX_FIELDS),
         "stop": sorted(STOP_WORDS),
-        "records": [_row(rec, length, number) for rec, length in zip(records, lengths)],
+        "records": [_row(rec, length) for rec, length in zip(records, lengths)],
         "terms": terms,
         "idf": [idf(n, len(p)) for p in postings],
         "postings": postings,
     }
 
 
-def average_length(lengths: list[int]) -> float:
-    """Return the stored average document length (1 for no records)."""
-    return round(sum(lengths) / len(lengths), 4) if lengths else 1
+def average_length(total: int, records: int) -> float:
+    """Return the stored average document length of `records` records of `total` length (1 for no records)."""
+    return round(total / records, 4) if records else 1
 
 
 def index_of(site: Site) -> dict[str, Any]:
@@ -243,8 +244,7 @@ def load_index(data: dict[str, Any]) -> SearchIndex:
         def get(name: str) -> Any:
             return values[at[name]]
 
-        first = get("first")
-        main = template(get("message"), get("pattern"), get("spans"), terms[first] if first >= 0 else "", get("reprs"))
+        main = template(get("message"), get("pattern"), get("spans"), get("first"), get("reprs"))
         variants = [template(v["message"], v["pattern"], v["spans"], v["first"], v["reprs"]) for v in get("variants")]
         return Row(get("id"), get("title"), get("exception"), get("path"), get("line"), get("function"),
                    bool(get("removed")), bool(get("written")), get("dl"), (main, *variants))
@@ -259,15 +259,40 @@ SCRIPT_START, SCRIPT_END = b"window.ERRORSITE_INDEX=", b";\n"
 
 
 def index_script(index: dict[str, Any]) -> bytes:
-    """Return the search index as the script `search-index.js`."""
-    # orjson writes compact UTF-8 JSON several times quicker than json; an edit of one record
-    # reads the index and writes it again (`build.reindex`), so at 10,000 records this is most of
-    # that work. "<" only occurs inside strings; escaped, no "</script>" can end the script early.
-    # Imported here: orjson brings uuid and platform with it, which a build where nothing changed
-    # would wait for and not use.
+    """Return the search index as the script `search-index.js`: compact JSON with a line per row and per posting."""
+    return joined_script({name: value for name, value in index.items() if name not in LINED},
+                         {name: [json_line(value) for value in index[name]] for name in LINED})
+
+
+LINED = ("postings", "records")
+"""The long lists of the index, which its script holds an item per line."""
+
+
+def json_line(value: Any) -> bytes:
+    """Return an item of a long list of the index (`LINED`) as its line of the script."""
+    # orjson writes compact UTF-8 JSON several times quicker than json. Imported here: orjson
+    # brings uuid and platform with it, which a build where nothing changed would wait for and
+    # not use. "<" only occurs inside strings; escaped, no "</script>" can end the script early.
     import orjson
 
-    return SCRIPT_START + orjson.dumps(index, option=orjson.OPT_SORT_KEYS).replace(b"<", b"\\u003c") + SCRIPT_END
+    return orjson.dumps(value).replace(b"<", b"\\u003c")
+
+
+def joined_script(head: dict[str, Any], lines: dict[str, list[bytes]]) -> bytes:
+    """Return the script of the index `head` (without its long lists) whose long lists are `lines` (see `json_line`).
+
+    Each item of a long list is a line of its own: an edit of one record changes its row's line,
+    the lines of the postings of its terms, and the short lists, and the rest of the file is the
+    same bytes (`split_script`, `build.reindex`).
+    """
+    import orjson
+
+    data = orjson.dumps({**head, **{name: f"\0{name}\0" for name in LINED}},
+                        option=orjson.OPT_SORT_KEYS).replace(b"<", b"\\u003c")
+    for name in LINED:
+        items = lines[name]
+        data = data.replace(f'"\\u0000{name}\\u0000"'.encode(), b"[\n" + b",\n".join(items) + b"\n]" if items else b"[]")
+    return SCRIPT_START + data + SCRIPT_END
 
 
 def script_json(script: bytes) -> bytes | None:
@@ -283,3 +308,33 @@ def read_index_script(script: bytes) -> dict[str, Any] | None:
 
     data = script_json(script)
     return None if data is None else orjson.loads(data)
+
+
+def split_script(script: bytes) -> tuple[dict[str, Any], dict[str, list[bytes]]] | None:
+    """Return the index that `index_script` wrote without its long lists, and the lines of those; None
+    when it is not one. Joined again (`joined_script`), they give the same bytes."""
+    import orjson
+
+    data = script_json(script)
+    if data is None:
+        return None
+    lines = {}
+    rest = []
+    at = 0
+    for name in LINED:
+        # Each list is "[]", or "[\n" and its lines and "\n]": no line holds a newline, JSON escapes them.
+        key = f'"{name}":'.encode()
+        begin = data.find(key, at)
+        start = begin + len(key)
+        if begin < 0 or not data.startswith((b"[]", b"[\n"), start):
+            return None
+        end = data.find(b"\n]", start) if data.startswith(b"[\n", start) else start
+        if end < 0:
+            return None
+        rest.append(data[at:start] + b"0")
+        lines[name] = data[start + 2:end].split(b",\n") if end > start else []
+        at = end + 2
+    head = orjson.loads(b"".join(rest) + data[at:])
+    for name in LINED:
+        del head[name]
+    return head, lines

@@ -265,8 +265,8 @@
     var stop = new Set(index.stop);
     var rows = index.records.map(values => {
       function get(name) { return values[at[name]]; }
-      var first = get("first"), templates = [{ message: get("message"), pattern: get("pattern"), spans: get("spans"),
-        first: first >= 0 ? index.terms[first] : "", reprs: get("reprs") }].concat(get("variants")).map(template);
+      var templates = [{ message: get("message"), pattern: get("pattern"), spans: get("spans"),
+        first: get("first"), reprs: get("reprs") }].concat(get("variants")).map(template);
       return { id: get("id"), url: index.url.replace("{id}", get("id")), title: get("title"), exception: get("exception"), path: get("path"), line: get("line"),
         "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates };
     });
