@@ -149,47 +149,52 @@ class Head:
 class Summaries(Mapping[str, Summary]):
     """Record id -> its summary as the last build saved it (without its fragments), or as an edit made it.
 
-    Each saved summary is decoded when first asked for: an edit reads every record's summary, and
-    most edits use a few hundred of them, where decoding 10,000 would take longer than reading them.
+    Each saved summary is read and decoded when first asked for: most edits use a few hundred of
+    10,000, and reading and decoding them all would take longer than the rest of the edit.
     """
 
-    __slots__ = ("_saved", "_made", "_changed")
+    __slots__ = ("_ids", "_read", "_made", "_changed")
 
-    def __init__(self, saved: dict[str, bytes], made: dict[str, Summary] | None = None,
-                 changed: Mapping[str, Summary] | None = None) -> None:
-        self._saved = saved
-        """Record id -> its summary's fields as saved (see `_card`)."""
+    def __init__(self, ids: Collection[str], read: Callable[[Collection[str] | None], dict[str, bytes]],
+                 made: dict[str, Summary] | None = None, changed: Mapping[str, Summary] | None = None) -> None:
+        self._ids = ids
+        """The ids of the saved summaries, in the order saved."""
+        self._read = read
+        """What reads the saved fields (see `_card`) of the summaries of some ids, or of all (None)."""
         self._made = {} if made is None else made
         """Record id -> its saved summary, decoded; shared with the mappings `edited` makes."""
         self._changed = dict(changed or {})
-        """Record id -> its summary after an edit (one of the ids of `_saved`)."""
+        """Record id -> its summary after an edit (one of `_ids`)."""
 
     def __getitem__(self, record_id: str) -> Summary:
         found = self._changed.get(record_id) or self._made.get(record_id)
         if found is None:
-            found = self._made[record_id] = _card_summary(self._saved[record_id])
+            if record_id not in self._ids:
+                raise KeyError(record_id)
+            found = self._made[record_id] = _card_summary(self._read([record_id])[record_id])
         return found
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._saved)
+        return iter(self._ids)
 
     def __len__(self) -> int:
-        return len(self._saved)
+        return len(self._ids)
 
     def __contains__(self, record_id: object) -> bool:
-        return record_id in self._saved
+        return record_id in self._ids
 
     def edited(self, changed: Mapping[str, Summary]) -> Summaries:
         """Return these summaries with those of `changed` (ids of these) instead."""
-        return Summaries(self._saved, self._made, {**self._changed, **changed})
+        return Summaries(self._ids, self._read, self._made, {**self._changed, **changed})
 
     def all(self) -> dict[str, Summary]:
         """Return every summary, by id, in the order saved."""
         made = self._made
-        if len(made) < len(self._saved):
-            made.update((i, _card_summary(saved)) for i, saved in self._saved.items() if i not in made)
+        if len(made) < len(self._ids):
+            saved = self._read(None)
+            made.update((i, _card_summary(saved[i])) for i in self._ids if i not in made)
         changed = self._changed
-        return {i: changed.get(i) or made[i] for i in self._saved}
+        return {i: changed.get(i) or made[i] for i in self._ids}
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,8 +206,6 @@ class Cards:
     """Record id -> its summary."""
     keys: dict[str, str]
     """Record id -> the hash of its summary."""
-    shas: dict[str, str]
-    """Record id -> the hash of its file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,15 +407,28 @@ class SavedState:
 
     def cards(self, ids: Iterable[str] | None = None) -> Cards:
         """Return the summary of every record, or of the records `ids`, without their list items and API lines."""
-        query = "SELECT id, sha, summary_key, summary FROM cards"
+        query = "SELECT id, summary_key FROM cards"
         try:
             db = self._connect()
-            found = db.execute(query).fetchall() if ids is None else [
-                row for i in ids for row in db.execute(query + " WHERE id = ?", (i,))]
+            keys = dict(db.execute(query).fetchall() if ids is None else [
+                row for i in ids for row in db.execute(query + " WHERE id = ?", (i,))])
         except DAMAGE as error:
             raise Damaged(self.path) from error
-        return Cards(Summaries({row[0]: row[3] for row in found}), {row[0]: row[2] for row in found},
-                     {row[0]: row[1] for row in found})
+        return Cards(Summaries(keys, self._summaries), keys)
+
+    def _summaries(self, ids: Collection[str] | None) -> dict[str, bytes]:
+        """Return the saved summaries (see `_card`) of the records `ids`, or of every record (None), by id."""
+        query = "SELECT id, summary FROM cards"
+        if ids is not None:
+            return self._select(query + " WHERE id = ?", ids, tuple)
+        try:
+            return dict(self._connect().execute(query).fetchall())
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
+
+    def shas(self, ids: Iterable[str]) -> dict[str, str]:
+        """Return the hash of the file of each record of `ids`, by id."""
+        return self._select("SELECT id, sha FROM cards WHERE id = ?", ids, tuple)
 
     def following(self, order: str, skip: Collection[str]) -> tuple[str, str] | None:
         """Return the id and place of the first record after the place `order` in list order

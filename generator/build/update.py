@@ -375,9 +375,11 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
     summary_keys.update((i, edit.made.summary_key) for i, edit in edits.items())
     records = saved.records(sorted(pages - set(edits)))
     records.update((i, edit.record) for i, edit in edits.items())
+    shas = saved.shas(sorted(pages - set(edits)))
+    shas.update((i, edit.sha) for i, edit in edits.items())
     keys: dict[str, str] = {}
     for i in sorted(pages):
-        own = record_keys(i, edits[i].sha if i in edits else cards.shas[i], links[i], summary_keys, common)
+        own = record_keys(i, shas[i], links[i], summary_keys, common)
         keys.update(own if i in edits else {urls.output_path(urls.error(i)): own[urls.output_path(urls.error(i))]})
     listed = []
     for group in reached:
