@@ -233,6 +233,36 @@ class Summary(NamedTuple):
         return self.exception.rpartition(".")[2]
 
 
+class Tally(NamedTuple):
+    """How many records a group of list pages has (an exception, a file, a tag, or a status), and how many are written."""
+
+    records: int
+    """Its records, each as often as it is listed (see `build.keys.group_names`)."""
+    written: int
+    """Those whose prose is written."""
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    """What the pages about every record show of them all: the home page, the pages of every exception,
+    file and tag, and the sitemap.
+
+    A renderer makes it from every record's summary; an edit of a few records, from the build's
+    state (see `build.update`), without reading every summary.
+    """
+
+    ids: tuple[str, ...]
+    """Every record's id."""
+    groups: dict[str, dict[str, Tally]]
+    """`exception`, `file` and `tag` -> each name of that kind, in name order -> its tally."""
+    active: int
+    """How many records are active."""
+    written: int
+    """How many records are written."""
+    recent: tuple[Summary, ...]
+    """The home page's recently written pages, newest first (see `render.recently_changed`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SourceSettings:
     """`[source]` in `site.toml`: what `extract` and `check --source` read; flags override it."""

@@ -26,7 +26,7 @@ from markupsafe import Markup
 from . import __version__, markdown, urls
 from .build import highlight
 from .assets import templates_dir
-from .model import Config, Record, Site, Summary
+from .model import Config, Overview, Record, Site, Summary, Tally
 from .search.index import build_index, document_terms, index_script, search_entry
 from .search.related import Links, Related, related_links
 from .search.template import compile_template, template_parts
@@ -179,9 +179,9 @@ in_order = attrgetter("order")
 """Return a record's place in every list of errors (`Summary.order`)."""
 
 
-def written_of(members: list[Summary]) -> str:
-    """Return how many of some errors are written, as list pages say it."""
-    return f"{sum(map(WRITTEN, members))} of {len(members)} written"
+def written_of(tally: Tally) -> str:
+    """Return how many of a group's errors are written, as list pages say it."""
+    return f"{tally.written} of {tally.records} written"
 
 
 WRITTEN = attrgetter("written")
@@ -238,7 +238,8 @@ class Renderer:
                  highlighter: highlight.Highlighter | None = None, compiled: Path | None = None,
                  search_entries: Mapping[str, dict[str, Any]] | None = None,
                  search_terms: Mapping[str, dict[str, int]] | None = None,
-                 summaries: Mapping[str, Summary] | None = None, known: Known | None = None) -> None:
+                 summaries: Mapping[str, Summary] | None = None, known: Known | None = None,
+                 overview: Overview | None = None) -> None:
         self.site = site
         self.config = site.config
         self.highlighter = highlighter or highlight.Highlighter()
@@ -257,6 +258,19 @@ class Renderer:
         self.by_exception, self.by_file, self.by_tag = _groups(self.cards.values())
         self.known: Known = known or {}
         """What the last build's files show of unedited records (see `Known`)."""
+        self.given_overview = overview
+        """What the pages about every record show of them, when given rather than made from `cards`."""
+
+    @cached_property
+    def overview(self) -> Overview:
+        """Return what the pages about every record show of them (given, or made from every record's summary)."""
+        if self.given_overview is not None:
+            return self.given_overview
+        cards = self.cards.values()
+        groups = {kind: {name: Tally(len(members), sum(map(WRITTEN, members))) for name, members in named.items()}
+                  for kind, named in (("exception", self.by_exception), ("file", self.by_file), ("tag", self.by_tag))}
+        return Overview(tuple(self.cards), groups, sum(r.status == "active" for r in cards),
+                        sum(map(WRITTEN, cards)), tuple(recently_changed(cards)))
 
     @cached_property
     def listed(self) -> list[Summary]:
@@ -380,24 +394,25 @@ class Renderer:
 
     def groups_page(self, path: str, title: str, kind: str) -> bytes:
         """Return the page listing every exception type, file or tag."""
-        groups = {"exception": self.by_exception, "file": self.by_file, "tag": self.by_tag}[kind]
         return self.page("groups.html", path, title=title, description=f"{title} in {self.config.title}.",
-                         kind=kind, groups=groups)
+                         kind=kind, groups=self.overview.groups[kind])
 
     def home_page(self) -> bytes:
         """Return the home page."""
+        overview = self.overview
+        list_all = len(overview.ids) <= HOME_LIST_LIMIT
         return self.page(
             "home.html",
             "index.html",
             title=self.config.title,
-            description=f"{len(self.cards)} errors, what they mean and how to fix them.",
+            description=f"{len(overview.ids)} errors, what they mean and how to fix them.",
+            groups=overview.groups,
             # Members are listed only on a small site's home page; elsewhere only counted.
-            by_exception=self.ordered(self.by_exception) if len(self.cards) <= HOME_LIST_LIMIT else self.by_exception,
-            by_file=self.ordered(self.by_file) if len(self.cards) <= HOME_LIST_LIMIT else self.by_file,
-            by_tag=self.by_tag,
-            list_all=len(self.cards) <= HOME_LIST_LIMIT,
+            by_exception=self.ordered(self.by_exception) if list_all else {},
+            by_file=self.ordered(self.by_file) if list_all else {},
+            list_all=list_all,
             counts=self.counts(),
-            recent=recently_changed(self.cards.values()),
+            recent=overview.recent,
         )
 
     def all_errors_page(self) -> bytes:
@@ -444,14 +459,14 @@ class Renderer:
 
     def counts(self) -> dict[str, int]:
         """Return how many records, exception types, files and tags the site has."""
-        cards = self.cards.values()
+        overview = self.overview
         return {
-            "errors": len(cards),
-            "active": sum(r.status == "active" for r in cards),
-            "written": sum(r.written for r in cards),
-            "exceptions": len(self.by_exception),
-            "files": len(self.by_file),
-            "tags": len(self.by_tag),
+            "errors": len(overview.ids),
+            "active": overview.active,
+            "written": overview.written,
+            "exceptions": len(overview.groups["exception"]),
+            "files": len(overview.groups["file"]),
+            "tags": len(overview.groups["tag"]),
         }
 
     # Data files
@@ -469,10 +484,11 @@ class Renderer:
     def sitemap(self) -> bytes:
         """Return the sitemap of every page, with absolute URLs."""
         pages = ["", "errors/", "exceptions/", "files/", "tags/", "search/"]
-        pages += [f"errors/{i}/" for i in self.cards]
-        pages += [urls.pretty(urls.exception(n)) for n in self.by_exception]
-        pages += [urls.pretty(urls.source_file(p)) for p in self.by_file]
-        pages += [urls.pretty(urls.tag(t)) for t in self.by_tag]
+        overview = self.overview
+        pages += [f"errors/{i}/" for i in overview.ids]
+        pages += [urls.pretty(urls.exception(n)) for n in overview.groups["exception"]]
+        pages += [urls.pretty(urls.source_file(p)) for p in overview.groups["file"]]
+        pages += [urls.pretty(urls.tag(t)) for t in overview.groups["tag"]]
         # Only &, < and > need escaping in XML text (xml.sax.saxutils.escape, without its slow imports).
         body = "".join(f"<url><loc>{html_escape(self.absolute(p), quote=False)}</loc></url>\n" for p in sorted(pages))
         return ('<?xml version="1.0" encoding="UTF-8"?>\n'

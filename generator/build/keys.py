@@ -182,6 +182,11 @@ def group_names(card: Summary) -> list[tuple[str, str]]:
     return [("exception", card.exception), ("file", card.path), *(("tag", t) for t in card.tags)]
 
 
+def tallied(card: Summary) -> list[tuple[str, str]]:
+    """Return the (kind, name) of each group a record is counted in: its list pages (`group_names`) and its status."""
+    return [*group_names(card), ("status", card.status)]
+
+
 def group_url(group: tuple[str, str]) -> str:
     """Return the URL of the list page of a (kind, name) of `group_names`."""
     kind, name = group

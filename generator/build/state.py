@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from ..model import Analysis, Check, ExampleFix, Record, Review, Snippet, Source, Summary, Variant, Verified, When
+from ..model import Analysis, Check, ExampleFix, Record, Review, Snippet, Source, Summary, Tally, Variant, Verified, When
 from ..search.related import Group, Link, Links, group_list
-from .keys import group_names
+from .keys import group_names, tallied
 
 T = TypeVar("T")
 
@@ -146,6 +146,38 @@ class Head:
     """Record file name -> its hash, of the files whose hash alone decides (saved with the time RACY)."""
 
 
+class Saved:
+    """The saved fields of records' summaries (see `_card`), read a few at a time, or all at once once many are."""
+
+    __slots__ = ("ids", "_read", "_all", "_misses")
+
+    FEW = 256
+    """How many summaries are read one by one before the rest are read in one go (quicker for more)."""
+
+    def __init__(self, ids: Collection[str], read: Callable[[Collection[str] | None], dict[str, bytes]]) -> None:
+        self.ids = ids
+        """The ids of the saved summaries, in the order saved."""
+        self._read = read
+        """What reads the saved fields of the summaries of some ids, or of all (None)."""
+        self._all: dict[str, bytes] | None = None
+        self._misses = 0
+
+    def fields(self, record_id: str) -> bytes:
+        """Return the saved fields of one record's summary."""
+        if self._all is None:
+            self._misses += 1
+            if self._misses <= self.FEW:
+                return self._read([record_id])[record_id]
+            self._all = self._read(None)
+        return self._all[record_id]
+
+    def every(self) -> dict[str, bytes]:
+        """Return the saved fields of every summary, by id."""
+        if self._all is None:
+            self._all = self._read(None)
+        return self._all
+
+
 class Summaries(Mapping[str, Summary]):
     """Record id -> its summary as the last build saved it (without its fragments), or as an edit made it.
 
@@ -153,48 +185,46 @@ class Summaries(Mapping[str, Summary]):
     10,000, and reading and decoding them all would take longer than the rest of the edit.
     """
 
-    __slots__ = ("_ids", "_read", "_made", "_changed")
+    __slots__ = ("_saved", "_made", "_changed")
 
-    def __init__(self, ids: Collection[str], read: Callable[[Collection[str] | None], dict[str, bytes]],
-                 made: dict[str, Summary] | None = None, changed: Mapping[str, Summary] | None = None) -> None:
-        self._ids = ids
-        """The ids of the saved summaries, in the order saved."""
-        self._read = read
-        """What reads the saved fields (see `_card`) of the summaries of some ids, or of all (None)."""
+    def __init__(self, saved: Saved, made: dict[str, Summary] | None = None,
+                 changed: Mapping[str, Summary] | None = None) -> None:
+        self._saved = saved
+        """The saved summaries."""
         self._made = {} if made is None else made
         """Record id -> its saved summary, decoded; shared with the mappings `edited` makes."""
         self._changed = dict(changed or {})
-        """Record id -> its summary after an edit (one of `_ids`)."""
+        """Record id -> its summary after an edit (one of the saved ids)."""
 
     def __getitem__(self, record_id: str) -> Summary:
         found = self._changed.get(record_id) or self._made.get(record_id)
         if found is None:
-            if record_id not in self._ids:
+            if record_id not in self._saved.ids:
                 raise KeyError(record_id)
-            found = self._made[record_id] = _card_summary(self._read([record_id])[record_id])
+            found = self._made[record_id] = _card_summary(self._saved.fields(record_id))
         return found
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._ids)
+        return iter(self._saved.ids)
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return len(self._saved.ids)
 
     def __contains__(self, record_id: object) -> bool:
-        return record_id in self._ids
+        return record_id in self._saved.ids
 
     def edited(self, changed: Mapping[str, Summary]) -> Summaries:
         """Return these summaries with those of `changed` (ids of these) instead."""
-        return Summaries(self._ids, self._read, self._made, {**self._changed, **changed})
+        return Summaries(self._saved, self._made, {**self._changed, **changed})
 
     def all(self) -> dict[str, Summary]:
         """Return every summary, by id, in the order saved."""
-        made = self._made
-        if len(made) < len(self._ids):
-            saved = self._read(None)
-            made.update((i, _card_summary(saved[i])) for i in self._ids if i not in made)
+        made, ids = self._made, self._saved.ids
+        if len(made) < len(ids):
+            saved = self._saved.every()
+            made.update((i, _card_summary(saved[i])) for i in ids if i not in made)
         changed = self._changed
-        return {i: changed.get(i) or made[i] for i in self._ids}
+        return {i: changed.get(i) or made[i] for i in ids}
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +277,9 @@ CREATE INDEX IF NOT EXISTS groups_by_id ON groups (id);
 CREATE TABLE IF NOT EXISTS listed (kind TEXT NOT NULL, name TEXT NOT NULL, id TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS listed_by_name ON listed (kind, name);
 CREATE INDEX IF NOT EXISTS listed_by_id ON listed (id);
+CREATE TABLE IF NOT EXISTS tallies (
+    kind TEXT NOT NULL, name TEXT NOT NULL, records INTEGER NOT NULL, written INTEGER NOT NULL,
+    PRIMARY KEY (kind, name));
 """
 # `linked` holds each record's related ids again, so that the records whose pages link one are found
 # without reading every record's related errors. `cards` holds again what every build or edit reads
@@ -346,6 +379,10 @@ class SavedState:
                                (_columns(row) for row in fresh))
                 db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (_card(row) for row in fresh))
                 _regroup(db, fresh)
+                db.execute("DELETE FROM tallies")
+                db.executemany("INSERT INTO tallies VALUES (?, ?, ?, ?)",
+                               ((*group, *tally) for group, tally in _tallies(row.made.summary for row in state.rows.values())
+                                .items()))
                 db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
                                ((path, row.key, row.sha) for path, row in state.outputs.items()
                                 if old.outputs.get(path) != row))
@@ -361,6 +398,7 @@ class SavedState:
         try:
             db = self._connect()
             with _transaction(db):
+                _retally(db, rows)
                 db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                [_columns(row) for row in rows])
                 db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [_card(row) for row in rows])
@@ -414,7 +452,7 @@ class SavedState:
                 row for i in ids for row in db.execute(query + " WHERE id = ?", (i,))])
         except DAMAGE as error:
             raise Damaged(self.path) from error
-        return Cards(Summaries(keys, self._summaries), keys)
+        return Cards(Summaries(Saved(keys, self._summaries)), keys)
 
     def _summaries(self, ids: Collection[str] | None) -> dict[str, bytes]:
         """Return the saved summaries (see `_card`) of the records `ids`, or of every record (None), by id."""
@@ -423,6 +461,23 @@ class SavedState:
             return self._select(query + " WHERE id = ?", ids, tuple)
         try:
             return dict(self._connect().execute(query).fetchall())
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
+
+    def tallies(self) -> dict[tuple[str, str], Tally]:
+        """Return the tally of every group records are counted in (see `keys.tallied`), by (kind, name)."""
+        try:
+            return {(kind, name): Tally(records, written)
+                    for kind, name, records, written in self._connect().execute("SELECT * FROM tallies")}
+        except DAMAGE as error:
+            raise Damaged(self.path) from error
+
+    def recent(self, limit: int) -> list[str]:
+        """Return the ids of the `limit` written records whose prose is newest, as saved, newest first
+        (as `render.recently_changed` orders them)."""
+        try:
+            return [i for (i,) in self._connect().execute(
+                "SELECT id FROM cards WHERE dated IS NOT NULL ORDER BY dated DESC, place LIMIT ?", (limit,))]
         except DAMAGE as error:
             raise Damaged(self.path) from error
 
@@ -552,6 +607,33 @@ def _regroup(db: sqlite3.Connection, rows: list[RecordRow]) -> None:
                    ((kind, name, row.record.id) for row in rows for kind, name in group_list(row.made.summary)))
     db.executemany("INSERT INTO listed VALUES (?, ?, ?)",
                    ((kind, name, row.record.id) for row in rows for kind, name in group_names(row.made.summary)))
+
+
+def _tallies(cards: Iterable[Summary], sign: int = 1) -> dict[tuple[str, str], Tally]:
+    """Return the tally of each group the records of `cards` are counted in (see `keys.tallied`), times `sign`."""
+    found: dict[tuple[str, str], Tally] = {}
+    for card in cards:
+        for group in tallied(card):
+            records, written = found.get(group, NO_TALLY)
+            found[group] = Tally(records + sign, written + sign * card.written)
+    return found
+
+
+NO_TALLY = Tally(0, 0)
+
+
+def _retally(db: sqlite3.Connection, rows: list[RecordRow]) -> None:
+    """Make the saved tallies count the summaries of `rows` instead of the saved ones of their records."""
+    saved = [_card_summary(found[0]) for row in rows
+             for found in db.execute("SELECT summary FROM cards WHERE id = ?", (row.record.id,))]
+    change = _tallies(saved, -1)
+    for group, (records, written) in _tallies(row.made.summary for row in rows).items():
+        was = change.get(group, NO_TALLY)
+        change[group] = Tally(was.records + records, was.written + written)
+    db.executemany("INSERT INTO tallies VALUES (?, ?, ?, ?) ON CONFLICT (kind, name) DO UPDATE SET "
+                   "records = records + excluded.records, written = written + excluded.written",
+                   [(*group, *tally) for group, tally in change.items() if tally != NO_TALLY])
+    db.execute("DELETE FROM tallies WHERE records = 0")
 
 
 def _card_summary(saved: bytes) -> Summary:

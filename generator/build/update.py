@@ -17,15 +17,15 @@ from operator import itemgetter
 from pathlib import Path
 
 from .. import urls
-from ..model import Config, Record, Site, Summary
+from ..model import Config, Overview, Record, Site, Summary, Tally
 from ..search.related import Links, relating, relink
 from ..summary import ROOT, ROOT_BYTES, error_line, html, list_item, pattern_line
 from . import highlight, paths, previous, reindex, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
 from .keys import (SHARED_BY_SUMMARY, STALE, digest, group_key, group_names, group_url, record_keys, redirect_key,
-                   related_key_after, shared_keys)
+                   related_key_after, shared_keys, tallied)
 from .outputs import Result, made_of, previous_index
-from .state import Cards, Head, Made, OutputRow, RecordRow, SavedState, Search, decode
+from .state import Cards, Head, Made, OutputRow, RecordRow, SavedState, Search, Summaries, decode
 from .store import HighlightStore
 
 
@@ -64,7 +64,9 @@ class Plan:
     known: dict[str, dict[str, bytes]]
     """What the last build's list pages show of the unedited records, by output path (see `render.Known`)."""
     beside: set[str]
-    """Output paths of `keys` made with the long files (`make_long_files`) rather than rendered: the API lists."""
+    """Output paths of `keys` made with the long files (`make_index`, `make_lists`) rather than rendered."""
+    overview: Overview | None
+    """What the pages about every record show of them, when those are rendered without every summary."""
 
 
 def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jobs: int) -> Result | None:
@@ -338,7 +340,8 @@ def own_plan(saved: SavedState, edits: dict[str, Edit], head: Head, common: str)
         keys.update(record_keys(record_id, edit.sha, edit.row.related, summary_keys, common))
     return Plan(records={i: edit.record for i, edit in edits.items()}, summaries=summaries,
                 links={i: edit.row.related for i, edit in edits.items()}, keys=keys, gone=[], relinked={},
-                related_key=head.meta.related_key, known={}, beside=set())
+                related_key=head.meta.related_key, known={}, beside=set(),
+                overview=None)
 
 
 def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, Edit], spread: set[str], head: Head,
@@ -405,10 +408,15 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
     if shown:
         shared = shared_keys(common, dict(sorted(summary_keys.items())))
         keys.update((path, shared[path]) for path in shown)
-    # Files that list every record need every summary; the others, those of the records they show.
-    if any(path in keys and path not in beside for path in SHARED_BY_SUMMARY):
+    # Files that list every record need every summary, but those that show only what the records
+    # have in all (`model.Overview`); the others, the summaries of the records they show.
+    overviewed = {*OVERVIEWED, *(["index.html"] if large else [])}
+    overview = None
+    if any(path in keys and path not in beside and path not in overviewed for path in SHARED_BY_SUMMARY):
         summaries = new.all()
     else:
+        if any(path in keys for path in overviewed):
+            overview = _overview(saved, old, new, spread)
         shown_ids = {*pages, *(link.id for i in pages for link in links[i]),
                      *(i for group in reached if urls.output_path(group_url(group)) in keys for i in members[group]),
                      *(successor for _, successor in config.redirects if successor in spread)}
@@ -420,7 +428,34 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
                     (edit.row.made.relating_key, edit.made.relating_key) for _, edit in sorted(edits.items())]),
                 known=_known(out, saved, [p for p in [*listed, ALL_ERRORS] if p in keys and p not in beside],
                              set(edits)),
-                beside={path for path in beside if path in keys})
+                beside={path for path in beside if path in keys}, overview=overview)
+
+
+OVERVIEWED = ("exceptions/index.html", "files/index.html", "tags/index.html", "sitemap.xml")
+"""Files that show every record, and of them only what `model.Overview` holds (so does a large site's home page)."""
+
+
+def _overview(saved: SavedState, old: Summaries, new: Summaries, edited: set[str]) -> Overview:
+    """Return what the pages about every record show after the edits of the records `edited`, from
+    the saved tallies and recent pages, without reading every summary."""
+    from ..render import RECENT_LIMIT, recently_changed
+
+    tallies = saved.tallies()
+    for sign, summaries in ((-1, old), (1, new)):
+        for i in sorted(edited):
+            for group in tallied(summaries[i]):
+                was = tallies.get(group, Tally(0, 0))
+                tallies[group] = Tally(was.records + sign, was.written + sign * summaries[i].written)
+    groups: dict[str, dict[str, Tally]] = {"exception": {}, "file": {}, "tag": {}}
+    for (kind, name), tally in sorted(tallies.items()):
+        if tally.records and kind in groups:
+            groups[kind][name] = tally
+    statuses = [tally for (kind, _), tally in tallies.items() if kind == "status"]
+    # The saved recent pages, but the edited records', with the edited records as they are now.
+    recent = [new[i] for i in saved.recent(RECENT_LIMIT + len(edited)) if i not in edited]
+    return Overview(tuple(new), groups, tallies.get(("status", "active"), Tally(0, 0)).records,
+                    sum(tally.written for tally in statuses),
+                    tuple(recently_changed([*recent, *(new[i] for i in sorted(edited))])))
 
 
 def _shown_on(group: tuple[str, str], summary: Summary) -> tuple[object, ...]:
@@ -490,7 +525,8 @@ def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan, store: H
 
     site = Site(config, tuple(plan.records[i] for i in sorted(plan.records)))
     renderer = render.Renderer(site, related=plan.links, highlighter=highlight.Highlighter(store, head.meta.lexers),
-                               compiled=paths.templates_path(inputs.out), summaries=plan.summaries, known=plan.known)
+                               compiled=paths.templates_path(inputs.out), summaries=plan.summaries, known=plan.known,
+                               overview=plan.overview)
     makers = renderer.plan()
     return {path: makers[path]() for path in plan.keys if path not in plan.beside}
 
