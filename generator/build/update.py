@@ -2,9 +2,12 @@
 
 An edit of a record's prose renders its own pages. An edit of what other pages show of it (its
 summary: title, message, place, tags, status, related ids, whether written) also renders the
-list pages, the API files and the pages that link it, from every record's summary as the last
-build saved it (`state.Cards`), without reading any other record; when it changes what relates
-records, the related errors are found again for the records it can reach (`search.related.relink`).
+list pages and the pages that link it, from the summaries the last build saved (`state.Cards`,
+read as they are used) without reading any other record, and the pages about every record from
+the saved tallies (`model.Overview`); when it changes what relates records, the related errors
+are found again for the records it can reach (`search.related.relink`). The long files (the
+search index, the API lists, the page of all errors) are the last build's with the edited
+records' parts changed, made in other processes meanwhile.
 """
 
 from __future__ import annotations
@@ -121,8 +124,8 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
     if long is not None:
         staging = write.staging_folder(inputs.out)
         # The long files are made in other processes while this one plans and renders the pages,
-        # when there are two cores: patching the index takes about as long as all the rest of an
-        # edit of a title. An edit of prose renders too little to pay for a process.
+        # when there are two cores: reading, hashing and writing 12 MB is a fair part of an edit at
+        # 10,000 records. An edit of prose renders too little to pay for a process.
         asides = [workers.Beside(partial(make, long, staging), jobs if spread else 1)
                   for make, needed in ((make_index, long.index), (make_lists, long.paths())) if needed]
     made: dict[str, str] = {}

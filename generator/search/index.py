@@ -7,7 +7,7 @@ both runtimes read values by name (docs/matching.md, The index).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -260,22 +260,26 @@ SCRIPT_START, SCRIPT_END = b"window.ERRORSITE_INDEX=", b";\n"
 
 def index_script(index: dict[str, Any]) -> bytes:
     """Return the search index as the script `search-index.js`: compact JSON with a line per row and per posting."""
-    return joined_script({name: value for name, value in index.items() if name not in LINED},
-                         {name: [json_line(value) for value in index[name]] for name in LINED})
+    return _script({name: value for name, value in index.items() if name not in LINED},
+                   {name: map(json_line, index[name]) for name in LINED})
 
 
 LINED = ("postings", "records")
-"""The long lists of the index, which its script holds an item per line."""
+"""The long lists of the index, which its script holds an item per line (in name order, as the script has them)."""
 
 
 def json_line(value: Any) -> bytes:
     """Return an item of a long list of the index (`LINED`) as its line of the script."""
     # orjson writes compact UTF-8 JSON several times quicker than json. Imported here: orjson
-    # brings uuid and platform with it, which a build where nothing changed would wait for and
-    # not use. "<" only occurs inside strings; escaped, no "</script>" can end the script early.
+    # brings uuid and platform with it, which a build where nothing changed would wait for and not use.
     import orjson
 
-    return orjson.dumps(value).replace(b"<", b"\\u003c")
+    return _escaped(orjson.dumps(value))
+
+
+def _escaped(data: bytes) -> bytes:
+    """Return JSON for the script, with "<" escaped: it occurs only inside strings, so no "</script>" ends the script early."""
+    return data.replace(b"<", b"\\u003c")
 
 
 def joined_script(head: dict[str, Any], lines: dict[str, list[bytes]]) -> bytes:
@@ -285,14 +289,29 @@ def joined_script(head: dict[str, Any], lines: dict[str, list[bytes]]) -> bytes:
     the lines of the postings of its terms, and the short lists, and the rest of the file is the
     same bytes (`split_script`, `build.reindex`).
     """
+    return _script(head, lines)
+
+
+def _script(head: dict[str, Any], lines: Mapping[str, Iterable[bytes]]) -> bytes:
+    """Return the script of the index `head` whose long lists have the lines `lines`."""
     import orjson
 
-    data = orjson.dumps({**head, **{name: f"\0{name}\0" for name in LINED}},
-                        option=orjson.OPT_SORT_KEYS).replace(b"<", b"\\u003c")
+    data = _escaped(orjson.dumps({**head, **{name: f"\0{name}\0" for name in LINED}}, option=orjson.OPT_SORT_KEYS))
+    # Written into one buffer as the lines come: orjson gives each line a buffer of at least 4 KB,
+    # which a list of 10,000 rows would keep, and every joined copy of 5 MB would add to the peak.
+    out = bytearray(SCRIPT_START)
     for name in LINED:
-        items = lines[name]
-        data = data.replace(f'"\\u0000{name}\\u0000"'.encode(), b"[\n" + b",\n".join(items) + b"\n]" if items else b"[]")
-    return SCRIPT_START + data + SCRIPT_END
+        before, data = data.split(f'"\\u0000{name}\\u0000"'.encode(), 1)
+        out += before
+        opening = b"[\n"
+        for line in lines[name]:
+            out += opening
+            out += line
+            opening = b",\n"
+        out += b"[]" if opening == b"[\n" else b"\n]"
+    out += data
+    out += SCRIPT_END
+    return bytes(out)
 
 
 def script_json(script: bytes) -> bytes | None:
