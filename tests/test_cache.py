@@ -344,6 +344,24 @@ def test_the_page_of_all_errors_is_spliced_where_its_items_go() -> None:
     assert spliced_items(page([a, b]), "../../", [ItemChange(b, b, "a", True)]) is None
 
 
+
+def test_an_edit_relates_the_records_of_a_long_file_by_their_lines(tmp_path: Path) -> None:
+    # Records sharing only common words are related to their neighbours in line order in a file of
+    # more than 2 * NEIGHBOURS + 1 records: an update reads a file's records in that order, not by id.
+    content = tmp_path / "content"
+    synthesize(60, content)
+    for n, i in enumerate(ids(content)):
+        edit(content, i, lambda d: (d["source"].update(path="tinyserve/one.py"),
+                                    d.update(message=f"value{n} failed here", tags=["common"], related=[])))
+    pipeline.build(content, tmp_path / "site", jobs=1)
+    by_line = sorted(ids(content), key=lambda i: json.loads((content / "errors" / f"{i}.json").read_text())["source"]["line"])
+    assert by_line != ids(content)
+    edit(content, by_line[30], lambda d: d.update(message="other30 failed here"))
+    assert not pipeline.build(content, tmp_path / "site", jobs=1).full
+    pipeline.build(content, tmp_path / "clean", jobs=1)
+    assert tree(tmp_path / "site") == tree(tmp_path / "clean")
+
+
 def newest(content: Path) -> str:
     """Return the id of the record with the newest analysis date (the first of the home page's recent pages)."""
     dated = {i: json.loads((content / "errors" / f"{i}.json").read_text())["analysis"]["date"] for i in ids(content)}

@@ -271,7 +271,7 @@ CREATE TABLE IF NOT EXISTS outputs (path TEXT PRIMARY KEY, key TEXT NOT NULL, sh
 CREATE TABLE IF NOT EXISTS linked (id TEXT NOT NULL, other TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS linked_by_other ON linked (other);
 CREATE INDEX IF NOT EXISTS linked_by_id ON linked (id);
-CREATE TABLE IF NOT EXISTS groups (kind TEXT NOT NULL, name TEXT NOT NULL, id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS groups (kind TEXT NOT NULL, name TEXT NOT NULL, id TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS groups_by_name ON groups (kind, name);
 CREATE INDEX IF NOT EXISTS groups_by_id ON groups (id);
 CREATE TABLE IF NOT EXISTS listed (kind TEXT NOT NULL, name TEXT NOT NULL, id TEXT NOT NULL);
@@ -535,6 +535,7 @@ class SavedState:
             db = self._connect()
             for (kind, name), limit in limits.items():
                 found[kind, name] = [i for (i,) in db.execute(
+                    "SELECT id FROM groups WHERE kind = ? AND name = ? ORDER BY line, id LIMIT ?" if kind == "file" else
                     "SELECT id FROM groups WHERE kind = ? AND name = ? LIMIT ?", (kind, name, limit))]
         except DAMAGE as error:
             raise Damaged(self.path) from error
@@ -603,8 +604,8 @@ def _regroup(db: sqlite3.Connection, rows: list[RecordRow]) -> None:
     """Make the `groups` and `listed` rows of each record of `rows` those of its summary."""
     db.executemany("DELETE FROM groups WHERE id = ?", ((row.record.id,) for row in rows))
     db.executemany("DELETE FROM listed WHERE id = ?", ((row.record.id,) for row in rows))
-    db.executemany("INSERT INTO groups VALUES (?, ?, ?)",
-                   ((kind, name, row.record.id) for row in rows for kind, name in group_list(row.made.summary)))
+    db.executemany("INSERT INTO groups VALUES (?, ?, ?, ?)", ((kind, name, row.record.id, row.made.summary.line)
+                                                           for row in rows for kind, name in group_list(row.made.summary)))
     db.executemany("INSERT INTO listed VALUES (?, ?, ?)",
                    ((kind, name, row.record.id) for row in rows for kind, name in group_names(row.made.summary)))
 

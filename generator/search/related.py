@@ -8,6 +8,7 @@ every record: `relink` finds them only for the records an edit can reach.
 from __future__ import annotations
 
 import re
+from bisect import insort
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -70,8 +71,9 @@ Members = Callable[[Mapping[Group, int]], Mapping[Group, list[str]]]
 """Group -> the most records to return (-1: all) -> the ids of its active records before an edit.
 
 A record is there once per time it belongs to the group (a tag it names twice: twice); the
-records of a tag or word come in any order. `build.state.SavedState.members` reads them from
-the last build's state; `scanned` finds them in every summary.
+records of a file come in line order (then id order), those of a tag or word in any order.
+`build.state.SavedState.members` reads them from the last build's state; `scanned` finds them
+in every summary.
 """
 
 
@@ -96,7 +98,7 @@ def relink(old: Mapping[str, Summary], new: Mapping[str, Summary], changed: Iter
     edit = GroupEdit({i: group_list(old[i]) for i in changed}, {i: group_list(new[i]) for i in changed})
     saved = members or scanned(old)
     touched = sorted({g for i in changed for g in (*edit.left[i], *edit.joined[i])})
-    lists = edit.applied(saved, touched)
+    lists = edit.applied(saved, touched, new)
     reached = set(changed)
     for group in touched:
         after = set(lists[group])
@@ -104,7 +106,7 @@ def relink(old: Mapping[str, Summary], new: Mapping[str, Summary], changed: Iter
         if group[0] == "file" or min(len(before), len(after)) <= RARE:
             reached |= before | after
     # Only the groups of the records reached are needed to find their related errors.
-    lists.update(edit.applied(saved, sorted({g for i in reached for g in group_list(new[i])} - lists.keys())))
+    lists.update(edit.applied(saved, sorted({g for i in reached for g in group_list(new[i])} - lists.keys()), new))
     near = Neighbourhood(new, lists)
     return {i: near.links(new[i]) for i in sorted(reached)}
 
@@ -118,8 +120,9 @@ class GroupEdit:
     joined: dict[str, list[Group]]
     """Edited record id -> its groups after the edit."""
 
-    def applied(self, saved: Members, groups: list[Group]) -> dict[Group, list[str]]:
-        """Return the members of `groups` after the edit, from `saved`, those before it.
+    def applied(self, saved: Members, groups: list[Group], cards: Mapping[str, Summary]) -> dict[Group, list[str]]:
+        """Return the members of `groups` after the edit (see `Members`), from `saved`, those before it, and
+        `cards`, the summaries after it.
 
         Of a tag or word, enough are read to tell whether it has more than RARE records after the
         edit: RARE + 1 besides the edited records' places in it, which the edit may take away.
@@ -127,8 +130,17 @@ class GroupEdit:
         limits = {g: -1 if g[0] == "file" else RARE + 1 + sum(found.count(g) for found in self.left.values())
                   for g in groups}
         before = saved(limits)
-        return {g: [i for i in before.get(g, ()) if i not in self.left]
-                + [i for i, found in self.joined.items() for _ in range(found.count(g))] for g in groups}
+        after = {g: [i for i in before.get(g, ()) if i not in self.left] for g in groups}
+        for i, found in self.joined.items():
+            for g in found:
+                if g not in after:
+                    continue
+                if g[0] == "file":
+                    # In line order: a search reads the lines of a few of the file's records, not of all.
+                    insort(after[g], i, key=lambda j: (cards[j].line, j))
+                else:
+                    after[g].append(i)
+        return after
 
 
 def group_list(card: Summary) -> list[Group]:
@@ -162,6 +174,9 @@ def grouped(cards: Mapping[str, Summary], wanted: set[Group] | None = None, cap:
             members = groups["word", word]
             if len(members) < cap:
                 members.append(card.id)
+    for (kind, _), members in groups.items():
+        if kind == "file":
+            members.sort(key=lambda i: (cards[i].line, i))
     return dict(groups)
 
 
@@ -169,7 +184,8 @@ class Neighbourhood:
     """The groups of a set of records, from which each record's candidates and related list are found."""
 
     def __init__(self, cards: Mapping[str, Summary], groups: dict[Group, list[str]]) -> None:
-        """Relate `cards` by `groups` (see `grouped`), which holds every group of the records to relate."""
+        """Relate `cards` by `groups` (see `grouped`; a file's records in line order), which holds every group
+        of the records to relate."""
         self.cards = cards
         self.groups = groups
         """Group -> the ids of its active records (more than RARE of a tag or word: maybe not all of them)."""
@@ -179,7 +195,6 @@ class Neighbourhood:
         """Record id -> its words as a set, made when first scored."""
         for (kind, _), members in groups.items():
             if kind == "file":
-                members.sort(key=lambda i: (cards[i].line, i))
                 self.place.update((i, index) for index, i in enumerate(members))
 
     def candidates(self, card: Summary) -> set[str]:
