@@ -9,7 +9,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -83,7 +83,6 @@ def render(work: Work, todo: list[str], jobs: int, progress: Progress | None) ->
     _WORK = work
     hashes: dict[str, str] = {}
     chunks = [todo[i : i + CHUNK] for i in range(0, len(todo), CHUNK)]
-    done = 0
     try:
         if parallel(jobs, len(todo)):
             import multiprocessing
@@ -91,23 +90,24 @@ def render(work: Work, todo: list[str], jobs: int, progress: Progress | None) ->
             work.store.prepare()  # the workers only read the file: no two processes set it up at once
             context = multiprocessing.get_context("fork")
             with context.Pool(min(jobs, len(chunks)), initializer=_worker_start, initargs=(os.getpid(),)) as pool:
-                for found, highlighted in pool.imap_unordered(_render_chunk, chunks):
-                    hashes.update(found)
-                    work.store.add(highlighted)
-                    done += len(found)
-                    if progress:
-                        progress(done, len(todo))
+                _collect(pool.imap_unordered(_render_chunk, chunks), work, hashes, len(todo), progress)
         else:
-            for chunk in chunks:
-                found, highlighted = _render_chunk(chunk)
-                hashes.update(found)
-                work.store.add(highlighted)
-                done += len(found)
-                if progress:
-                    progress(done, len(todo))
+            _collect(map(_render_chunk, chunks), work, hashes, len(todo), progress)
     finally:
         _WORK = None
     return hashes
+
+
+def _collect(rendered: Iterable[tuple[dict[str, str], dict[str, str]]], work: Work, hashes: dict[str, str],
+             total: int, progress: Progress | None) -> None:
+    """Add each rendered chunk's hashes to `hashes` and its highlighted code to the store, as chunks come."""
+    done = 0
+    for found, highlighted in rendered:
+        hashes.update(found)
+        work.store.add(highlighted)
+        done += len(found)
+        if progress:
+            progress(done, total)
 
 
 def _worker_start(parent: int) -> None:
