@@ -113,17 +113,25 @@ class Server:
                 now = self.stamp()
                 if now != stamp:
                     stamp = now
-                    self.rebuild()
+                    self.rebuild(now)
             except Exception as error:  # noqa: BLE001 - the watcher must outlive any one failure
                 # rebuild() reports its own failures; this is the log itself or the stamp failing.
                 self.report_bug("the watcher failed (it keeps watching)", error)
 
-    def rebuild(self) -> None:
-        """Build incrementally; keep the last good site and show the problems when the content is broken."""
+    def rebuild(self, stamp: tuple[object, ...] | None = None) -> None:
+        """Build incrementally; keep the last good site and show the problems when the content is broken.
+
+        With the `stamp` of the files the build reads, taken before it, problems are neither shown
+        nor logged when those files changed while it ran: an editor that saves a file in more than
+        one write can leave it half-written for an instant, and the watcher sees the change and
+        builds again.
+        """
         started = time.perf_counter()
         try:
             result = pipeline.build(self.content, self.out, self.base_url)
         except UserError as error:
+            if stamp is not None and self.stamp() != stamp:
+                return
             problems: str | None = str(error)
             self.log(f"error: {error}")
         except Exception as error:  # noqa: BLE001 - a crash must not stop the server or the watcher

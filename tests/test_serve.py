@@ -94,6 +94,40 @@ def test_a_broken_record_shows_its_problems_until_fixed(server: serve.Server) ->
     assert "errorsite-problems" not in body
 
 
+def test_a_record_read_half_written_is_built_again_without_showing_its_problems(
+        server: serve.Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An editor that truncates a file and then writes it can be read in between: the build fails on
+    # what it read, the file changes again meanwhile, and only the build of the whole file counts.
+    logged: list[str] = []
+    server.log = logged.append
+    record_id = first_id(server)
+    path = server.content / "errors" / f"{record_id}.json"
+    whole = json.loads(path.read_text())
+    whole["title"] = "Saved in two writes"
+    real = serve.pipeline.build
+
+    def build_then_finish_writing(*args: object, **kwargs: object) -> object:
+        try:
+            return real(*args, **kwargs)
+        finally:
+            if path.read_text() == "":
+                monkeypatch.setattr(serve.pipeline, "build", real)
+                path.write_text(json.dumps(whole))
+
+    monkeypatch.setattr(serve.pipeline, "build", build_then_finish_writing)
+    version = server.version
+    path.write_text("")
+    version = wait_for(server, version)
+    status, body = get(f"{server.url}errors/{record_id}/")
+    assert status == 200 and "Saved in two writes" in body and "errorsite-problems" not in body
+    assert not any(line.startswith("error:") for line in logged)
+    # A file that stays broken is shown as before.
+    path.write_text("{")
+    wait_for(server, version)
+    status, body = get(server.url)
+    assert "errorsite-problems" in body and any(line.startswith("error:") for line in logged)
+
+
 def raw(server: serve.Server, target: str, host: str | None = None, method: str = "GET") -> tuple[int, bytes]:
     """Return the status and body of a request sent as written, with `host` as its Host header."""
     port = server.httpd.server_address[1]
