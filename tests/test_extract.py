@@ -284,6 +284,23 @@ def test_asserts_only_when_asked() -> None:
     assert [(s.line, s.reason) for s in scan.skipped] == [(5, "assert message computed elsewhere")]
 
 
+def test_an_exception_a_validator_yields_is_a_site() -> None:
+    # Validators that report every problem yield their errors (jsonschema's keywords), which a
+    # caller raises: each yielded exception with a message is a site, of kind "yield".
+    source = (b'class SchemaError(Exception):\n    pass\n\n\nclass Note:\n    pass\n\n\n'
+              b'def required(instance, names):\n'
+              b'    for name in names:\n'
+              b'        if name not in instance:\n'
+              b'            yield SchemaError(f"{name!r} is a required property")\n'
+              b'    yield ValueError("no properties at all")\n'
+              b'    yield Note("not an exception")\n'
+              b'    yield instance\n')
+    scan = scan_file("m.py", source)
+    assert [(s.line, s.exception, s.message, s.kind) for s in scan.sites] == [
+        (12, "SchemaError", "{name!r} is a required property", "yield"), (13, "ValueError", "no properties at all", "yield")]
+    assert scan.by_kind()["yield"] == 2
+
+
 def test_line_of_a_multiline_raise_is_the_raise_keyword() -> None:
     source = b'def f():\n    x = 1\n    raise ValueError(\n        "spread "\n        "out"\n    )\n'
     [site] = scan_file("m.py", source).sites

@@ -36,7 +36,7 @@ from .messages import (
     HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
     unique_variants,
 )
-from .raisers import OWN_MESSAGE_METHODS, ClassInfo, Function, ParsedFile, Raiser, Repository, body_nodes, module_name, with_hole
+from .raisers import EXCEPTION_NAME, OWN_MESSAGE_METHODS, ClassInfo, Function, ParsedFile, Raiser, Repository, body_nodes, module_name, with_hole
 from .sites import Mapped, ParseFailure, RaiseSite, Scan, Skipped
 
 SNIPPET_MAX_LINES = 40
@@ -230,7 +230,7 @@ class _Finder:
         """
         for stmt, qualname, scope, function in _statements(self.file.tree.body, (), None, None):
             where = self.repo.by_node.get(id(function)) if function is not None else None
-            if where is not None and not isinstance(stmt, (ast.Raise, ast.Assert)):
+            if where is not None and not isinstance(stmt, (ast.Raise, ast.Assert)) and _yielded_call(stmt) is None:
                 continue
             try:
                 yield from self._statement(stmt, qualname, scope, where)
@@ -254,6 +254,13 @@ class _Finder:
             if self.asserts and stmt.msg is not None:
                 yield self._assert(stmt, qualname, scope)
             return
+        yielded = _yielded_call(stmt)
+        if yielded is not None:
+            found = self._yielded(stmt, yielded, qualname, scope, self.names(where))
+            if found is not None:
+                yield found
+            if where is not None:
+                return  # the calls of a function come from its shape
         for call in body_nodes([stmt]):
             if isinstance(call, ast.Call):
                 yield from self._call(call, qualname, scope, where)
@@ -302,6 +309,18 @@ class _Finder:
             reason = "no message" if not exc.args and not exc.keywords else "message computed elsewhere"
             return self._mapped(stmt, exc.func) or Skipped(self.file.path, stmt.lineno, reason)
         return self._site(stmt, qualname, scope, exception, found, kind, self.repo.resolve_class(exc.func, self.file))
+
+    def _yielded(self, stmt: ast.stmt, exc: ast.Call, qualname: str, scope: tuple[int, int] | None,
+                 names: Names) -> RaiseSite | Skipped | None:
+        """Return the site of `yield SomeError("...")`, as validators that yield their errors have it; None
+        when what is yielded is not an exception, or has no message the source spells out."""
+        exception = dotted(exc.func)
+        info = self.repo.resolve_class(exc.func, self.file)
+        if exception is None or not (self.repo.is_exception(info) if info is not None
+                                     else EXCEPTION_NAME.search(exception.rpartition(".")[2])):
+            return None
+        found = first_message(exc, self.file.source, names, extended=True)
+        return self._site(stmt, qualname, scope, exception, found, "yield", info) if found is not None else None
 
     def _mapped(self, stmt: ast.Raise, node: ast.expr) -> Mapped | None:
         """Return the mapping of a raise without a message to its class's own-message site, if it has one."""
@@ -394,6 +413,13 @@ def _make_site(file: ParsedFile, node: ast.stmt | ast.expr, qualname: str, scope
     """Return the site of a message at a node, with its snippet."""
     start, code = _snippet(file.source, node, scope)
     return RaiseSite(file.path, node.lineno, qualname, exception, found.text, start, code, found.variants, kind)
+
+
+def _yielded_call(stmt: ast.stmt) -> ast.Call | None:
+    """Return the call a statement `yield Call(...)` yields, or None for any other statement."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield) and isinstance(stmt.value.value, ast.Call):
+        return stmt.value.value
+    return None
 
 
 def _wrapped(found: Message, raiser: Raiser) -> Message:

@@ -95,10 +95,16 @@ def _named(head: str, rest: list[str]) -> tuple[str, list[str]]:
     if not m:
         return "", []
     exception = m.group(1)
-    message = "\n".join([head[m.end():]] + rest)
+    lines = [head[m.end():]] + rest
+    message = "\n".join(lines)
     # KeyError shows its message as a repr, in quotes.
     if exception.split(".")[-1] == "KeyError" and len(message) >= 2 and message[0] in "'\"" and message[-1] == message[0]:
         return exception, [message[1:-1], message]
+    # An exception that prints details after its message, past a blank line (jsonschema's
+    # ValidationError: the schema and the instance), is read by its first paragraph first.
+    gap = next((i for i in range(1, len(lines)) if _blank(lines[i])), 0)
+    if gap and not all(map(_blank, lines[:gap])):
+        return exception, ["\n".join(lines[:gap]), message]
     return exception, [message]
 
 

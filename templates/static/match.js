@@ -162,10 +162,14 @@
   function named(head, rest) {
     var m = EXCEPTION.exec(head);
     if (!m) return ["", []];
-    var message = [head.slice(m[0].length)].concat(rest).join("\n");
+    var lines = [head.slice(m[0].length)].concat(rest), message = lines.join("\n");
     // KeyError shows its message as a repr, in quotes.
     if (lastName(m[1]) === "KeyError" && /^(['"])[\s\S]*\1$/.test(message))
       return [m[1], [message.slice(1, -1), message]];
+    // An exception that prints details after its message, past a blank line, is read by its first paragraph first.
+    var gap = 0;
+    for (var i = 1; i < lines.length && !gap; i++) if (blank(lines[i])) gap = i;
+    if (gap && lines.slice(0, gap).some(line => !blank(line))) return [m[1], [lines.slice(0, gap).join("\n"), message]];
     return [m[1], [message]];
   }
   // A terminal's hard wrap cuts lines at its width: a line of the greatest length (MIN_WRAP+ code points)
