@@ -458,6 +458,35 @@ def test_run_writes_one_skeleton_record_per_site(tmp_path: Path) -> None:
     assert "cannot parse broken.py: line 1" in "\n".join(report.lines())
 
 
+def test_a_yielded_error_is_found_from_a_traceback_that_does_not_pass_its_file(tmp_path: Path) -> None:
+    # A validator yields the error and the caller raises it: the traceback names the caller's
+    # file, not the validator's, and still explains the page it finds.
+    from generator.build import pipeline
+    from generator.search.index import read_index_script
+    from generator.search.rank import search
+
+    repo = Repo(tmp_path / "repo")
+    commit_sources(repo, {
+        "pkg/keywords.py": 'from pkg.errors import SchemaError\n\n\ndef required(instance, names):\n'
+                           '    for name in names:\n        if name not in instance:\n'
+                           '            yield SchemaError(f"{name!r} is a required property")\n',
+        "pkg/checks.py": 'def check(size):\n    if size < 0:\n        raise ValueError(f"size {size} is negative")\n',
+        "pkg/errors.py": "class SchemaError(Exception):\n    pass\n",
+    })
+    content = tmp_path / "content"
+    sync.run(repo.path, "HEAD", "owner/name", content, [], [], False)
+    pipeline.build(content, tmp_path / "site", jobs=1)
+    index = read_index_script((tmp_path / "site" / "search-index.js").read_bytes())
+    assert index is not None
+    traceback = ('Traceback (most recent call last):\n  File "/venv/lib/pkg/validate.py", line 9, in validate\n'
+                 "    raise error\n{}\n")
+    [found] = search(index, traceback.format("pkg.errors.SchemaError: 'name' is a required property"), limit=1)
+    assert found["kind"] == "full" and found["confident"]
+    # A raised error's own file must be in its traceback.
+    [other] = search(index, traceback.format("ValueError: size -1 is negative"), limit=1)
+    assert other["kind"] == "full" and not other["confident"]
+
+
 def test_site_order_and_ids_do_not_depend_on_the_listing(tmp_path: Path) -> None:
     files = {f"m{n}.py": b'raise ValueError("same")\nraise ValueError("same")\n' for n in range(3)}
     forward = scan_files(files)

@@ -7,6 +7,7 @@ both runtimes read values by name (docs/matching.md, The index).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -34,7 +35,7 @@ FIELD_WEIGHTS = (("title", 2), ("message", 2), ("variants", 1), ("exception", 1)
                  ("path", 1), ("tags", 1), ("meaning", 1))
 """How much each field of a record counts for its words."""
 INDEX_FIELDS = ("id", "title", "message", "exception", "path", "removed", "dl", "first", "pattern", "spans",
-                "line", "function", "written", "reprs", "variants")
+                "line", "function", "written", "reprs", "variants", "yielded")
 """The fields of an index row, in the order rows store them; the index carries this list as `fields`."""
 
 
@@ -49,7 +50,20 @@ def search_entry(record: Record, store: Store | None = None) -> dict[str, Any]:
         "meaning": markdown.plain(record.meaning, store) if record.meaning else "",
         "status": record.status, "url": record.url,
         "written": record.written, "variants": [v.message for v in record.variants],
+        "yielded": yielded(record),
     }
+
+
+YIELD = re.compile(r"[ \t]*yield\b")
+"""A line that yields a value: a validator's error, which a caller raises elsewhere."""
+
+
+def yielded(record: Record) -> bool:
+    """Return whether the record's source line yields its error rather than raising it (see docs/extract.md)."""
+    source = record.source
+    lines = source.snippet.code.splitlines()
+    at = source.line - source.snippet.start
+    return 0 <= at < len(lines) and YIELD.match(lines[at]) is not None
 
 
 def document_terms(rec: dict[str, Any]) -> dict[str, int]:
@@ -119,6 +133,7 @@ def _row(rec: dict[str, Any], length: int) -> list[Any]:
         "spans": spans, "line": rec.get("line") or 0, "function": rec.get("function") or "",
         "written": 1 if _is_written(rec) else 0, "reprs": repr_placeholders(rec["message"]),
         "variants": [_variant_json(m) for m in rec.get("variants") or ()],
+        "yielded": 1 if rec.get("yielded") else 0,
     }
     return [row[name] for name in INDEX_FIELDS]
 
@@ -211,6 +226,8 @@ class Row:
     """Weighted token count (BM25's document length)."""
     templates: tuple[Template, ...]
     """The message, then each variant in the record's order."""
+    yielded: bool
+    """The source yields the error and a caller raises it elsewhere: a traceback need not name its file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +264,7 @@ def load_index(data: dict[str, Any]) -> SearchIndex:
         main = template(get("message"), get("pattern"), get("spans"), get("first"), get("reprs"))
         variants = [template(v["message"], v["pattern"], v["spans"], v["first"], v["reprs"]) for v in get("variants")]
         return Row(get("id"), get("title"), get("exception"), get("path"), get("line"), get("function"),
-                   bool(get("removed")), bool(get("written")), get("dl"), (main, *variants))
+                   bool(get("removed")), bool(get("written")), get("dl"), (main, *variants), bool(get("yielded")))
 
     return SearchIndex(tuple(row(values) for values in data["records"]), terms, {t: i for i, t in enumerate(terms)},
                        data["idf"], data["postings"], data["avgdl"], frozenset(data["stop"]),

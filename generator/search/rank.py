@@ -117,7 +117,8 @@ def _contradicts(paste: Paste, row: Row, frames: FrameHit) -> bool:
     theirs, mine = paste.exception.split(".")[-1], row.exception.split(".")[-1]
     other_class = (_names_a_class(theirs) and theirs not in GENERIC_EXCEPTIONS and _names_a_class(mine)
                    and theirs != mine)
-    return other_class or bool(paste.frames) and frames.in_file == 0
+    # A yielded error is raised by a caller elsewhere: its own file need not be in the traceback.
+    return other_class or bool(paste.frames) and frames.in_file == 0 and not row.yielded
 
 
 def _linked(index: SearchIndex, text: str) -> set[int]:

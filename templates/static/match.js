@@ -272,7 +272,8 @@
       var templates = [{ message: get("message"), pattern: get("pattern"), spans: get("spans"),
         first: get("first"), reprs: get("reprs") }].concat(get("variants")).map(template);
       return { id: get("id"), url: index.url.replace("{id}", get("id")), title: get("title"), exception: get("exception"), path: get("path"), line: get("line"),
-        "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates };
+        "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates,
+        yielded: !!get("yielded") };
     });
     loaded = { rows, byId: new Map(rows.map((row, d) => [row.id, d])), terms: index.terms, number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop, base: index.base_url || "" };
     cache.set(index, loaded);
@@ -448,7 +449,8 @@
   function contradicts(paste, row, frames) {
     var theirs = lastName(paste.exception), mine = lastName(row.exception);
     var otherClass = namesAClass(theirs) && GENERIC_EXCEPTIONS.indexOf(theirs) < 0 && namesAClass(mine) && theirs !== mine;
-    return otherClass || (paste.frames.length > 0 && frames.inFile === 0);
+    // A yielded error is raised by a caller elsewhere: its own file need not be in the traceback.
+    return otherClass || (paste.frames.length > 0 && frames.inFile === 0 && !row.yielded);
   }
   function candidate(ix, d, m, words, paste, link) {
     var row = ix.rows[d], score = words.score.get(d) || 0, frames = frameHit(row, paste.frames);
