@@ -101,8 +101,9 @@ def _named(head: str, rest: list[str]) -> tuple[str, list[str]]:
     if exception.split(".")[-1] == "KeyError" and len(message) >= 2 and message[0] in "'\"" and message[-1] == message[0]:
         return exception, [message[1:-1], message]
     # An exception that prints details after its message, past a blank line (jsonschema's
-    # ValidationError: the schema and the instance), is read by its first paragraph first.
-    gap = next((i for i in range(1, len(lines)) if _blank(lines[i])), 0)
+    # ValidationError: the schema and the instance) or indented under it (PyYAML's marks: where in
+    # the document), is read by the lines before them first.
+    gap = next((i for i in range(1, len(lines)) if _blank(lines[i]) or lines[i][0] in " \t"), 0)
     if gap and not all(map(_blank, lines[:gap])):
         return exception, ["\n".join(lines[:gap]), message]
     return exception, [message]

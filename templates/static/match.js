@@ -166,9 +166,10 @@
     // KeyError shows its message as a repr, in quotes.
     if (lastName(m[1]) === "KeyError" && /^(['"])[\s\S]*\1$/.test(message))
       return [m[1], [message.slice(1, -1), message]];
-    // An exception that prints details after its message, past a blank line, is read by its first paragraph first.
+    // An exception that prints details after its message, past a blank line or indented under it, is read by the
+    // lines before them first.
     var gap = 0;
-    for (var i = 1; i < lines.length && !gap; i++) if (blank(lines[i])) gap = i;
+    for (var i = 1; i < lines.length && !gap; i++) if (blank(lines[i]) || /^[ \t]/.test(lines[i])) gap = i;
     if (gap && lines.slice(0, gap).some(line => !blank(line))) return [m[1], [lines.slice(0, gap).join("\n"), message]];
     return [m[1], [message]];
   }
