@@ -102,10 +102,11 @@ def _named(head: str, rest: list[str]) -> tuple[str, list[str]]:
         return exception, [message[1:-1], message]
     # An exception that prints details after its message, past a blank line (jsonschema's
     # ValidationError: the schema and the instance) or indented under it (PyYAML's marks: where in
-    # the document), is read by the lines before them first.
+    # the document), is read by the lines before them too: after the whole message, which a value
+    # with a line break in it may make look the same.
     gap = next((i for i in range(1, len(lines)) if _blank(lines[i]) or lines[i][0] in " \t"), 0)
     if gap and not all(map(_blank, lines[:gap])):
-        return exception, ["\n".join(lines[:gap]), message]
+        return exception, [message, "\n".join(lines[:gap])]
     return exception, [message]
 
 

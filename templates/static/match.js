@@ -167,10 +167,10 @@
     if (lastName(m[1]) === "KeyError" && /^(['"])[\s\S]*\1$/.test(message))
       return [m[1], [message.slice(1, -1), message]];
     // An exception that prints details after its message, past a blank line or indented under it, is read by the
-    // lines before them first.
+    // lines before them too, after the whole message.
     var gap = 0;
     for (var i = 1; i < lines.length && !gap; i++) if (blank(lines[i]) || /^[ \t]/.test(lines[i])) gap = i;
-    if (gap && lines.slice(0, gap).some(line => !blank(line))) return [m[1], [lines.slice(0, gap).join("\n"), message]];
+    if (gap && lines.slice(0, gap).some(line => !blank(line))) return [m[1], [message, lines.slice(0, gap).join("\n")]];
     return [m[1], [message]];
   }
   // A terminal's hard wrap cuts lines at its width: a line of the greatest length (MIN_WRAP+ code points)
