@@ -60,7 +60,8 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="search-bench-"))
     synthesize(n, work / "content")
     cli.main(["build", "--content", str(work / "content"), "--out", str(work / "site"), "--quiet"])
-    index = read_index_script((work / "site" / "search-index.js").read_bytes())
+    index_js = (work / "site" / "search-index.js").read_bytes()
+    index = read_index_script(index_js)
     assert index is not None
     query = "ValueError: " + filled(index["records"][n // 2][field_positions(index)["message"]])
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(work / "site")))
@@ -75,7 +76,7 @@ def main() -> None:
             page.goto(url)
             page.wait_for_selector("#results li")
             cold.append(page.evaluate("performance.now()"))
-            started = page.evaluate("""() => { const box = document.querySelector('main .searchbox input');
+            started = page.evaluate("""() => { const box = document.querySelector('main .searchbox textarea');
                 const t = performance.now(); box.value = 'kv cache block size'; box.dispatchEvent(new Event('input'));
                 return performance.now() - t; }""")
             warm.append(started)
