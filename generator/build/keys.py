@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import urls
-from ..model import Config, Summary
+from ..model import Config, Summary, Tally
 from ..search.related import Link, Links, relating
 
 
@@ -185,6 +185,19 @@ def group_names(card: Summary) -> list[tuple[str, str]]:
 def tallied(card: Summary) -> list[tuple[str, str]]:
     """Return the (kind, name) of each group a record is counted in: its list pages (`group_names`) and its status."""
     return [*group_names(card), ("status", card.status)]
+
+
+def retallied(tallies: dict[tuple[str, str], Tally], before: Iterable[Summary], after: Iterable[Summary]) -> None:
+    """Change, in place, the tally of each group (see `tallied`) from counting the records `before` to `after`."""
+    for sign, cards in ((-1, before), (1, after)):
+        for card in cards:
+            for group in tallied(card):
+                records, written = tallies.get(group, NO_TALLY)
+                tallies[group] = Tally(records + sign, written + sign * card.written)
+
+
+NO_TALLY = Tally(0, 0)
+"""The tally of a group without records."""
 
 
 def group_url(group: tuple[str, str]) -> str:

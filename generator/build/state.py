@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from ..model import Analysis, Check, ExampleFix, Record, Review, Snippet, Source, Summary, Tally, Variant, Verified, When
 from ..search.related import Group, Link, Links, group_list
-from .keys import group_names, tallied
+from .keys import NO_TALLY, group_names, retallied
 
 T = TypeVar("T")
 
@@ -380,9 +380,9 @@ class SavedState:
                 db.executemany("INSERT OR REPLACE INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (_card(row) for row in fresh))
                 _regroup(db, fresh)
                 db.execute("DELETE FROM tallies")
-                db.executemany("INSERT INTO tallies VALUES (?, ?, ?, ?)",
-                               ((*group, *tally) for group, tally in _tallies(row.made.summary for row in state.rows.values())
-                                .items()))
+                tallies: dict[tuple[str, str], Tally] = {}
+                retallied(tallies, (), (row.made.summary for row in state.rows.values()))
+                db.executemany("INSERT INTO tallies VALUES (?, ?, ?, ?)", ((*group, *tally) for group, tally in tallies.items()))
                 db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
                                ((path, row.key, row.sha) for path, row in state.outputs.items()
                                 if old.outputs.get(path) != row))
@@ -610,27 +610,12 @@ def _regroup(db: sqlite3.Connection, rows: list[RecordRow]) -> None:
                    ((kind, name, row.record.id) for row in rows for kind, name in group_names(row.made.summary)))
 
 
-def _tallies(cards: Iterable[Summary], sign: int = 1) -> dict[tuple[str, str], Tally]:
-    """Return the tally of each group the records of `cards` are counted in (see `keys.tallied`), times `sign`."""
-    found: dict[tuple[str, str], Tally] = {}
-    for card in cards:
-        for group in tallied(card):
-            records, written = found.get(group, NO_TALLY)
-            found[group] = Tally(records + sign, written + sign * card.written)
-    return found
-
-
-NO_TALLY = Tally(0, 0)
-
-
 def _retally(db: sqlite3.Connection, rows: list[RecordRow]) -> None:
     """Make the saved tallies count the summaries of `rows` instead of the saved ones of their records."""
     saved = [_card_summary(found[0]) for row in rows
              for found in db.execute("SELECT summary FROM cards WHERE id = ?", (row.record.id,))]
-    change = _tallies(saved, -1)
-    for group, (records, written) in _tallies(row.made.summary for row in rows).items():
-        was = change.get(group, NO_TALLY)
-        change[group] = Tally(was.records + records, was.written + written)
+    change: dict[tuple[str, str], Tally] = {}
+    retallied(change, saved, (row.made.summary for row in rows))
     db.executemany("INSERT INTO tallies VALUES (?, ?, ?, ?) ON CONFLICT (kind, name) DO UPDATE SET "
                    "records = records + excluded.records, written = written + excluded.written",
                    [(*group, *tally) for group, tally in change.items() if tally != NO_TALLY])

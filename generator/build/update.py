@@ -25,8 +25,8 @@ from ..search.related import Links, relating, relink
 from ..summary import ROOT, ROOT_BYTES, error_line, html, list_item, pattern_line
 from . import highlight, paths, previous, reindex, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
-from .keys import (SHARED_BY_SUMMARY, STALE, digest, group_key, group_names, group_url, record_keys, redirect_key,
-                   related_key_after, shared_keys, tallied)
+from .keys import (NO_TALLY, SHARED_BY_SUMMARY, STALE, digest, group_key, group_names, group_url, record_keys, redirect_key,
+                   related_key_after, retallied, shared_keys)
 from .outputs import Result, made_of, previous_index
 from .state import Cards, Head, Made, OutputRow, RecordRow, SavedState, Search, Summaries, decode
 from .store import HighlightStore
@@ -444,11 +444,7 @@ def _overview(saved: SavedState, old: Summaries, new: Summaries, edited: set[str
     from ..render import RECENT_LIMIT, recently_changed
 
     tallies = saved.tallies()
-    for sign, summaries in ((-1, old), (1, new)):
-        for i in sorted(edited):
-            for group in tallied(summaries[i]):
-                was = tallies.get(group, Tally(0, 0))
-                tallies[group] = Tally(was.records + sign, was.written + sign * summaries[i].written)
+    retallied(tallies, (old[i] for i in sorted(edited)), (new[i] for i in sorted(edited)))
     groups: dict[str, dict[str, Tally]] = {"exception": {}, "file": {}, "tag": {}}
     for (kind, name), tally in sorted(tallies.items()):
         if tally.records and kind in groups:
@@ -456,7 +452,7 @@ def _overview(saved: SavedState, old: Summaries, new: Summaries, edited: set[str
     statuses = [tally for (kind, _), tally in tallies.items() if kind == "status"]
     # The saved recent pages, but the edited records', with the edited records as they are now.
     recent = [new[i] for i in saved.recent(RECENT_LIMIT + len(edited)) if i not in edited]
-    return Overview(tuple(new), groups, tallies.get(("status", "active"), Tally(0, 0)).records,
+    return Overview(tuple(new), groups, tallies.get(("status", "active"), NO_TALLY).records,
                     sum(tally.written for tally in statuses),
                     tuple(recently_changed([*recent, *(new[i] for i in sorted(edited))])))
 

@@ -277,8 +277,8 @@ SCRIPT_START, SCRIPT_END = b"window.ERRORSITE_INDEX=", b";\n"
 
 def index_script(index: dict[str, Any]) -> bytes:
     """Return the search index as the script `search-index.js`: compact JSON with a line per row and per posting."""
-    return _script({name: value for name, value in index.items() if name not in LINED},
-                   {name: map(json_line, index[name]) for name in LINED})
+    return joined_script({name: value for name, value in index.items() if name not in LINED},
+                         {name: map(json_line, index[name]) for name in LINED})
 
 
 LINED = ("postings", "records")
@@ -299,18 +299,13 @@ def _escaped(data: bytes) -> bytes:
     return data.replace(b"<", b"\\u003c")
 
 
-def joined_script(head: dict[str, Any], lines: dict[str, list[bytes]]) -> bytes:
+def joined_script(head: dict[str, Any], lines: Mapping[str, Iterable[bytes]]) -> bytes:
     """Return the script of the index `head` (without its long lists) whose long lists are `lines` (see `json_line`).
 
     Each item of a long list is a line of its own: an edit of one record changes its row's line,
     the lines of the postings of its terms, and the short lists, and the rest of the file is the
     same bytes (`split_script`, `build.reindex`).
     """
-    return _script(head, lines)
-
-
-def _script(head: dict[str, Any], lines: Mapping[str, Iterable[bytes]]) -> bytes:
-    """Return the script of the index `head` whose long lists have the lines `lines`."""
     import orjson
 
     data = _escaped(orjson.dumps({**head, **{name: f"\0{name}\0" for name in LINED}}, option=orjson.OPT_SORT_KEYS))
