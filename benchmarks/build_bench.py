@@ -121,7 +121,7 @@ def bench(n: int, work: Path, hugo: bool) -> dict[str, float]:
     synthesize(n, content)
     out = work / f"site-{n}"
     cache = work / ".errorsite-cache"
-    build = [sys.executable, "-m", "generator", "build", "--quiet", "--content", str(content), "--out", str(out)]
+    build = [sys.executable, "-m", "errorsite", "build", "--quiet", "--content", str(content), "--out", str(out)]
     shutil.rmtree(cache, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
     row: dict[str, float] = {"records": n}
@@ -156,7 +156,7 @@ def serve_latency(n: int, work: Path, edits: int = 7) -> float:
     import urllib.request
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from generator import serve
+    from errorsite import serve
 
     content = work / f"serve-{n}" / "content"
     synthesize(n, content)

@@ -1,4 +1,4 @@
-"""Time `extract` (`generator.extract.sync.run`) on a generated git repository of 2,000 Python files.
+"""Time `extract` (`errorsite.extract.sync.run`) on a generated git repository of 2,000 Python files.
 
 Run: python benchmarks/extract_bench.py [FILES]
 Prints the time of a first run (every record new) and of a rerun (nothing changes).
@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generator.extract import sync  # noqa: E402
+from errorsite.extract import sync  # noqa: E402
 
 RAISES = [
     'raise ValueError(f"bad value {{value!r}} for {name}")',

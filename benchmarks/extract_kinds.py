@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generator.extract.scan import scan_files  # noqa: E402
+from errorsite.extract.scan import scan_files  # noqa: E402
 
 
 def folder(name: str) -> Path:

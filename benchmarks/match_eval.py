@@ -44,12 +44,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.extract.scan import scan_files  # noqa: E402
-from generator.search.index import SearchIndex, build_index, load_index  # noqa: E402
-from generator.search.paste import read_paste  # noqa: E402
-from generator.search.rank import frame_hit, search  # noqa: E402
-from generator.search.template import compile_template, first_word, template_parts  # noqa: E402
-from generator.search.text import tokenize  # noqa: E402
+from errorsite.extract.scan import scan_files  # noqa: E402
+from errorsite.search.index import SearchIndex, build_index, load_index  # noqa: E402
+from errorsite.search.paste import read_paste  # noqa: E402
+from errorsite.search.rank import frame_hit, search  # noqa: E402
+from errorsite.search.template import compile_template, first_word, template_parts  # noqa: E402
+from errorsite.search.text import tokenize  # noqa: E402
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 SITE = Path(sysconfig.get_paths()["purelib"])

@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.search.index import build_index  # noqa: E402
-from generator.search.rank import search  # noqa: E402
+from errorsite.search.index import build_index  # noqa: E402
+from errorsite.search.rank import search  # noqa: E402
 
 SUBJECTS = ["tp_size", "page_size", "draft_topk", "max_batch_size", "chunk_size", "column", "index", "route", "adapter",
             "tokenizer", "kv cache", "scheduler", "middleware", "request body", "parquet file", "dtype", "port", "quantization"]

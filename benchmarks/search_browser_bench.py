@@ -22,8 +22,8 @@ from urllib.parse import quote
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.synth import synthesize  # noqa: E402
-from generator import cli  # noqa: E402
-from generator.search.index import field_positions, read_index_script  # noqa: E402
+from errorsite import cli  # noqa: E402
+from errorsite.search.index import field_positions, read_index_script  # noqa: E402
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

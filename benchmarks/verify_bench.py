@@ -30,7 +30,7 @@ def one_run() -> tuple[float, float, str]:
         shutil.copytree(ROOT / "content", content)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        result = subprocess.run([sys.executable, "-m", "generator", "verify", "--content", str(content)],
+        result = subprocess.run([sys.executable, "-m", "errorsite", "verify", "--content", str(content)],
                                 capture_output=True, text=True, cwd=ROOT, check=False)
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)

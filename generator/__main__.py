@@ -1,4 +1,4 @@
-"""`python -m generator` is the `errorsite` command."""
+"""`python -m errorsite` is the `errorsite` command."""
 
 from .cli import run
 

@@ -1,7 +1,7 @@
 """Where the files shipped beside the code are: templates, static assets, embedded content.
 
-An installed wheel carries them inside the package (`generator/templates`,
-`generator/content`); a source checkout, editable installs included, has them
+An installed wheel carries them inside the package (`errorsite/templates`,
+`errorsite/content`); a source checkout, editable installs included, has them
 at the repository's top level.
 """
 

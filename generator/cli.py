@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
-from .build.paths import CACHE_DIR
+from .sitebuild.paths import CACHE_DIR
 from .problems import BUG_REPORT_URL, ProblemsFound, UsageError, UserError, crash_summary
 
 # A command imports what it needs when it runs: `build` is run after every edit, and most of
@@ -293,7 +293,7 @@ def load_site(args: argparse.Namespace) -> Site:
 
 def run_build(args: argparse.Namespace) -> int:
     """Build the site, rendering only what changed since the last build."""
-    from .build import pipeline
+    from .sitebuild import pipeline
 
     progress = None if args.quiet or not sys.stderr.isatty() else Progress()
     result = pipeline.build(content_folder(args), args.out, args.base_url, progress=progress)

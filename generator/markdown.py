@@ -12,7 +12,7 @@ from html import escape
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .build.highlight import Highlighter, Store, lexer_exists
+from .sitebuild.highlight import Highlighter, Store, lexer_exists
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

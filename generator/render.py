@@ -24,7 +24,7 @@ from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from . import __version__, markdown, urls
-from .build import highlight
+from .sitebuild import highlight
 from .assets import templates_dir
 from .model import Config, Overview, Record, Site, Summary, Tally
 from .search.index import build_index, document_terms, index_script, search_entry
@@ -32,7 +32,7 @@ from .search.related import Links, Related, related_links
 from .search.template import compile_template, template_parts
 from .summary import COMPACT, ROOT, ROOT_BYTES, Mark, error_line, html, list_item, pattern_line, summarize, visible
 from .schema import SCHEMA
-from .build.write import process_running
+from .sitebuild.write import process_running
 
 HOME_LIST_LIMIT = 1000
 """Above this many records the home page lists groups, not every error."""

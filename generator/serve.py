@@ -22,10 +22,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from .build import pipeline
-from .build.inputs import scan
-from .build.keys import tree_stamp
-from .build.paths import CACHE_DIR
+from .sitebuild import pipeline
+from .sitebuild.inputs import scan
+from .sitebuild.keys import tree_stamp
+from .sitebuild.paths import CACHE_DIR
 from .assets import templates_dir
 from .problems import BUG_REPORT_URL, UserError, crash_summary
 

@@ -10,7 +10,7 @@ from typing import Any
 from . import urls
 from .search.template import template_parts
 from .config import settings_to_config, with_base_url
-from .build.highlight import lexer_exists
+from .sitebuild.highlight import lexer_exists
 from .load import Content, RawRecord, pointer_part
 from .model import Analysis, Check, Config, ExampleFix, Record, Review, Site, Snippet, Source, Variant, Verified, When
 from .problems import Invalid, Problem, ProblemsFound, did_you_mean

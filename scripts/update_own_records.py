@@ -15,8 +15,8 @@ import re
 import sys
 from pathlib import Path
 
-from generator import cli
-from generator.recordjson import dumps
+from errorsite import cli
+from errorsite.recordjson import dumps
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"

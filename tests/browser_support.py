@@ -30,7 +30,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 import pytest
 
-from generator import assets, cli
+from errorsite import assets, cli
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from test_gitrepo import Repo
 
-from generator import cli
-from generator.recordjson import dumps
+from errorsite import cli
+from errorsite.recordjson import dumps
 
 CORE = '''\
 """The library's core."""

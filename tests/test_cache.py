@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator import assets, render
-from generator.build import pipeline
-from generator.build import inputs, paths, state, workers
-from generator.search.index import read_index_script
-from generator.search.rank import search
-from generator.problems import UserError
+from errorsite import assets, render
+from errorsite.sitebuild import pipeline
+from errorsite.sitebuild import inputs, paths, state, workers
+from errorsite.search.index import read_index_script
+from errorsite.search.rank import search
+from errorsite.problems import UserError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from synth import synthesize  # noqa: E402
@@ -283,7 +283,7 @@ def test_removed_record_files_are_deleted_from_the_output(tmp_path: Path) -> Non
 
 
 def test_lists_are_read_back_only_from_the_page_they_were_written_to(tmp_path: Path) -> None:
-    from generator.build import previous
+    from errorsite.sitebuild import previous
 
     synthesize(12, tmp_path / "content")
     pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)
@@ -300,7 +300,7 @@ def test_lists_are_read_back_only_from_the_page_they_were_written_to(tmp_path: P
 
 
 def test_api_lists_are_spliced_where_their_lines_go() -> None:
-    from generator.build.previous import LineChange, spliced_lines
+    from errorsite.sitebuild.previous import LineChange, spliced_lines
 
     def body(*lines: bytes) -> bytes:
         return b'{"version":1,"errors":[\n' + b",\n".join(lines) + b"\n]}\n"
@@ -318,7 +318,7 @@ def test_api_lists_are_spliced_where_their_lines_go() -> None:
 
 
 def test_the_page_of_all_errors_is_spliced_where_its_items_go() -> None:
-    from generator.build.previous import ItemChange, spliced_items
+    from errorsite.sitebuild.previous import ItemChange, spliced_items
 
     def item(i: str, title: str = "t") -> bytes:
         return f'<li><a href="../errors/{i}/index.html">{title}</a>\n<span class="meta">m</span></li>\n'.encode()
@@ -428,7 +428,7 @@ def test_an_edit_of_a_title_renders_the_pages_that_link_it_without_markdown_it(t
     pipeline.build(content, tmp_path / "site", jobs=1)
     record_id = ids(content)[3]
     edit(content, record_id, lambda d: d.update(title="A new title"))
-    program = ("import sys; from pathlib import Path; from generator.build import pipeline; "
+    program = ("import sys; from pathlib import Path; from errorsite.sitebuild import pipeline; "
                f"result = pipeline.build(Path({str(content)!r}), Path({str(tmp_path / 'site')!r}), jobs=1); "
                "print(result.full, result.rendered, 'markdown_it' in sys.modules)")
     shown = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
@@ -446,7 +446,7 @@ def test_files_written_just_before_a_build_are_later_known_by_their_time(tmp_pat
     import os
     import time
 
-    from generator import load
+    from errorsite import load
 
     content = tmp_path / "content"
     synthesize(5, content)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import cli
-from generator.build.write import MARKER
+from errorsite import cli
+from errorsite.sitebuild.write import MARKER
 
 from conftest import edit_record
 
@@ -120,7 +120,7 @@ def test_python_dash_m_and_the_console_script(content: Path, capsys: pytest.Capt
     assert run(*lookup) == 0
     printed = capsys.readouterr().out
     assert printed.count("\n") > 2
-    for command in ([sys.executable, "-m", "generator"], [str(Path(sys.executable).with_name("errorsite"))]):
+    for command in ([sys.executable, "-m", "errorsite"], [str(Path(sys.executable).with_name("errorsite"))]):
         result = subprocess.run([*command, "--version"], capture_output=True, text=True, check=False)
         assert result.returncode == 0 and result.stdout.startswith("errorsite "), command
         result = subprocess.run([*command, *lookup], capture_output=True, text=True, check=False)
@@ -212,7 +212,7 @@ def test_a_file_system_error_is_a_clean_error(content: Path, tmp_path: Path, cap
 
 def crash_with(monkeypatch: pytest.MonkeyPatch, error: BaseException) -> None:
     """Make every build raise `error`, as a bug in errorsite would."""
-    from generator.build import pipeline
+    from errorsite.sitebuild import pipeline
 
     def crash(*args: object, **kwargs: object) -> object:
         raise error
@@ -284,7 +284,7 @@ def test_an_os_error_about_a_path_the_user_chose_is_theirs(content: Path, tmp_pa
 
 
 def test_a_reader_that_stops_reading_is_no_bug(content: Path) -> None:
-    program = [sys.executable, "-m", "generator", "lookup", "--content", str(content), "-"]
+    program = [sys.executable, "-m", "errorsite", "lookup", "--content", str(content), "-"]
     with subprocess.Popen(program, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         proc.stdout.close()  # like `| head -0`: the pipe is gone before errorsite prints
         _, err = proc.communicate(b"max_batch_tokens must be a multiple of 8, got 1001\n" * 2000, timeout=60)

@@ -33,8 +33,8 @@ import click
 import pytest
 from test_gitrepo import Repo
 
-from generator import cli
-from generator.extract import sync
+from errorsite import cli
+from errorsite.extract import sync
 
 PROGRAM = textwrap.dedent('''
     import click

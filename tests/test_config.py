@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from generator.config import settings_to_config
-from generator.model import SourceSettings, VerifySettings
+from errorsite.config import settings_to_config
+from errorsite.model import SourceSettings, VerifySettings
 
 
 @pytest.mark.parametrize(("settings", "pointer", "reason", "hint"), [

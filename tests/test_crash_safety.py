@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from generator import validate
-from generator.build import pipeline
-from generator.build import paths, workers, write
-from generator.build.store import HighlightStore
-from generator.problems import UserError
+from errorsite import validate
+from errorsite.sitebuild import pipeline
+from errorsite.sitebuild import paths, workers, write
+from errorsite.sitebuild.store import HighlightStore
+from errorsite.problems import UserError
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -85,7 +85,7 @@ def test_kill_9_during_incremental_builds_leaves_the_old_or_the_new_site(tmp_pat
     content = tmp_path / "work" / "content"
     shutil.copytree(tmp_path / "versions" / "a", content)
     out = tmp_path / "work" / "site"
-    command = [sys.executable, "-m", "generator", "build", "--quiet", "--content", str(content), "--out", str(out)]
+    command = [sys.executable, "-m", "errorsite", "build", "--quiet", "--content", str(content), "--out", str(out)]
     pipeline.build(content, out)
     sites, seconds = [], []
     for step in range(len(contents)):

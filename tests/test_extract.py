@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from test_gitrepo import Repo
 
-from generator.extract import sync
-from generator.extract.globs import FileFilter
-from generator.extract.scan import WINDOW, scan_files
-from generator.extract.sites import Scan
+from errorsite.extract import sync
+from errorsite.extract.globs import FileFilter
+from errorsite.extract.scan import WINDOW, scan_files
+from errorsite.extract.sites import Scan
 
 MESSAGE_FORMS = [
     # (raise statement, exception, message template)
@@ -461,9 +461,9 @@ def test_run_writes_one_skeleton_record_per_site(tmp_path: Path) -> None:
 def test_a_yielded_error_is_found_from_a_traceback_that_does_not_pass_its_file(tmp_path: Path) -> None:
     # A validator yields the error and the caller raises it: the traceback names the caller's
     # file, not the validator's, and still explains the page it finds.
-    from generator.build import pipeline
-    from generator.search.index import read_index_script
-    from generator.search.rank import search
+    from errorsite.sitebuild import pipeline
+    from errorsite.search.index import read_index_script
+    from errorsite.search.rank import search
 
     repo = Repo(tmp_path / "repo")
     commit_sources(repo, {

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from test_gitrepo import Repo
 
-from generator import cli, load, validate
-from generator.extract import sync
-from generator.extract.check import check_source
-from generator.extract.scan import MAX_FILE_BYTES, scan_files
-from generator.model import SourceSettings
-from generator.recordjson import dumps
+from errorsite import cli, load, validate
+from errorsite.extract import sync
+from errorsite.extract.check import check_source
+from errorsite.extract.scan import MAX_FILE_BYTES, scan_files
+from errorsite.model import SourceSettings
+from errorsite.recordjson import dumps
 
 CORPUS = Path(__file__).parent / "data" / "extract_corpus"
 """Standard-library modules copied as they are: argparse, json, tomllib, gettext, configparser."""

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pygments.lexers import LEXERS, find_lexer_class_by_name, get_lexer_by_name
 
-from generator.build import pipeline
-from generator.build import fastlex, highlight
+from errorsite.sitebuild import pipeline
+from errorsite.sitebuild import fastlex, highlight
 
 GENERIC = """\
 #!/usr/bin/env tool

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import cli
-from generator.extract import git
-from generator.problems import UserError
+from errorsite import cli
+from errorsite.extract import git
+from errorsite.problems import UserError
 
 GIT_ENV = {
     "GIT_AUTHOR_DATE": "2024-01-02T03:04:05+00:00",

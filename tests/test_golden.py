@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from generator import load, render, validate
+from errorsite import load, render, validate
 
 from conftest import FIXTURES
 

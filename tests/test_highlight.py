@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from generator.build import highlight
-from generator.model import Snippet
+from errorsite.sitebuild import highlight
+from errorsite.model import Snippet
 
 
 def rows(html: str) -> list[tuple[int, str]]:

@@ -9,7 +9,7 @@ GENERATOR = Path(__file__).resolve().parent.parent / "generator"
 
 
 def module_name(path: Path) -> str:
-    parts = path.relative_to(GENERATOR.parent).with_suffix("").parts
+    parts = ("errorsite", *path.relative_to(GENERATOR).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -69,5 +69,5 @@ def test_no_module_of_generator_imports_itself_through_others() -> None:
     paths = sorted(GENERATOR.rglob("*.py"))
     modules = {module_name(p) for p in paths}
     graph = {module_name(p): imports(p, modules) for p in paths}
-    assert "generator.build.pipeline" in graph["generator.cli"] or "generator.build" in graph["generator.cli"]
+    assert "errorsite.sitebuild.pipeline" in graph["errorsite.cli"] or "errorsite.sitebuild" in graph["errorsite.cli"]
     assert cycle(graph) == []

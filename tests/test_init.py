@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from test_gitrepo import Repo
 
-from generator import cli, init
-from generator.problems import UserError
+from errorsite import cli, init
+from errorsite.problems import UserError
 
 
 def tree(folder: Path) -> dict[str, tuple[bytes, int]]:

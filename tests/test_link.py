@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import cli, link, load, render, validate
+from errorsite import cli, link, load, render, validate
 
 from conftest import FIXTURES
 

@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from generator import cli
+from errorsite import cli
 
 from test_own_reference import CONTENT
 

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator import load, render, validate
-from generator.problems import ProblemsFound
+from errorsite import load, render, validate
+from errorsite.problems import ProblemsFound
 
 from conftest import FIXTURES
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator import markdown
+from errorsite import markdown
 
 
 @pytest.mark.parametrize("url", [

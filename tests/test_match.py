@@ -13,10 +13,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from generator.search.index import INDEX_FIELDS, INDEX_VERSION, build_index, load_index
-from generator.search.rank import search
-from generator.search.template import compile_template
-from generator.search.walk import fill
+from errorsite.search.index import INDEX_FIELDS, INDEX_VERSION, build_index, load_index
+from errorsite.search.rank import search
+from errorsite.search.template import compile_template
+from errorsite.search.walk import fill
 
 HERE = Path(__file__).parent
 CASES = json.loads((HERE / "match_cases.json").read_text(encoding="utf-8"))

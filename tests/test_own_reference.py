@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import cli, load, validate
-from generator.problems import REFERENCE_URL
+from errorsite import cli, load, validate
+from errorsite.problems import REFERENCE_URL
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"

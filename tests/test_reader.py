@@ -19,7 +19,7 @@ import pytest
 from browser_support import (BACKTICKS, EVERY_FIELD, LIBRARY_RECORDS, LONG_LINES, LONG_PATH, TRACEBACK_OF_A_VARIANT,
                              BuiltSite, Sites, open_tab, require_axe)
 from conftest import FIXTURES
-from generator import recordjson
+from errorsite import recordjson
 from test_accessibility import axe, described
 from test_layout import measure
 
@@ -100,7 +100,7 @@ def test_lists_put_written_pages_first_then_titles_in_natural_order(browser: Any
 
 
 def test_natural_order_reads_numbers_as_numbers() -> None:
-    from generator.summary import natural_key
+    from errorsite.summary import natural_key
 
     titles = ["Page 10 is missing", "page 2 is missing", "Page 1 is missing", "a page", "… is not known", "`x` is wrong"]
     assert sorted(titles, key=natural_key) == [
@@ -348,7 +348,7 @@ def test_the_json_api_carries_the_1_1_fields(library: BuiltSite) -> None:
 
 def test_a_new_analysis_date_reaches_the_home_page_in_the_next_build(tmp_path: Path) -> None:
     # Only the record's prose provenance changes: the build must still render the home page again.
-    from generator.build import pipeline
+    from errorsite.sitebuild import pipeline
 
     content = tmp_path / "content"
     shutil.copytree(FIXTURES / "basic", content)

@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.build import reindex
-from generator.build.state import Search
-from generator.search.index import build_index, index_script, split_script
+from errorsite.sitebuild import reindex
+from errorsite.sitebuild.state import Search
+from errorsite.search.index import build_index, index_script, split_script
 
 WORDS = ["size", "must", "be", "at", "least", "chunk", "page", "x", "{value}", "{{", "%s", "tokens"]
 TERMS = ["size", "must", "chunk", "page", "tokens", "least", "alpha", "beta", "zeta"]

@@ -8,9 +8,9 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.model import Record, Snippet, Source
-from generator.search.related import MAX_RELATED, RARE, Link, message_words, related_links, relink
-from generator.summary import summarize
+from errorsite.model import Record, Snippet, Source
+from errorsite.search.related import MAX_RELATED, RARE, Link, message_words, related_links, relink
+from errorsite.summary import summarize
 
 
 def related_map(records: list[Record]) -> dict[str, tuple[Link, ...]]:

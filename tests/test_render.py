@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import load, render, validate
-from generator.search.template import template_parts
+from errorsite import load, render, validate
+from errorsite.search.template import template_parts
 
 from conftest import FIXTURES, edit_record
 
@@ -226,7 +226,7 @@ def test_a_very_long_path_segment_still_gets_a_file_page(content: Path, tmp_path
     files = build(content)
     pages = [p for p in files if p.startswith("files/pkg/") and p.endswith("/index.html")]
     assert len(pages) == 1 and all(len(part.encode()) <= 255 for part in pages[0].split("/"))
-    from generator.build import write
+    from errorsite.sitebuild import write
     staging = write.staging_folder(tmp_path / "out")
     write.write_file(staging, pages[0], files[pages[0]])
     assert (staging / pages[0]).is_file()

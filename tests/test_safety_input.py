@@ -13,9 +13,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from generator import cli, load, schema, validate
-from generator.build.paths import CACHE_DIR
-from generator.problems import ProblemsFound
+from errorsite import cli, load, schema, validate
+from errorsite.sitebuild.paths import CACHE_DIR
+from errorsite.problems import ProblemsFound
 
 from conftest import FIXTURES, edit_record
 
@@ -43,7 +43,7 @@ def files_under(folder: Path) -> set[Path]:
 
 def subprocess_check(content: Path, *command: str) -> subprocess.CompletedProcess[str]:
     """Run `errorsite check` (or `command`) in its own process: a hang or an exhausted memory fails the test."""
-    return subprocess.run([sys.executable, "-m", "generator", *(command or ("check",)), "--content", str(content)],
+    return subprocess.run([sys.executable, "-m", "errorsite", *(command or ("check",)), "--content", str(content)],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from generator import load, validate
-from generator.schema import SCHEMA
+from errorsite import load, validate
+from errorsite.schema import SCHEMA
 
 from conftest import FIXTURES
 from test_validate import CASES, GOOD

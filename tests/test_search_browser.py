@@ -8,8 +8,8 @@ from urllib.parse import quote
 import pytest
 
 from browser_support import Sites, open_tab
-from generator.search.index import field_positions, read_index_script
-from generator.search.rank import search
+from errorsite.search.index import field_positions, read_index_script
+from errorsite.search.rank import search
 
 pytestmark = pytest.mark.browser
 

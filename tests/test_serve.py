@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import serve
+from errorsite import serve
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from synth import synthesize  # noqa: E402

@@ -11,12 +11,12 @@ from test_extract import commit_sources
 from test_extract import scan_file
 from test_gitrepo import Repo
 
-from generator import cli, validate
-from generator.extract import sync
-from generator.extract.check import SourceReport, check_source
-from generator.extract.sites import RaiseSite
-from generator.load import RawRecord
-from generator.model import Config, Site, SourceSettings
+from errorsite import cli, validate
+from errorsite.extract import sync
+from errorsite.extract.check import SourceReport, check_source
+from errorsite.extract.sites import RaiseSite
+from errorsite.load import RawRecord
+from errorsite.model import Config, Site, SourceSettings
 
 
 def check(records: list[tuple[str, dict]], repo_dir: Path, repo: str | None = None, strict: bool = False,

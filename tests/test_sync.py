@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from test_gitrepo import Repo
 
-from generator import load, validate
-from generator.extract import sync
-from generator.problems import ProblemsFound, UserError
-from generator.recordjson import dumps
+from errorsite import load, validate
+from errorsite.extract import sync
+from errorsite.problems import ProblemsFound, UserError
+from errorsite.recordjson import dumps
 
 REPO = "owner/name"
 

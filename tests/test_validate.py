@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from generator import load, validate
-from generator.problems import ProblemsFound
+from errorsite import load, validate
+from errorsite.problems import ProblemsFound
 
 from conftest import edit_record
 

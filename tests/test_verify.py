@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from generator import cli, verify
-from generator.recordjson import dumps
+from errorsite import cli, verify
+from errorsite.recordjson import dumps
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = "2026-12-01"

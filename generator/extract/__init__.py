@@ -9,5 +9,5 @@ against the code), `scan.scan_files` (files' bytes -> raise sites).
 - `git`: a repository's files and history at a commit; `globs`: which files are read.
 - `sync`: records matched to sites, ids, pins, writes; `check`: pins and coverage.
 
-Content is read only through `generator.load`; ids and repository names follow `generator.schema`'s patterns.
+Content is read only through `errorsite.load`; ids and repository names follow `errorsite.schema`'s patterns.
 """

@@ -16,7 +16,7 @@ from .template import Segments, compile_with_spans, first_word, repr_placeholder
 from .text import tokenize
 
 if TYPE_CHECKING:
-    from ..build.highlight import Store
+    from ..sitebuild.highlight import Store
     from ..model import Record, Site
 
 INDEX_VERSION = 3

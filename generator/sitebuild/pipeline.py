@@ -230,7 +230,7 @@ def salt() -> str:
     from . import keys
 
     package = Path(str(model.__file__)).parent
-    return digest(keys.code_digest(), *((package / name).read_bytes() for name in ("build/highlight.py", "model.py",
+    return digest(keys.code_digest(), *((package / name).read_bytes() for name in ("sitebuild/highlight.py", "model.py",
                                                                                    "markdown.py")))
 
 
