@@ -194,6 +194,8 @@ def _extract_arguments(extract_: argparse.ArgumentParser) -> None:
                           help="GitHub repository; written into new records' source.repo and used in their ids")
     extract_.add_argument("--content", type=Path, default=Path(DEFAULT_CONTENT), metavar="DIR", help="content folder (default: content)")
     _file_options(extract_)
+    extract_.add_argument("--history", action="store_true",
+                          help="also walk the release tags ([history] tags) and write each record's history")
     extract_.add_argument("--verbose", action="store_true", help="list each skipped raise and unchanged record")
     extract_.set_defaults(run=run_extract)
 
@@ -377,6 +379,11 @@ def run_extract(args: argparse.Namespace) -> int:
                       args.include, args.exclude, args.asserts, args.warnings)
     for line in report.lines(args.verbose):
         print(line)
+    if args.history:
+        from .extract import history
+
+        print(history.run(args.repo_dir, args.content, args.repo, args.include, args.exclude, args.asserts,
+                          args.warnings).summary())
     return 0
 
 

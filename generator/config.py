@@ -7,15 +7,16 @@ from dataclasses import replace
 from collections.abc import Iterator
 from typing import Any
 
-from .model import Config, SourceSettings, VerifySettings
+from .model import Config, HistorySettings, SourceSettings, VerifySettings
 from .problems import Invalid, Problem, did_you_mean
 from .schema import CONTROL, ID_PATTERN, REPO
 
 TOML_TYPES = {int: "an integer", float: "a float", bool: "a boolean", list: "an array", dict: "a table"}
-KEYS = ("title", "base_url", "repo", "source_url", "issue_url", "edit_url", "cname", "redirects", "source", "verify")
+KEYS = ("title", "base_url", "repo", "source_url", "issue_url", "edit_url", "cname", "redirects", "source", "verify", "history")
 TABLES: dict[str, dict[str, type]] = {
     "source": {"include": list, "exclude": list, "asserts": bool, "warnings": bool},
     "verify": {"setup": str, "timeout": int},
+    "history": {"tags": str},
 }
 """The keys of each settings table, with the TOML type each value must have."""
 URL_FIELDS = {
@@ -136,9 +137,14 @@ def _known_key(key: str, keys: tuple[str, ...], where: str) -> None:
         raise Invalid(f"unknown setting {key!r}{where}", hint=did_you_mean(key, keys), page="unknown-setting")
 
 
-def _table(name: str, value: Any, file: str, problems: list[Problem]) -> SourceSettings | VerifySettings:
-    """Return the `[source]` or `[verify]` table's settings, adding a problem for each bad key."""
-    kind = SourceSettings if name == "source" else VerifySettings
+TABLE_KINDS: dict[str, type[SourceSettings | VerifySettings | HistorySettings]] = {
+    "source": SourceSettings, "verify": VerifySettings, "history": HistorySettings}
+"""The settings each table makes."""
+
+
+def _table(name: str, value: Any, file: str, problems: list[Problem]) -> SourceSettings | VerifySettings | HistorySettings:
+    """Return the `[source]`, `[verify]` or `[history]` table's settings, adding a problem for each bad key."""
+    kind = TABLE_KINDS[name]
     try:
         _check_type(value, dict, f"write a [{name}] table")
     except Invalid as error:

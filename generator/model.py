@@ -114,6 +114,18 @@ class Review:
 
 
 @dataclass(frozen=True, slots=True)
+class Release:
+    """One release in an error's history: where it first appeared, changed its wording, or was gone."""
+
+    release: str
+    """The release's git tag."""
+    commit: str
+    """The commit the tag names."""
+    change: str
+    """`added`, `changed` or `removed`."""
+
+
+@dataclass(frozen=True, slots=True)
 class When:
     """When the error happens (both Markdown)."""
 
@@ -154,6 +166,8 @@ class Record:
     """Other wordings (plural, alternative, earlier) that lookup and search match too."""
     review: Review | None = None
     """Present when the prose needs another look after the code changed."""
+    history: tuple[Release, ...] = ()
+    """The releases that added, reworded or no longer raised it, oldest first (written by `extract --history`)."""
     file: str = ""
     """The record's file, as the user would name it."""
 
@@ -278,6 +292,14 @@ class SourceSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class HistorySettings:
+    """`[history]` in `site.toml`: which git tags are the library's releases."""
+
+    tags: str = "v*"
+    """A glob of release tag names."""
+
+
+@dataclass(frozen=True, slots=True)
 class VerifySettings:
     """`[verify]` in `site.toml`: how `errorsite verify` runs the checks."""
 
@@ -304,6 +326,7 @@ class Config:
     """Retired ids and the ids that replace them, sorted."""
     source: SourceSettings = SourceSettings()
     verify: VerifySettings = VerifySettings()
+    history: HistorySettings = HistorySettings()
 
 
 @dataclass(frozen=True, slots=True)

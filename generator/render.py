@@ -549,6 +549,8 @@ def record_data(record: Record) -> dict[str, Any]:
                             for x in record.variants]
     if record.review:
         data["review"] = {"since": record.review.since, "why": record.review.why}
+    if record.history:
+        data["history"] = [{"release": h.release, "commit": h.commit, "change": h.change} for h in record.history]
     return data
 
 

@@ -214,6 +214,23 @@ SCHEMA: dict[str, Any] = {
                 ["since", "why"],
                 "written by extract: the prose may no longer be right; remove after reading it again",
             ),
+            "history": {
+                "type": "array",
+                "description": "the releases that added, reworded or no longer raised it, oldest first; written by extract --history",
+                "items": _object(
+                    {
+                        "release": _string("the release's git tag, in one line", minLength=1, pattern=ONE_LINE),
+                        "commit": _string("the commit the tag names", pattern=COMMIT),
+                        "change": {
+                            "type": "string",
+                            "enum": ["added", "changed", "removed"],
+                            "description": "added (first raised, or raised again), changed (its wording) or removed",
+                        },
+                    },
+                    ["release", "commit", "change"],
+                    "one release in the error's history",
+                ),
+            },
             "status": {
                 "type": "string",
                 "enum": ["active", "removed"],

@@ -12,7 +12,7 @@ from .search.template import template_parts
 from .config import settings_to_config, with_base_url
 from .sitebuild.highlight import lexer_exists
 from .load import Content, RawRecord, pointer_part
-from .model import Analysis, Check, Config, ExampleFix, Record, Review, Site, Snippet, Source, Variant, Verified, When
+from .model import Analysis, Check, Config, ExampleFix, Record, Release, Review, Site, Snippet, Source, Variant, Verified, When
 from .problems import Invalid, Problem, ProblemsFound, did_you_mean
 from .schema import SCHEMA
 
@@ -371,6 +371,7 @@ def to_record(raw: RawRecord, config: Config) -> Record:
         status=data.get("status", "active"),
         variants=tuple(Variant(v["message"], v["kind"], v.get("until")) for v in data.get("variants", ())),
         review=Review(data["review"]["since"], data["review"]["why"]) if "review" in data else None,
+        history=tuple(Release(h["release"], h["commit"], h["change"]) for h in data.get("history", ())),
         file=raw.file,
     )
 

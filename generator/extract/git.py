@@ -125,6 +125,13 @@ def _check_repo(repo_dir: Path) -> None:
     _raise_for(result, repo_dir, "rev-parse")
 
 
+def run(repo_dir: Path, args: list[str], stdin: bytes | None = None) -> bytes:
+    """Return what a git command printed in `repo_dir`; its failure is a UserError in git's words."""
+    result = _git(repo_dir, args, stdin)
+    _raise_for(result, repo_dir, args[0])
+    return result.stdout
+
+
 def _git(repo_dir: Path, args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run git in `repo_dir` and return what it did; a missing git is a UserError."""
     env = {**os.environ, "LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from ..model import Analysis, Check, ExampleFix, Record, Review, Snippet, Source, Summary, Tally, Variant, Verified, When
+from ..model import Analysis, Check, ExampleFix, Record, Release, Review, Snippet, Source, Summary, Tally, Variant, Verified, When
 from ..search.related import Group, Link, Links, group_list
 from .keys import NO_TALLY, group_names, retallied
 
@@ -709,13 +709,14 @@ def encode(record: Record) -> Encoded:
         record.status, record.file,
         tuple((v.message, v.kind, v.until) for v in record.variants),
         (record.review.since, record.review.why) if record.review else None,
+        tuple((h.release, h.commit, h.change) for h in record.history),
     )
 
 
 def decode(t: Encoded) -> Record:
     """Return the record that `encode` flattened."""
     (record_id, exception, message, title, s, meaning, solutions, fix, when, related, tags, analysis, status, file,
-     variants, review) = t
+     variants, review, history) = t
     return Record(
         id=record_id, exception=exception, message=message, title=title,
         source=Source(s[0], s[1], s[2], s[3], s[4], Snippet(s[5], s[6])),
@@ -727,6 +728,7 @@ def decode(t: Encoded) -> Record:
         status=status, file=file,
         variants=tuple(Variant(*v) for v in variants),
         review=Review(*review) if review else None,
+        history=tuple(Release(*h) for h in history),
     )
 
 

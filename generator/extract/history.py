@@ -1,0 +1,408 @@
+"""Each error's story across the library's releases: `extract --history`.
+
+The release tags (`[history] tags`, a glob) are walked oldest first. Their order is the order of
+their commits: a tag whose commit is an ancestor of another's comes first, and tags that are not
+ancestors of one another (a maintenance branch beside the main line) go by commit date, then name.
+
+At each tag the raise sites are those that `scan.scan_files` finds in the files `[source]` reads
+there, read as blobs without a checkout. Only the files a tag changed are read from git; the scan
+itself reads every file of the tag, because a site in one file may depend on another (a raising
+helper, an exception class that builds its own message): at click 8.1, scanning each file alone
+finds 83 sites where the whole repository has 70. A tag whose files are those of the tag before
+it is not scanned again, and what a scan found is kept in a cache outside the repository (see
+`cache_path`), by a hash of the files' blob ids, the settings and errorsite's scanning code: a
+rerun after a new tag scans that tag alone. Scans of different tags run on every core.
+
+Sites are followed from tag to tag the way `extract` re-pins records (`sync.match`): the same
+place and message, the same message elsewhere (a raise moved to another file is one history),
+or a similar message in the same place (a rewording). A site that no tag after it matches is
+removed in that tag; a removed error that a later tag raises again is added again.
+
+Each record is then matched, the same way, to the history whose last site it is, and gets:
+
+- `history`: the release that first raised it, each release that changed its wording, the
+  release that no longer raised it (and again, when one raised it again);
+- for each changed wording, an `earlier` variant whose `until` is that release's commit (an
+  existing `earlier` variant with that wording gets that `until`).
+
+A record whose error no release raised yet gets no `history`. Records of other repositories, and
+what the records say otherwise, are left as they are; a file is written only when its data
+changes.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..recordjson import dumps
+from . import git
+from .globs import FileFilter, with_flags
+from .scan import scan_files
+from .sites import RaiseSite
+from .sync import Existing, Known, _owner, match, read
+
+CACHE_FORMAT = 1
+"""The layout of the cache file; a file of another layout is ignored and replaced."""
+
+PARALLEL_MIN = 4
+"""Fewer scans than this run in this process: starting workers would cost more than it saves."""
+
+Site = tuple[str, int, str, str, str]
+"""A raise site as the cache keeps it: path, line, function, exception, message."""
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A release tag and its commit."""
+
+    name: str
+    """The tag's name (`v8.1.3`)."""
+    commit: str
+    """Full hex id of the commit it names."""
+    date: int
+    """The commit's date, in seconds since the epoch."""
+
+
+@dataclass
+class Track:
+    """One error followed from tag to tag."""
+
+    last: Site
+    """Where and how the latest tag that raised it raised it."""
+    active: bool = True
+    """Whether the latest tag walked raises it."""
+    events: list[tuple[Tag, str, str | None]] = field(default_factory=list)
+    """(tag, `added` | `changed` | `removed`, the wording before a change)."""
+
+
+@dataclass(frozen=True)
+class HistoryReport:
+    """What `extract --history` did."""
+
+    tags: int
+    """Release tags walked."""
+    scanned: int
+    """Tags whose files were scanned in this run."""
+    cached: int
+    """Tags whose sites came from the cache or from the tag before them."""
+    errors: int
+    """Errors followed across the releases."""
+    records: int
+    """Records that have a history."""
+    written: int
+    """Record files written."""
+    seconds: float
+
+    def summary(self) -> str:
+        """Return the one-line count of the run."""
+        return (f"history: {self.tags} release tag{'s' if self.tags != 1 else ''} ({self.scanned} scanned,"
+                f" {self.cached} known), {self.errors} errors followed, {self.records} records with a history,"
+                f" {self.written} written, {self.seconds:.1f} s")
+
+
+def run(repo_dir: Path, content_dir: Path, repo: str | None = None, include: Sequence[str] = (),
+        exclude: Sequence[str] = (), asserts: bool | None = None, warns: bool | None = None,
+        cache_dir: Path | None = None) -> HistoryReport:
+    """Walk the release tags of `repo_dir` and write each record's `history` and earlier wordings."""
+    started = time.perf_counter()
+    existing = read(content_dir)
+    settings = with_flags(existing.config.source, include, exclude, asserts, warns)
+    tags = release_tags(repo_dir, existing.config.history.tags)
+    key_of = _key_maker(settings.include, settings.exclude, settings.asserts, settings.warnings)
+    cache = Cache.open(cache_path(repo_dir, cache_dir))
+    wanted = FileFilter.of_settings(settings)
+    listings = [{p: oid for p, oid in git.list_tree(repo_dir, t.commit).items() if wanted(p)} for t in tags]
+    per_tag, scanned = tag_sites(repo_dir, listings, key_of, cache,
+                                 lambda files: scan_files(files, settings.asserts, settings.warnings).sites)
+    cache.save()
+    tracks = follow(tags, per_tag, renames(repo_dir, tags, listings))
+    owner = repo or existing.config.repo
+    written, with_history = apply(content_dir, existing, owner, tracks)
+    return HistoryReport(len(tags), scanned, len(tags) - scanned, len(tracks), with_history, written,
+                         time.perf_counter() - started)
+
+
+def release_tags(repo_dir: Path, pattern: str) -> list[Tag]:
+    """Return the tags matching `pattern` that name commits, oldest first (see the module's docstring)."""
+    git.resolve(repo_dir, "HEAD")
+    listed = git.run(repo_dir, ["for-each-ref", "--format=%(refname:strip=2)", "refs/tags"])
+    names = sorted(n for n in listed.decode("utf-8", "surrogateescape").splitlines() if fnmatch.fnmatchcase(n, pattern))
+    if not names:
+        return []
+    request = "".join(f"refs/tags/{n}^{{commit}}\n" for n in names).encode("utf-8", "surrogateescape")
+    checked = git.run(repo_dir, ["cat-file", "--batch-check"], stdin=request).decode("ascii", "replace").splitlines()
+    commits = {n: answer.split(" ")[0] for n, answer in zip(names, checked) if answer.split(" ")[1:2] == ["commit"]}
+    if not commits:
+        return []
+    unique = sorted(set(commits.values()))
+    dated = git.run(repo_dir, ["show", "-s", "--format=%H %ct", *unique]).decode("ascii").split()
+    dates = {dated[i]: int(dated[i + 1]) for i in range(0, len(dated), 2)}
+    ancestors = _tag_ancestors(repo_dir, unique)
+    tags = [Tag(n, c, dates[c]) for n, c in commits.items()]
+    return _in_commit_order(tags, ancestors)
+
+
+def _tag_ancestors(repo_dir: Path, commits: list[str]) -> dict[str, int]:
+    """Return, for each of `commits`, a bit set of the others that are its ancestors (bit i: commits[i])."""
+    bit = {c: 1 << i for i, c in enumerate(commits)}
+    graph = git.run(repo_dir, ["rev-list", "--parents", "--topo-order", "--reverse", *commits]).decode("ascii")
+    below: dict[str, int] = {}
+    for line in graph.splitlines():
+        commit, *parents = line.split()
+        mask = 0
+        for parent in parents:
+            mask |= below.get(parent, 0)
+        below[commit] = mask | bit.get(commit, 0)
+    return {c: below.get(c, 0) & ~bit[c] for c in commits}
+
+
+def _in_commit_order(tags: list[Tag], ancestors: dict[str, int]) -> list[Tag]:
+    """Return `tags` with every ancestor's tags first, otherwise by commit date and name."""
+    index = {c: i for i, c in enumerate(sorted({t.commit for t in tags}))}
+    placed = 0
+    ordered: list[Tag] = []
+    waiting = sorted(tags, key=lambda t: (t.date, t.name))
+    while waiting:
+        ready = next((t for t in waiting if ancestors[t.commit] & ~placed == 0), waiting[0])
+        waiting.remove(ready)
+        ordered.append(ready)
+        placed |= 1 << index[ready.commit]
+    return ordered
+
+
+def tag_sites(repo_dir: Path, listings: list[dict[str, str]], key_of: Callable[[dict[str, str]], str],
+              cache: Cache, scan: Callable[[dict[str, bytes]], Sequence[RaiseSite]]) -> tuple[list[tuple[Site, ...]], int]:
+    """Return the sites of each tag, from the cache or a scan of its files (path -> blob id), and how many were scanned."""
+    keys = [key_of(listing) for listing in listings]
+    todo = sorted({k for k in keys if k not in cache.trees}, key=keys.index)
+    firsts = {k: listings[keys.index(k)] for k in todo}
+    blobs = git.read_objects(repo_dir, sorted({oid for k in todo for oid in firsts[k].values()}))
+    trees = [{p: data for p, oid in firsts[k].items() if (data := blobs[oid]) is not None} for k in todo]
+    for k, sites in zip(todo, _scan_all(trees, scan)):
+        cache.trees[k] = sites
+    cache.used.update(keys)
+    return [cache.trees[k] for k in keys], len(todo)
+
+
+def renames(repo_dir: Path, tags: list[Tag], listings: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Return, for each tag, the files that git sees renamed since the tag before it (old path -> new path).
+
+    A library that moves its package (`click/` to `src/click/`) and rewrites its messages in the
+    same release keeps its errors: their place follows the rename before sites are matched.
+    """
+    found: list[dict[str, str]] = [{}]
+    for before, after, old, new in zip(tags, tags[1:], listings, listings[1:]):
+        if old.keys() <= new.keys():
+            found.append({})
+            continue
+        out = git.run(repo_dir, ["diff", "--name-status", "-z", "-M", before.commit, after.commit])
+        fields = out.decode("utf-8", "surrogateescape").split("\0")
+        moved: dict[str, str] = {}
+        i = 0
+        while i < len(fields) - 1:
+            status = fields[i]
+            if status.startswith(("R", "C")):
+                if status.startswith("R") and fields[i + 1] in old and fields[i + 2] in new:
+                    moved[fields[i + 1]] = fields[i + 2]
+                i += 3
+            else:
+                i += 2
+        found.append(moved)
+    return found
+
+
+_TREES: list[dict[str, bytes]] = []
+_SCAN: Callable[[dict[str, bytes]], Sequence[RaiseSite]] | None = None
+"""What forked scanners read, set before they fork."""
+
+
+def _scan_all(trees: list[dict[str, bytes]], scan: Callable[[dict[str, bytes]], Sequence[RaiseSite]]) -> list[tuple[Site, ...]]:
+    """Return the sites of each tree, scanned on every core when there are enough of them."""
+    global _TREES, _SCAN
+    jobs = min(len(trees), os.cpu_count() or 1)
+    if jobs < 2 or len(trees) < PARALLEL_MIN or not hasattr(os, "fork"):
+        return [_sites(scan(files)) for files in trees]
+    _TREES, _SCAN = trees, scan
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            return pool.map(_scan_one, range(len(trees)), chunksize=1)
+    finally:
+        _TREES, _SCAN = [], None
+
+
+def _scan_one(number: int) -> tuple[Site, ...]:
+    assert _SCAN is not None
+    return _sites(_SCAN(_TREES[number]))
+
+
+def _sites(found: Sequence[RaiseSite]) -> tuple[Site, ...]:
+    return tuple((s.path, s.line, s.function, s.exception, s.message) for s in found)
+
+
+def _key_maker(include: Sequence[str], exclude: Sequence[str], asserts: bool, warns: bool) -> Callable[[dict[str, str]], str]:
+    """Return the function that gives a tag's cache key from its files' blob ids."""
+    salt = json.dumps([__version__, _scanner_digest(), list(include), list(exclude), asserts, warns])
+
+    def key(listing: dict[str, str]) -> str:
+        text = salt + "".join(f"\0{p}\0{oid}" for p, oid in sorted(listing.items()))
+        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+    return key
+
+
+def _scanner_digest() -> str:
+    """Return a hash of the code that finds raise sites: a changed scanner scans every tag again."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def cache_path(repo_dir: Path, cache_dir: Path | None = None) -> Path:
+    """Return the cache file of a repository: in the user's cache folder, named for the repository's absolute path.
+
+    It is never inside the repository, where a pull request could put a file that extract would trust.
+    """
+    base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "errorsite" / "history"
+    name = hashlib.sha256(str(repo_dir.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return base / f"{name}.json"
+
+
+@dataclass
+class Cache:
+    """What scans of earlier runs found, by tag key (see `_key_maker`)."""
+
+    path: Path
+    trees: dict[str, tuple[Site, ...]]
+    used: set[str] = field(default_factory=set)
+    """The keys this run used: the cache keeps only those."""
+    loaded: dict[str, tuple[Site, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, path: Path) -> Cache:
+        """Return the cache at `path`; a missing, damaged or older file is an empty cache."""
+        try:
+            data = json.loads(path.read_bytes())
+            trees = {k: tuple((s[0], int(s[1]), s[2], s[3], s[4]) for s in v) for k, v in data["trees"].items()} \
+                if data.get("format") == CACHE_FORMAT else {}
+        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+            trees = {}
+        return cls(path, trees, loaded=dict(trees))
+
+    def save(self) -> None:
+        """Write the keys this run used, whole or not at all; a cache that cannot be written is skipped."""
+        kept = {k: self.trees[k] for k in sorted(self.used)}
+        if kept == self.loaded:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+            temporary.write_text(json.dumps({"format": CACHE_FORMAT, "trees": kept}, separators=(",", ":")))
+            os.replace(temporary, self.path)
+        except OSError:
+            pass  # the history is written all the same; the next run scans again
+
+
+def follow(tags: list[Tag], per_tag: list[tuple[Site, ...]], moves: list[dict[str, str]]) -> list[Track]:
+    """Return every error followed across the tags, each with the releases that changed it.
+
+    `moves` gives each tag's renamed files (see `renames`).
+    """
+    tracks: list[Track] = []
+    previous: tuple[Site, ...] | None = None
+    for tag, sites, moved in zip(tags, per_tag, moves):
+        for track in tracks:
+            if track.last[0] in moved:
+                track.last = (moved[track.last[0]], *track.last[1:])  # type: ignore[assignment]
+        if sites == previous:
+            continue
+        previous = sites
+        left = [_raise_site(s) for s in sites]
+        for active in (True, False):
+            candidates = [i for i, t in enumerate(tracks) if t.active == active]
+            found = match([_known(i, tracks[i].last) for i in candidates], left)
+            for known, site, _ in found.pairs:
+                track = tracks[int(known.id)]
+                now = (site.path, site.line, site.function, site.exception, site.message)
+                if not track.active:
+                    track.events.append((tag, "added", None))
+                elif site.message != track.last[4]:
+                    track.events.append((tag, "changed", track.last[4]))
+                track.last, track.active = now, True
+            if active:
+                for known in found.records:
+                    tracks[int(known.id)].active = False
+                    tracks[int(known.id)].events.append((tag, "removed", None))
+            left = list(found.sites)
+        for site in left:
+            tracks.append(Track((site.path, site.line, site.function, site.exception, site.message),
+                                events=[(tag, "added", None)]))
+    return tracks
+
+
+def _raise_site(site: Site) -> RaiseSite:
+    path, line, function, exception, message = site
+    return RaiseSite(path, line, function, exception, message, 0, "")
+
+
+def _known(number: int, site: Site) -> Known:
+    path, line, function, exception, message = site
+    return Known(str(number), exception, message, path, function, line, True)
+
+
+def apply(content_dir: Path, existing: Existing, owner: str | None, tracks: list[Track]) -> tuple[int, int]:
+    """Write each record's history from the error it is; return (files written, records with a history)."""
+    files = {Path(raw.file): raw.data for raw in existing.records}
+    mine = {path.stem: (path, data) for path, data in files.items() if _owner(data, existing.config.repo) == owner}
+    left = [k for stem, (_, data) in mine.items() if (k := Known.of(data)) is not None and k.id == stem]
+    paired: dict[str, Track] = {}
+    # A record is first the error that the latest tag still raises, and only then one that it no longer raises.
+    for active in (True, False):
+        candidates = [t for t in tracks if t.active == active]
+        sites = [_raise_site(t.last) for t in candidates]
+        by_site = {id(site): track for site, track in zip(sites, candidates)}
+        found = match(left, sites)
+        paired.update((known.id, by_site[id(site)]) for known, site, _ in found.pairs)
+        left = list(found.records)
+    written = 0
+    for record_id, (path, data) in sorted(mine.items()):
+        track = paired.get(record_id)
+        updated = with_history(data, track.events if track else [])
+        if updated != data:
+            path.write_bytes(dumps(updated).encode("utf-8", "surrogateescape"))
+            written += 1
+    return written, len(paired)
+
+
+def with_history(data: dict[str, Any], events: Sequence[tuple[Tag, str, str | None]]) -> dict[str, Any]:
+    """Return a record object with `history` from `events`, and an `earlier` variant for each changed wording."""
+    record = {k: v for k, v in data.items() if k != "history"}
+    if events:
+        record["history"] = [{"release": tag.name, "commit": tag.commit, "change": change} for tag, change, _ in events]
+    variants = record.get("variants", [])
+    if not isinstance(variants, list):
+        return record  # not a list: check reports it; history does not guess what was meant
+    variants = list(variants)
+    for tag, change, old in events:
+        if change != "changed" or old is None or old == data.get("message"):
+            continue
+        same = [i for i, v in enumerate(variants) if isinstance(v, dict) and v.get("kind") == "earlier"
+                and v.get("message") == old]
+        if same:
+            variants[same[0]] = {**variants[same[0]], "until": tag.commit}
+        else:
+            variants.append({"message": old, "kind": "earlier", "until": tag.commit})
+    if variants:
+        record["variants"] = variants
+    return record
+

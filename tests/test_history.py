@@ -1,0 +1,153 @@
+"""An error's story across release tags: added, reworded, moved, removed, raised again; and a rerun after a new tag."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_gitrepo import GIT_ENV, Repo
+
+from errorsite import cli
+from errorsite.extract import history, sync
+
+LOADER = '''\
+def load(path):
+    if not path:
+        raise ValueError("path must not be empty")
+    raise FileNotFoundError(f"{wording}")
+'''
+
+STEADY = '''\
+def check(n):
+    raise TypeError(f"n must be an int, got {n!r}")
+'''
+
+WORDINGS = ("no config file at {path}", "no config file found at {path}", "cannot find the config file at {path}")
+
+
+def tag(repo: Repo, name: str, files: dict[str, str | None]) -> str:
+    """Write (or, for None, delete) files, commit, tag, and return the commit."""
+    for path, text in files.items():
+        if text is None:
+            repo.remove(path)
+        else:
+            repo.write(path, text)
+    commit = repo.commit(f"release {name}")
+    repo.git("tag", "-a", name, "-m", name)
+    return commit
+
+
+@pytest.fixture
+def story(tmp_path: Path) -> tuple[Repo, dict[str, str]]:
+    """Return a repository whose tags add, reword twice, move, remove and re-add one error."""
+    repo = Repo(tmp_path / "repo")
+    commits = {
+        "v1.0": tag(repo, "v1.0", {"pkg/config.py": LOADER.format(wording=WORDINGS[0]), "pkg/steady.py": STEADY}),
+        "v1.1": tag(repo, "v1.1", {"pkg/config.py": LOADER.format(wording=WORDINGS[1])}),
+        "v1.2": tag(repo, "v1.2", {"README.md": "nothing about errors\n"}),
+        "v2.0": tag(repo, "v2.0", {"pkg/config.py": LOADER.format(wording=WORDINGS[2])}),
+        "v2.1": tag(repo, "v2.1", {"pkg/config.py": None, "pkg/loading.py": LOADER.format(wording=WORDINGS[2])}),
+        "v3.0": tag(repo, "v3.0", {"pkg/loading.py": "def load(path):\n    return path\n"}),
+        "v3.1": tag(repo, "v3.1", {"pkg/loading.py": LOADER.format(wording=WORDINGS[2])}),
+    }
+    repo.git("tag", "not-a-release")  # outside [history] tags: never walked
+    return repo, commits
+
+
+def extract(repo: Repo, content: Path, cache: Path) -> history.HistoryReport:
+    sync.run(repo.path, content_dir=content)
+    return history.run(repo.path, content, cache_dir=cache)
+
+
+def by_message(content: Path) -> dict[str, dict]:
+    records = [json.loads(p.read_text()) for p in sorted((content / "errors").glob("*.json"))]
+    return {r["message"]: r for r in records}
+
+
+def test_one_error_added_reworded_twice_moved_removed_and_raised_again(story: tuple[Repo, dict[str, str]],
+                                                                        tmp_path: Path) -> None:
+    repo, commits = story
+    report = extract(repo, tmp_path / "content", tmp_path / "cache")
+    assert (report.tags, report.errors, report.records) == (7, 3, 3)
+    loader = by_message(tmp_path / "content")[WORDINGS[2]]
+    assert loader["source"]["path"] == "pkg/loading.py"
+    assert loader["history"] == [
+        {"release": "v1.0", "commit": commits["v1.0"], "change": "added"},
+        {"release": "v1.1", "commit": commits["v1.1"], "change": "changed"},
+        {"release": "v2.0", "commit": commits["v2.0"], "change": "changed"},
+        {"release": "v3.0", "commit": commits["v3.0"], "change": "removed"},
+        {"release": "v3.1", "commit": commits["v3.1"], "change": "added"},
+    ]
+    assert loader["variants"] == [
+        {"message": WORDINGS[0], "kind": "earlier", "until": commits["v1.1"]},
+        {"message": WORDINGS[1], "kind": "earlier", "until": commits["v2.0"]},
+    ]
+    steady = by_message(tmp_path / "content")["n must be an int, got {n!r}"]
+    assert steady["history"] == [{"release": "v1.0", "commit": commits["v1.0"], "change": "added"}]
+    assert "variants" not in steady
+
+
+def test_a_rerun_after_a_new_tag_scans_only_that_tag(story: tuple[Repo, dict[str, str]], tmp_path: Path) -> None:
+    repo, commits = story
+    content, cache = tmp_path / "content", tmp_path / "cache"
+    extract(repo, content, cache)
+    again = history.run(repo.path, content, cache_dir=cache)
+    assert (again.scanned, again.cached, again.written) == (0, 7, 0)
+    commits["v3.2"] = tag(repo, "v3.2", {"pkg/loading.py": LOADER.format(wording="cannot find the config file {path}")})
+    after = extract(repo, content, cache)
+    assert (after.scanned, after.cached) == (1, 7)
+    loader = by_message(content)["cannot find the config file {path}"]
+    assert loader["history"][-1] == {"release": "v3.2", "commit": commits["v3.2"], "change": "changed"}
+    assert loader["variants"][-1] == {"message": WORDINGS[2], "kind": "earlier", "until": commits["v3.2"]}
+    assert [v["message"] for v in loader["variants"]] == list(WORDINGS)
+
+
+def test_an_error_no_release_raised_yet_has_no_history(story: tuple[Repo, dict[str, str]], tmp_path: Path) -> None:
+    repo, _ = story
+    repo.write("pkg/new.py", 'def f():\n    raise KeyError("not released yet")\n')
+    repo.commit("unreleased")
+    extract(repo, tmp_path / "content", tmp_path / "cache")
+    assert "history" not in by_message(tmp_path / "content")["not released yet"]
+
+
+def dated_commit(repo: Repo, date: str) -> None:
+    """Commit everything with `date` as its commit date."""
+    repo.git("add", "-A")
+    env = {**os.environ, **GIT_ENV, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date}
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", date],
+                   cwd=repo.path, env=env, check=True)
+
+
+def test_ancestors_come_first_and_a_tag_off_the_main_line_goes_by_its_commit_date(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("a.py", "x = 1\n")
+    dated_commit(repo, "2024-01-01T00:00:00+00:00")
+    repo.git("tag", "v1.0")
+    repo.git("checkout", "-q", "-b", "maintenance")
+    repo.write("a.py", "x = 2\n")
+    dated_commit(repo, "2024-03-01T00:00:00+00:00")
+    repo.git("tag", "v1.0.1")
+    repo.git("checkout", "-q", "v1.0")
+    repo.write("a.py", "x = 3\n")
+    dated_commit(repo, "2024-02-01T00:00:00+00:00")
+    repo.git("tag", "v2.0")
+    # A clock set wrong: this commit is dated before its parent, and still comes after it.
+    repo.write("a.py", "x = 4\n")
+    dated_commit(repo, "2023-12-01T00:00:00+00:00")
+    repo.git("tag", "v2.1")
+    assert [t.name for t in history.release_tags(repo.path, "v*")] == ["v1.0", "v2.0", "v2.1", "v1.0.1"]
+    assert [t.name for t in history.release_tags(repo.path, "v2*")] == ["v2.0", "v2.1"]
+
+
+def test_cli_extract_history_prints_what_it_walked(story: tuple[Repo, dict[str, str]], tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    repo, _ = story
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cli.main(["extract", str(repo.path), "--content", str(tmp_path / "content"), "--history"]) == 0
+    out = capsys.readouterr().out
+    assert "history: 7 release tags (5 scanned, 2 known), 3 errors followed, 3 records with a history, 3 written" in out
+    assert list((tmp_path / "xdg" / "errorsite" / "history").glob("*.json"))
