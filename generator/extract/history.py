@@ -323,7 +323,7 @@ def follow(tags: list[Tag], per_tag: list[tuple[Site, ...]], moves: list[dict[st
     for tag, sites, moved in zip(tags, per_tag, moves):
         for track in tracks:
             if track.last[0] in moved:
-                track.last = (moved[track.last[0]], *track.last[1:])  # type: ignore[assignment]
+                track.last = (moved[track.last[0]], *track.last[1:])
         if sites == previous:
             continue
         previous = sites
