@@ -203,6 +203,116 @@ def test_factories_give_the_class_they_build_and_the_text_they_add(tmp_path: Pat
     }
 
 
+def test_messages_looked_up_by_key_with_subclass_overrides(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "forms/fields.py": (
+            "class ValidationError(Exception):\n    pass\n\n\n"
+            "class Field:\n"
+            '    default_error_messages = {"required": "Missing data.", "too_long": "Longer than {limit} characters."}\n\n'
+            "    def __init__(self):\n"
+            "        self.error_messages = {}\n"
+            "        for cls in reversed(type(self).__mro__):\n"
+            '            self.error_messages.update(getattr(cls, "default_error_messages", {}))\n\n'
+            "    def error(self, key, **kwargs):\n"
+            "        msg = self.error_messages[key]\n"
+            "        if isinstance(msg, str):\n"
+            "            msg = msg.format(**kwargs)\n"
+            "        return ValidationError(msg)\n\n"
+            "    def check(self, value, limit):\n"
+            "        if value is None:\n"
+            '            raise self.error("required")\n'
+            "        if len(value) > limit:\n"
+            '            raise self.error("too_long", limit=limit)\n\n\n'
+            "class Name(Field):\n"
+            '    default_error_messages = {"too_long": "Names are at most {limit} long."}\n\n\n'
+            "class Code(Field):\n"
+            '    default_error_messages = {"invalid": "Not a code."}\n\n'
+            "    def check(self, value, limit):\n"
+            '        raise self.error("invalid")\n'
+        ),
+    })
+    found = {line: (r["exception"], r["message"], [v["message"] for v in r.get("variants", [])])
+             for (path, line), r in records.items() if path == "forms/fields.py"}
+    # The dict's value is the message, the class the method builds the exception; a subclass that
+    # inherits the raising method and replaces the key gives its wording as an alternative.
+    assert found[21] == ("ValidationError", "Missing data.", [])
+    assert found[23] == ("ValidationError", "Longer than {limit} characters.", ["Names are at most {limit} long."])
+    assert found[34] == ("ValidationError", "Not a code.", [])
+
+
+def test_class_attribute_templates_formatted_by_a_method(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "v.py": (
+            "class ValidationError(Exception):\n    pass\n\n\n"
+            "class Range:\n"
+            '    below_min = "Must be {op} {{min}}."\n'
+            '    message_gte = "at least"\n'
+            '    message_gt = "more than"\n'
+            '    default_message = "Not in range: {input}."\n\n'
+            "    def __init__(self, low, inclusive=True, error=None):\n"
+            "        self.low = low\n"
+            "        self.error = error or self.default_message\n"
+            "        self.below_min = self.below_min.format(op=self.message_gte if inclusive else self.message_gt)\n\n"
+            "    def _format_error(self, value, message):\n"
+            "        return message.format(input=value, min=self.low)\n\n"
+            "    def __call__(self, value):\n"
+            "        if value < self.low:\n"
+            "            raise ValidationError(self._format_error(value, self.below_min))\n"
+            "        message = self.error.format(input=value)\n"
+            "        raise ValidationError(message)\n"
+        ),
+    })
+    found = {line: (r["message"], [v["message"] for v in r.get("variants", [])]) for (_, line), r in records.items()}
+    assert found[21] == ("Must be at least {min}.", ["Must be more than {min}."])
+    assert found[23] == ("Not in range: {input}.", [])
+    assert {r["exception"] for r in records.values()} == {"ValidationError"}
+
+
+def test_factory_methods_that_fill_fields_with_format_map(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "cfg.py": (
+            "class ConfigError(Exception):\n    pass\n\n\n"
+            "class Section:\n"
+            "    def _bad_field(self, msg):\n"
+            '        return ConfigError(msg.format_map({"field": self.name}))\n\n'
+            "    def load(self, value):\n"
+            '        raise self._bad_field(f"{value!r} is not allowed in {{field}}")\n'
+        ),
+    })
+    assert brief(records, "cfg.py") == {10: ("ConfigError", "{value!r} is not allowed in {field}")}
+
+
+@pytest.mark.parametrize("raise_line, message", [
+    ("raise InvalidSpec(str(e)) from e", "{str(e)}"),
+    ("raise InvalidSpec(e.args[0]) from e", "{e.args[0]}"),
+    ("raise InvalidSpec(e)", "{e}"),
+    ("raise InvalidSpec(str(e), source=text) from None", "{str(e)}"),
+    ('raise InvalidSpec(f"Invalid spec: {e}") from e', "Invalid spec: {e}"),
+])
+def test_wrapped_errors_document_the_outer_class(tmp_path: Path, raise_line: str, message: str) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "spec.py": (
+            "class TokenError(Exception):\n    pass\n\n\n"
+            "class InvalidSpec(ValueError):\n    pass\n\n\n"
+            "def parse(text):\n"
+            "    try:\n"
+            "        return tokens(text)\n"
+            "    except TokenError as e:\n"
+            f"        {raise_line}\n\n\n"
+            "def tokens(text):\n"
+            '    raise TokenError(f"Expected a name at {text!r}")\n'
+        ),
+    })
+    assert brief(records, "spec.py") == {13: ("InvalidSpec", message), 17: ("TokenError", "Expected a name at {text!r}")}
+
+
+def test_a_raise_of_a_handled_error_of_another_name_is_no_wrap(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": "def f(detail):\n    raise ValueError(str(detail))\n",
+    })
+    assert records == {}
+
+
 def test_classes_that_build_their_own_message(tmp_path: Path) -> None:
     _, _, records = extract_repo(tmp_path, {
         "errs.py": (

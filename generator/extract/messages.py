@@ -36,6 +36,10 @@ MESSAGE_KEYWORDS = ("msg", "message", "detail")
 HOLE = "\ue000"
 """Stands for a helper's message parameter inside the template the helper builds around it."""
 
+FORMATTED = "\ue001"
+"""Stands for a factory's message parameter that the factory formats (`msg.format_map({"field": ...})`):
+the fields the caller's text spells with doubled braces are placeholders of the message."""
+
 MAX_VARIANTS = 8
 """Most other wordings kept for one message (a variable assigned in many branches)."""
 
@@ -332,10 +336,14 @@ def template(node: ast.expr, source: Source, holes: frozenset[str] = frozenset()
     """
     if isinstance(node, ast.Name) and node.id in holes:
         return HOLE
+    if (holes and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("format", "format_map") and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in holes):
+        return FORMATTED
     if isinstance(node, ast.Constant):
         return _escape(node.value) if isinstance(node.value, str) else None
     if isinstance(node, ast.JoinedStr):
-        return "".join(_escape(str(v.value)) if isinstance(v, ast.Constant) else _placeholder(v, source, holes)
+        return "".join(_escape(str(v.value)) if isinstance(v, ast.Constant) else placeholder(v, source, holes)
                        for v in node.values if isinstance(v, (ast.Constant, ast.FormattedValue)))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
         return template(node.left, source, holes)
@@ -367,7 +375,7 @@ def _format_string(node: ast.expr) -> str | None:
     return None
 
 
-def _placeholder(value: ast.FormattedValue, source: Source, holes: frozenset[str] = frozenset()) -> str:
+def placeholder(value: ast.FormattedValue, source: Source, holes: frozenset[str] = frozenset()) -> str:
     """Return one f-string replacement field as written: `{expr!r:spec}`."""
     if isinstance(value.value, ast.Name) and value.value.id in holes and value.conversion == -1 and value.format_spec is None:
         return HOLE
@@ -376,7 +384,7 @@ def _placeholder(value: ast.FormattedValue, source: Source, holes: frozenset[str
         text += "!" + chr(value.conversion)
     if isinstance(value.format_spec, ast.JoinedStr):
         text += ":" + "".join(
-            str(v.value) if isinstance(v, ast.Constant) else _placeholder(v, source)
+            str(v.value) if isinstance(v, ast.Constant) else placeholder(v, source)
             for v in value.format_spec.values if isinstance(v, (ast.Constant, ast.FormattedValue))
         )
     return text + "}"
@@ -419,7 +427,7 @@ def says_something(text: str) -> bool:
     outside = re.sub(r"\{\{|\}\}", "", text)
     outside = re.sub(r"\{[^{}]*(\{[^{}]*\}[^{}]*)*\}", "", outside)
     outside = re.sub(r"%(\([^)]*\))?[-#0 +]*\d*(\.\d+)?[a-zA-Z%]", "", outside)
-    return bool(_WORDS.search(outside.replace(HOLE, "")))
+    return bool(_WORDS.search(outside.replace(HOLE, "").replace(FORMATTED, "")))
 
 
 def assignments(body: Sequence[ast.stmt]) -> dict[str, tuple[Assigned, ...]]:

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .messages import HOLE, Names, Source, dotted, template
+from .messages import FORMATTED, HOLE, Names, Source, dotted, template
 
 EXCEPTION_NAME = re.compile(r"(?:Error|Exception|Warning|Exit|Abort|Interrupt|Failure)$")
 """Names of classes outside the repository taken to be exceptions."""
@@ -97,7 +97,8 @@ class Raiser:
     exception: str
     """The exception as written where it is built (`BadParameter`)."""
     wrap: str
-    """The template of the exception's message, with HOLE where the parameter's message goes."""
+    """The template of the exception's message, with HOLE where the parameter's message goes (FORMATTED
+    where the function formats it first)."""
     param: str
     """The parameter that carries the message."""
     returns: bool
@@ -257,7 +258,10 @@ class Repository:
 
     def bases(self, info: ClassInfo) -> list[ClassInfo]:
         """Return the repository classes among a class's bases, in order."""
-        return [b for b in (self.resolve_class(base, info.file) for base in info.node.bases) if b is not None]
+        # A generic base (`Field[str]`) is the class it subscripts.
+        found = (self.resolve_class(base.value if isinstance(base, ast.Subscript) else base, info.file)
+                 for base in info.node.bases)
+        return [b for b in found if b is not None]
 
     def lineage(self, info: ClassInfo) -> Iterator[ClassInfo]:
         """Yield a class and its repository bases, depth first, each once."""
@@ -428,7 +432,7 @@ class Repository:
         info = self.resolve_class(built, function.file)
         if returns and not (self.is_exception(info) if info is not None else EXCEPTION_NAME.search(exception)):
             return None
-        argument = self._message_argument(call, info)
+        argument = self.message_argument(call, info)
         if argument is None:
             return None
         found = with_hole(argument, function)
@@ -443,7 +447,8 @@ class Repository:
         found = None if argument is None else with_hole(argument, function)
         if found is None:
             return None
-        return Raiser(inner.exception, inner.wrap.replace(HOLE, found[0]), found[1], returns, inner.cls, inner.documented)
+        wrap = inner.wrap.replace(HOLE, found[0]).replace(FORMATTED, found[0].replace(HOLE, FORMATTED))
+        return Raiser(inner.exception, wrap, found[1], returns, inner.cls, inner.documented)
 
     def argument(self, call: ast.Call, target: Function | None, raiser: Raiser) -> ast.expr | None:
         """Return the argument of a call that the callee's message parameter receives."""
@@ -460,7 +465,7 @@ class Repository:
             return None
         return call.args[index]
 
-    def _message_argument(self, call: ast.Call, info: ClassInfo | None) -> ast.expr | None:
+    def message_argument(self, call: ast.Call, info: ClassInfo | None) -> ast.expr | None:
         """Return the argument that carries an exception's message: the first, or a message keyword."""
         for keyword in call.keywords:
             if keyword.arg in ("msg", "message", "detail"):
@@ -515,9 +520,9 @@ def with_hole(argument: ast.expr, function: Function) -> tuple[str, str] | None:
             text = template(argument, function.file.source, frozenset({param}))
         except RecursionError:
             return None
-        if text is None or text.count(HOLE) != 1:
+        if text is None or text.count(HOLE) + text.count(FORMATTED) != 1:
             continue
-        if text.startswith(HOLE) or MESSAGE_PARAMETER.search(param):
+        if text.startswith((HOLE, FORMATTED)) or MESSAGE_PARAMETER.search(param):
             return text, param
     return None
 

@@ -26,18 +26,20 @@ function shows the same window clipped to the file.
 from __future__ import annotations
 
 import ast
+import builtins
 import gc
 import re
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..model import Variant
 from .messages import (
-    HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
+    FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
     unique_variants,
 )
-from .raisers import EXCEPTION_NAME, OWN_MESSAGE_METHODS, ClassInfo, Function, ParsedFile, Raiser, Repository, body_nodes, module_name, with_hole
+from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, ClassInfo, Function, ParsedFile, Raiser, Repository, body_nodes, module_name, with_hole
 from .sites import Mapped, ParseFailure, RaiseSite, Scan, Skipped
+from .strings import Pieces, Scope, Strings, template_of
 
 SNIPPET_MAX_LINES = 40
 """A function this long or shorter is shown whole."""
@@ -59,6 +61,10 @@ _GIVEN_MESSAGE = frozenset({"message", "msg", "args"})
 
 _DECORATION = re.compile(r"\{(?:self\.)?(?:message|msg|text|args\[0\])\}|\{super\(\)\.__str__\(\)\}")
 """A template starting with the message the exception was given only decorates it (`{text}\n  see {url}`)."""
+
+BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
+                                if isinstance(value, type) and issubclass(value, BaseException))
+"""Python's own exception classes (`ValueError`, `KeyError`), whatever their names end with."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 """Characters a file name shown in the report may not hold."""
@@ -96,8 +102,9 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool) -> Scan:
     own = _own_messages(repo)
     sites = [site for found in own.values() for site in found]
     mapped: list[Mapped] = []
+    strings = Strings(repo)
     for file in parsed:
-        finder = _Finder(repo, file, own, asserts, warns)
+        finder = _Finder(repo, file, own, asserts, warns, strings)
         for found_site in finder.sites():
             if isinstance(found_site, RaiseSite):
                 sites.append(found_site)
@@ -208,10 +215,13 @@ class _Finder:
     """Finds the sites of one file: raises, helper calls, raises through helpers and factories, warnings."""
 
     def __init__(self, repo: Repository, file: ParsedFile, own: Mapping[int, list[RaiseSite]],
-                 asserts: bool, warns: bool) -> None:
+                 asserts: bool, warns: bool, strings: Strings) -> None:
         self.repo, self.file, self.own, self.asserts, self.warns = repo, file, own, asserts, warns
         self._names: dict[int, Names] = {}
         """Template assignments of each function met, by `id()` (reading them once per function)."""
+        self._handlers: dict[int, set[str]] = {}
+        """The names `except ... as name` binds in each function met, by `id()`."""
+        self.strings = strings
 
     def names(self, where: Function | None) -> Names:
         """Return the names a message can follow inside `where` (the module's at module level)."""
@@ -293,6 +303,10 @@ class _Finder:
                 found = message(argument, self.file.source, names)
                 if found is not None:
                     return self._site(stmt, qualname, scope, raiser.exception, _wrapped(found, raiser), "helper", raiser.cls)
+            if target is not None and raiser is None:
+                built = self._built(stmt, exc, target, qualname, scope, where)
+                if built is not None:
+                    return built
         if exc is None:
             return Skipped(self.file.path, stmt.lineno, "bare raise (re-raises the current exception)")
         if not isinstance(exc, ast.Call):
@@ -306,9 +320,103 @@ class _Finder:
             kind = "variable"
             found = first_message(exc, self.file.source, names, extended=True)
         if found is None:
+            evaluated = self._evaluated(stmt, exc, exception, qualname, scope, where)
+            if evaluated is not None:
+                return evaluated
             reason = "no message" if not exc.args and not exc.keywords else "message computed elsewhere"
             return self._mapped(stmt, exc.func) or Skipped(self.file.path, stmt.lineno, reason)
         return self._site(stmt, qualname, scope, exception, found, kind, self.repo.resolve_class(exc.func, self.file))
+
+    def _built(self, stmt: ast.Raise, call: ast.Call, target: Function, qualname: str,
+               scope: tuple[int, int] | None, where: Function | None) -> RaiseSite | Skipped | None:
+        """Return the site of `raise self.make_error("too_long", limit=n)`: a function of the repository that
+        returns an exception whose message it looks up (by key) or formats; None when it does not."""
+        for node in self.repo.shapes[id(target)].returned:
+            info = self.repo.resolve_class(node.func, target.file)
+            exception = dotted(node.func)
+            if exception is None or not self._is_exception(node.func, target.file):
+                continue
+            argument = self.repo.message_argument(node, info)
+            if argument is None:
+                continue
+
+            def read(outer: Scope, argument: ast.expr = argument) -> list[Pieces] | None:
+                inner = self.strings.bind(call, target, outer)
+                return None if inner is None else self.strings.evaluate(argument, inner)
+
+            found = self._read(read, where)
+            if found is not None:
+                return self._site(stmt, qualname, scope, exception, found[0], found[1], info)
+        return None
+
+    def _evaluated(self, stmt: ast.Raise, exc: ast.Call, exception: str, qualname: str,
+                   scope: tuple[int, int] | None, where: Function | None) -> RaiseSite | Skipped | None:
+        """Return the site of a raise whose message a class attribute, a dict of messages or a method of the
+        repository holds, or that passes on the message of the error it handles (`raise X(str(e)) from e`)."""
+        if not self._is_exception(exc.func, self.file) or exception.rpartition(".")[2] in KEY_EXCEPTIONS:
+            return None
+        keywords = [k.value for k in exc.keywords if k.arg in ("msg", "message", "detail")]
+        first = exc.args[0] if exc.args and not isinstance(exc.args[0], ast.Starred) else None
+        argument = first if first is not None else keywords[0] if keywords else None
+        if argument is None:
+            return None
+        info = self.repo.resolve_class(exc.func, self.file)
+        if self._relays(argument, stmt, where):
+            relayed = Message("{" + self.file.source.segment(argument) + "}")
+            return self._site(stmt, qualname, scope, exception, relayed, "wrap", info)
+        found = self._read(lambda outer: self.strings.evaluate(argument, outer), where)
+        return None if found is None else self._site(stmt, qualname, scope, exception, found[0], found[1], info)
+
+    def _read(self, read: Callable[[Scope], list[Pieces] | None], where: Function | None) -> tuple[Message, str] | None:
+        """Return the message an evaluation gives where the raise is, with what each subclass that inherits the
+        raising method makes of it as alternatives, and the kind of site (`key` when a dict of messages was read)."""
+        owner = where.owner if where is not None else None
+        classes = [owner] if owner is not None else [None]
+        if owner is not None and where is not None:
+            classes += [c for c in self.strings.subclasses(owner) if self.repo.method(c, where.node.name) is where]
+        self.strings.keyed = False
+        wordings: list[str] = []
+        for cls in classes:
+            found = read(Scope(self.file, where, cls))
+            if found is None:
+                if cls is owner:
+                    return None
+                continue
+            wordings += [template_of(w) for w in found]
+        texts = [w for w in dict.fromkeys(wordings) if w]
+        if not texts or not says_something(texts[0]):
+            return None
+        kind = "key" if self.strings.keyed else "attribute"
+        return Message(texts[0], unique_variants(texts[0], [Variant(t, "alternative") for t in texts[1:]])), kind
+
+    def _relays(self, argument: ast.expr, stmt: ast.Raise, where: Function | None) -> bool:
+        """Return whether a message argument is the text of the error being handled: `e`, `str(e)`, `e.args[0]`."""
+        node = argument
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1:
+            node = node.args[0]
+        elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "args"
+              and isinstance(node.slice, ast.Constant) and node.slice.value == 0):
+            node = node.value.value
+        if not isinstance(node, ast.Name):
+            return False
+        if isinstance(stmt.cause, ast.Name) and stmt.cause.id == node.id:
+            return True
+        return where is not None and node.id in self._handled(where)
+
+    def _handled(self, where: Function) -> set[str]:
+        """Return the names `except ... as name` binds in a function."""
+        if id(where) not in self._handlers:
+            self._handlers[id(where)] = {n.name for n in body_nodes(where.node.body)
+                                         if isinstance(n, ast.ExceptHandler) and n.name}
+        return self._handlers[id(where)]
+
+    def _is_exception(self, node: ast.expr, file: ParsedFile) -> bool:
+        """Return whether an expression names an exception: a repository class that is one, or a name like one's."""
+        info = self.repo.resolve_class(node, file)
+        if info is not None:
+            return self.repo.is_exception(info)
+        name = (dotted(node) or "").rpartition(".")[2]
+        return bool(EXCEPTION_NAME.search(name)) or name in BUILTIN_EXCEPTIONS
 
     def _yielded(self, stmt: ast.stmt, exc: ast.Call, qualname: str, scope: tuple[int, int] | None,
                  names: Names) -> RaiseSite | Skipped | None:
@@ -423,9 +531,15 @@ def _yielded_call(stmt: ast.stmt) -> ast.Call | None:
 
 
 def _wrapped(found: Message, raiser: Raiser) -> Message:
-    """Return a call's message inside the template its helper or factory builds around it."""
-    return Message(raiser.wrap.replace(HOLE, found.text),
-                   tuple(Variant(raiser.wrap.replace(HOLE, v.message), v.kind) for v in found.variants))
+    """Return a call's message inside the template its helper or factory builds around it.
+
+    A factory that formats the message (`msg.format_map({"field": name})`) fills the fields the
+    caller spelled with doubled braces: they are placeholders of what a user reads.
+    """
+    def put(text: str) -> str:
+        return raiser.wrap.replace(HOLE, text).replace(FORMATTED, text.replace("{{", "{").replace("}}", "}"))
+
+    return Message(put(found.text), tuple(Variant(put(v.message), v.kind) for v in found.variants))
 
 
 def _reads_as_message(text: str) -> bool:

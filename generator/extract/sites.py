@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from ..model import Variant
 
-SITE_KINDS = ("raise", "variable", "helper", "class", "yield", "assert", "warning")
+SITE_KINDS = ("raise", "variable", "helper", "class", "yield", "key", "attribute", "wrap", "assert", "warning")
 """How a site was found, for counting (`Scan.by_kind`); docs/extract.md describes each."""
 
 
