@@ -371,7 +371,7 @@ class _Finder:
         """Return the message an evaluation gives where the raise is, with what each subclass that inherits the
         raising method makes of it as alternatives, and the kind of site (`key` when a dict of messages was read)."""
         owner = where.owner if where is not None else None
-        classes = [owner] if owner is not None else [None]
+        classes: list[ClassInfo | None] = [owner]
         if owner is not None and where is not None:
             classes += [c for c in self.strings.subclasses(owner) if self.repo.method(c, where.node.name) is where]
         self.strings.keyed = False
