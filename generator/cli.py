@@ -229,6 +229,14 @@ def _verify_arguments(verify: argparse.ArgumentParser) -> None:
     verify.set_defaults(run=run_verify)
 
 
+def _rename_arguments(rename_: argparse.ArgumentParser) -> None:
+    rename_.add_argument("old", metavar="OLD", help="the record's id now")
+    rename_.add_argument("new", metavar="NEW", help="its new id; the old one's URL redirects to it")
+    rename_.add_argument("--content", type=Path, default=Path(DEFAULT_CONTENT), metavar="DIR",
+                         help="folder with site.toml and errors/*.json (default: content)")
+    rename_.set_defaults(run=run_rename)
+
+
 def _patterns_arguments(patterns: argparse.ArgumentParser) -> None:
     _content_option(patterns)
     patterns.add_argument("--out", type=Path, required=True, metavar="FILE",
@@ -449,6 +457,15 @@ def run_verify(args: argparse.Namespace) -> int:
     return 1 if report.failed else 0
 
 
+def run_rename(args: argparse.Namespace) -> int:
+    """Give a record another id, keeping the old URL working."""
+    from . import rename
+
+    for line in rename.rename(args.content, args.old, args.new).lines():
+        print(line)
+    return 0
+
+
 def run_patterns(args: argparse.Namespace) -> int:
     """Write the patterns.json of the site's active records where the package wants it."""
     from . import patterns
@@ -469,6 +486,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "lookup": ("find the pages of a concrete error message", _lookup_arguments),
     "explain": ("print an error's page as plain text", _explain_arguments),
     "verify": ("run every example fix's check and record the outcome in its record", _verify_arguments),
+    "rename": ("give a record another id; its old URL redirects to the new one", _rename_arguments),
     "patterns": ("write the patterns.json a library ships beside its vendored link.py", _patterns_arguments),
 }
 """Each command's name, its one-line help, and what adds its arguments, in the order `--help` lists them."""

@@ -14,11 +14,13 @@ from .schema import CONTROL, ID_PATTERN, REPO
 TOML_TYPES = {int: "an integer", float: "a float", bool: "a boolean", list: "an array", dict: "a table"}
 KEYS = ("title", "base_url", "repo", "source_url", "issue_url", "edit_url", "cname", "redirects", "source", "verify", "history")
 TABLES: dict[str, dict[str, type]] = {
-    "source": {"include": list, "exclude": list, "asserts": bool, "warnings": bool},
+    "source": {"include": list, "exclude": list, "asserts": bool, "warnings": bool, "ids": str},
     "verify": {"setup": str, "timeout": int},
     "history": {"tags": str},
 }
 """The keys of each settings table, with the TOML type each value must have."""
+ID_RULES = ("words", "hash")
+"""The values of `[source] ids`: new ids made from the message's words, or from a digest."""
 URL_FIELDS = {
     "source_url": ("repo", "commit", "path", "line"),
     "issue_url": ("repo", "title", "id", "url"),
@@ -166,6 +168,9 @@ def _table_value(table: str, key: str, value: Any) -> Any:
     _check_type(value, expected, f"see [{table}] in the record format")
     for text in value if expected is list else [value] if expected is str else []:
         _one_line(text)
+    if (table, key) == ("source", "ids") and value not in ID_RULES:
+        raise Invalid(f"must be one of {', '.join(map(repr, ID_RULES))}, got {value!r}",
+                      hint=did_you_mean(value, ID_RULES), page="unknown-id-rule")
     return tuple(value) if expected is list else value
 
 

@@ -269,6 +269,8 @@ def site_toml(repo: str | None, folder_name: str, layout: Layout) -> str:
     lines += [
         "# Tests, docs, examples, benchmarks and test helpers raise nothing a user of the library meets.",
         f"exclude = {_toml_list(layout.exclude)}",
+        "# New records' ids (their URLs) from the message's first words; `errorsite rename` changes one later.",
+        'ids = "words"',
     ]
     return "\n".join(lines) + "\n"
 

@@ -289,6 +289,8 @@ class SourceSettings:
     """Also document `assert cond, "message"`."""
     warnings: bool = False
     """Also document `warnings.warn("message", Category)` calls."""
+    ids: str = "hash"
+    """How new records' ids are made: `words` from the message's first literal words, `hash` from a digest."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,3 +33,130 @@ def ordered(data: Any, where: str = "") -> Any:
 def dumps(record: dict[str, Any]) -> str:
     """Return the canonical text of a record file."""
     return json.dumps(ordered(record), indent=2, ensure_ascii=False) + "\n"
+
+
+def rewrite(text: str, record: dict[str, Any]) -> str:
+    """Return a record file's `text` changed to hold `record`, every part that did not change kept as it was.
+
+    A person's key order, indentation and line breaks stay: a value that did
+    not change keeps its text; an object whose keys did not change keeps its
+    layout; a new key takes its place in the canonical order among the keys
+    the object has. A file that does not hold one JSON object without
+    duplicate keys is written whole, in the canonical form.
+    """
+    try:
+        old = json.loads(text)
+        start = _skip(text, 0)
+        if not isinstance(old, dict) or _duplicates(text, start):
+            return dumps(record)
+    except ValueError:
+        return dumps(record)
+    if old == record:
+        return text
+    indent = _indent_unit(text, start)
+    return text[:start] + _object(text, start, record, "", indent) + text[_end(text, start):]
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, at: int) -> int:
+    """Return the index of the first character at or after `at` that is not JSON whitespace."""
+    while at < len(text) and text[at] in " \t\n\r":
+        at += 1
+    return at
+
+
+def _end(text: str, start: int) -> int:
+    """Return the index just after the JSON value at `start`."""
+    return _DECODER.raw_decode(text, start)[1]
+
+
+def _members(text: str, start: int) -> list[tuple[str, int, int, int]]:
+    """Return (key, key start, value start, value end) of each member of the object whose `{` is at `start`."""
+    members = []
+    at = _skip(text, start + 1)
+    while text[at] != "}":
+        key, colon = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+        value_start = _skip(text, _skip(text, colon) + 1)
+        value_end = _end(text, value_start)
+        members.append((key, at, value_start, value_end))
+        at = _skip(text, value_end)
+        if text[at] == ",":
+            at = _skip(text, at + 1)
+    return members
+
+
+def _duplicates(text: str, start: int) -> bool:
+    """Return whether the object at `start`, or one inside it, repeats a key."""
+    members = _members(text, start)
+    if len({key for key, *_ in members}) != len(members):
+        return True
+    return any(text[value] == "{" and _duplicates(text, value) for _, _, value, _ in members)
+
+
+def _indent_unit(text: str, start: int) -> str:
+    """Return the indentation of one level in the file: that of the first member of its top object."""
+    members = _members(text, start)
+    if not members:
+        return "  "
+    line_start = text.rfind("\n", 0, members[0][1]) + 1
+    unit = text[line_start:members[0][1]]
+    return unit if unit and not unit.strip() else "  "
+
+
+def _object(text: str, start: int, new: dict[str, Any], where: str, unit: str) -> str:
+    """Return the text of the object at `start` changed to hold `new`."""
+    members = {key: (key_start, value_start, value_end) for key, key_start, value_start, value_end in _members(text, start)}
+    old = json.loads(text[start:_end(text, start)])
+    values = {}
+    for key, value in new.items():
+        if key in old and old[key] == value:
+            values[key] = text[members[key][1]:members[key][2]]
+            continue
+        inner = _line_indent(text, members[key][0]) if key in members else ""
+        if key in old and isinstance(old[key], dict) and isinstance(value, dict):
+            values[key] = _object(text, members[key][1], value, key, unit)
+        else:
+            values[key] = _value(value, key, inner or _line_indent(text, start) + unit, unit)
+    if list(new) == [key for key in old if key in new] and len(new) == len(old):
+        # The same keys in the same order: each value is put in its own place, nothing else moves.
+        out, at = [], start
+        for key in old:
+            out += [text[at:members[key][1]], values[key]]
+            at = members[key][2]
+        return "".join(out) + text[at:_end(text, start)]
+    keys = _merged_order([key for key in old if key in new], list(new), where)
+    if "\n" not in text[start:_end(text, start)] and members:
+        return "{" + ", ".join(f"{json.dumps(key, ensure_ascii=False)}: {values[key]}" for key in keys) + "}"
+    outer = _line_indent(text, start)
+    inner = _line_indent(text, next(iter(members.values()))[0]) if members else outer + unit
+    body = f",\n{inner}".join(f"{json.dumps(key, ensure_ascii=False)}: {values[key]}" for key in keys)
+    return "{\n" + inner + body + "\n" + outer + "}" if keys else "{}"
+
+
+def _line_indent(text: str, at: int) -> str:
+    """Return the white space that starts the line of `at`."""
+    line_start = text.rfind("\n", 0, at) + 1
+    line = text[line_start:at]
+    return line[:len(line) - len(line.lstrip(" \t"))]
+
+
+def _value(value: Any, where: str, indent: str, unit: str) -> str:
+    """Return a new value's text, in the canonical key order, indented to sit at `indent`."""
+    return json.dumps(ordered(value, where if isinstance(value, dict) else ""), indent=unit,
+                      ensure_ascii=False).replace("\n", "\n" + indent)
+
+
+def _merged_order(kept: list[str], keys: list[str], where: str) -> list[str]:
+    """Return `kept` (the old order) with each other key of `keys` after the nearest key before it in canonical order."""
+    order = KEY_ORDER.get(where, ())
+    canonical = [k for k in order if k in keys] + sorted(k for k in keys if k not in order)
+    out = list(kept)
+    for key in canonical:
+        if key in out:
+            continue
+        before = canonical[:canonical.index(key)]
+        anchor = max((out.index(k) for k in before if k in out), default=-1)
+        out.insert(anchor + 1, key)
+    return out

@@ -38,3 +38,12 @@ def test_tables_of_the_right_types_are_read() -> None:
     assert problems == []
     assert config.source == SourceSettings(include=("src/*.py",), warnings=True)
     assert (config.verify.setup, config.verify.timeout) == ("make", 120)
+
+
+def test_source_ids_is_words_or_hash_and_hash_without_the_key() -> None:
+    assert settings_to_config({}, "site.toml")[0].source.ids == "hash"
+    assert settings_to_config({"source": {"ids": "words"}}, "site.toml")[0].source.ids == "words"
+    config, problems = settings_to_config({"source": {"ids": "word"}}, "site.toml")
+    assert [(p.pointer, p.reason, p.hint, p.page) for p in problems] == [
+        ("/source/ids", "must be one of 'words', 'hash', got 'word'", "did you mean 'words'?", "unknown-id-rule")]
+    assert config.source.ids == "hash"

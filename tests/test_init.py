@@ -92,10 +92,12 @@ def test_init_writes_settings_workflow_gitignore_and_records(tmp_path: Path, cap
     assert "wrote content/site.toml" in out and "wrote .github/workflows/errors.yml" in out
     settings = tomllib.loads((repo.path / "content" / "site.toml").read_text())
     assert settings == {"title": "mylib error reference", "repo": "acme/mylib", "base_url": "https://acme.github.io/mylib/",
-                        "source": {"include": ["src/mylib/**/*.py"], "exclude": []}}
+                        "source": {"include": ["src/mylib/**/*.py"], "exclude": [], "ids": "words"}}
     assert (repo.path / ".gitignore").read_text() == "site/\n.errorsite-cache/\n"
     assert (repo.path / ".github/workflows/errors.yml").read_text() == init.workflow("content")
+    # Readable URLs from the start: the first record's id is its message's words.
     [record] = (repo.path / "content" / "errors").glob("*.json")
+    assert record.name == "bad.json"
     assert '"message": "bad {x}"' in record.read_text()
     assert cli.main(["check", "--content", str(repo.path / "content"), "--source", str(repo.path), "--strict"]) == 0
 

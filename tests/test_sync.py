@@ -541,3 +541,37 @@ def test_a_record_whose_pin_is_not_a_commit_id_is_repinned(tmp_path: Path) -> No
     report = run(repo, content)
     assert len(report.repinned) == 2
     assert {r["source"]["commit"] for r in records(content).values()} == {head}
+
+
+def test_words_ids_read_like_the_message_and_add_a_short_hash_only_on_collision(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f(x, n):\n'
+               '    raise ValueError(f"Invalid version: {x!r}")\n'
+               '    raise KeyError("Invalid version: %s" % n)\n'
+               '    raise TypeError(f"{x}")\n'
+               '    raise OSError("Le fichier n\'a pas été trouvé dans le dossier indiqué, vérifiez le chemin")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "site.toml").write_text('[source]\nids = "words"\n\n[redirects]\ngone-now = "invalid-version"\n')
+    (content / "errors").mkdir()
+    report = run(repo, content)
+    by_line = {c.line: c.id for c in report.added}
+    base = f"{REPO}\nm.py\nf\nKeyError\nInvalid version: %s"
+    assert by_line[2] == "invalid-version"
+    assert by_line[3] == "invalid-version-" + hashlib.sha256(base.encode()).hexdigest()[:6]
+    assert len(by_line[4]) == 16  # no literal word: the hash rule
+    assert by_line[5] == "le-fichier-n-a-pas-ete-trouve-dans-le-dossier"
+    assert len(by_line[5]) <= sync.WORDS_CHARS
+
+
+def test_a_retired_id_is_never_given_to_a_new_site(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("m.py", 'def f():\n    raise ValueError("port in use")\n    raise KeyError("no such key")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    (content / "errors").mkdir(parents=True)
+    (content / "site.toml").write_text('[source]\nids = "words"\n\n[redirects]\nport-in-use = "no-such-key"\n')
+    ids = {c.line: c.id for c in run(repo, content).added}
+    assert ids[3] == "no-such-key" and ids[2].startswith("port-in-use-") and len(ids[2]) == len("port-in-use-") + 6
+    assert validate.build_site(load.load(content))

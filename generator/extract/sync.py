@@ -30,14 +30,18 @@ wording goes into `variants` as `earlier` (`until`: the new commit), so a user
 of an older release who pastes it still finds the page; variants of other
 kinds are kept as they are.
 
-Ids. A new record's id is the first 16 hex digits of SHA-256 over repo, path,
+Ids. With `[source] ids = "words"`, a new record's id is the message's first
+literal words (placeholders left out), lower case, joined by hyphens, at most
+48 characters; where those words are taken, the first 6 hex digits of the hash
+below are added. Otherwise (`"hash"`, the default, and for a message without a
+literal word), the id is the first 16 hex digits of SHA-256 over repo, path,
 function, exception and message joined by "\\n" (repo "" when there is none).
 When a message links to a record page (`.../errors/<id>/`), the site takes
-that id if no record holds it yet. When an id is taken (by any record file, or
-by a site earlier in path and line order), the n-th try (n = 2, 3, ...) hashes
-the same text plus "\\n" and n, until the id is free: two identical raises in
-one function get distinct ids, and a retired id is never handed to another
-site.
+that id if no record holds it yet. When an id is taken (by any record file, a
+retired id in `[redirects]`, or a site earlier in path and line order), the
+n-th try (n = 2, 3, ...) hashes the same text plus "\\n" and n, until the id
+is free: two identical raises in one function get distinct ids, and a retired
+id is never handed to another site.
 
 A record belongs to the repository in its `source.repo`, else to the `repo`
 of `site.toml`; records of another repository are left alone. New records
@@ -51,6 +55,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -78,6 +83,15 @@ PROSE_FIELDS = ("meaning", "solutions", "example_fix", "when")
 
 REPO_NAME = re.compile(schema.REPO)
 """An `owner/name` repository, by the record format's own pattern, so extract accepts what check does."""
+
+WORDS_CHARS = 48
+"""The longest id `[source] ids = "words"` makes from a message, before a collision's short hash."""
+
+SHORT_HASH = 6
+"""Hex digits of the hash added to a words id that another record already holds."""
+
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{[^{}]*\}|%(?:\([^)]*\))?[-#0+]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[a-zA-Z%]")
+"""A placeholder of a message template (`{value!r}`, `%s`, `%(name)d`), or a literal brace: no words of the message."""
 
 _LINK = re.compile(rf"errors/({schema.ID})(?=/|[\s)\"'>#?,;]|\.(?:\s|$)|$)")
 """A link to a record page inside a message; the lookahead keeps `errors/app.log` out."""
@@ -274,9 +288,10 @@ def sync(
             path, data = mine[record.id]
             writes[path] = dumps({**data, "status": "removed"})
         buckets["removed" if record.active else "unchanged"].append(Change(record.path, record.line, record.id))
-    taken = {path.stem for path in files}
+    # A retired id keeps leading to its successor: it is never handed to another site.
+    taken = {path.stem for path in files} | {old for old, _ in existing.config.redirects}
     for site in matching.sites:
-        record_id = new_id(owner, site, taken)
+        record_id = new_id(owner, site, taken, existing.config.source.ids)
         taken.add(record_id)
         writes[errors_dir / f"{record_id}.json"] = dumps(skeleton(record_id, site, commit, repo))
         buckets["added"].append(Change(site.path, site.line, record_id))
@@ -473,17 +488,33 @@ def base_text(repo: str | None, site: RaiseSite) -> str:
     return "\n".join((repo or "", site.path, site.function, site.exception, site.message))
 
 
-def new_id(repo: str | None, site: RaiseSite, taken: set[str]) -> str:
-    """Return the id for a new record of `site` that no record in `taken` holds."""
+def new_id(repo: str | None, site: RaiseSite, taken: set[str], rule: str = "hash") -> str:
+    """Return the id for a new record of `site` that no record in `taken` holds, by `[source] ids` `rule`."""
     linked = linked_id(site.message)
     if linked is not None and linked not in taken:
         return linked
     text = base_text(repo, site)
+    words = words_of(site.message) if rule == "words" else ""
+    if words and words not in taken:
+        return words
     candidate, n = _hash(text), 1
-    while candidate in taken:
+    while (f"{words}-{candidate[:SHORT_HASH]}" if words else candidate) in taken:
         n += 1
         candidate = _hash(f"{text}\n{n}")
-    return candidate
+    return f"{words}-{candidate[:SHORT_HASH]}" if words else candidate
+
+
+def words_of(message: str) -> str:
+    """Return the id a message's first literal words make: lower case, hyphens, at most WORDS_CHARS ("" for none)."""
+    literal = unicodedata.normalize("NFKD", _PLACEHOLDER.sub(" ", message)).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", literal.lower())
+    out = ""
+    for word in words:
+        joined = f"{out}-{word}" if out else word[:WORDS_CHARS]
+        if len(joined) > WORDS_CHARS:
+            break
+        out = joined
+    return out
 
 
 def linked_id(message: str) -> str | None:
