@@ -48,7 +48,8 @@ def js_answers(index: dict[str, Any]) -> list[Any]:
 def check(case: dict[str, Any], results: list[dict[str, Any]]) -> None:
     """Assert what a case of match_cases.json expects: the first ids in order, and of the first result its
     kind, which wording matched (`variant`), whether it is `confident` and whether the paste links to its page
-    (`linked`); `no_page`: no result is confident."""
+    (`linked`), the other records that raise its message (`places`) and the pasted class it is not
+    (`other_class`); `no_page`: no result is confident."""
     ids = [r["id"] for r in results]
     if case.get("no_page"):
         assert not any(r["confident"] for r in results)
@@ -57,7 +58,7 @@ def check(case: dict[str, Any], results: list[dict[str, Any]]) -> None:
         assert ids == []
         return
     assert ids[:len(case["expect"])] == case["expect"]
-    for name in ("kind", "variant", "confident", "linked"):
+    for name in ("kind", "variant", "confident", "linked", "places", "other_class"):
         if name in case:
             assert results[0][name] == case[name], name
 
@@ -85,7 +86,7 @@ def test_python_and_js_agree(index: dict[str, Any], js_answers: list[Any], numbe
 
 def test_cases_cover_every_kind(index: dict[str, Any]) -> None:
     kinds = {r["kind"] for case in CASES["cases"] for r in search(index, case["input"])}
-    assert kinds == {"full", "partial", "words", "near", "link"}
+    assert kinds == {"full", "partial", "words", "near", "link", "frame"}
     assert len(CASES["cases"]) >= 80 and len(CASES["records"]) >= 40
 
 
@@ -149,9 +150,12 @@ def test_both_runtimes_read_rows_by_field_name_not_position(index: dict[str, Any
     assert run_node(shuffled, [["search", text, 10] for text in inputs]) == js_answers
 
 
-def test_removed_record_ranks_below_its_active_twin(index: dict[str, Any]) -> None:
-    ids = [r["id"] for r in search(index, "workers must be positive, got -2")]
-    assert ids.index("name-positive") < ids.index("name-positive-old")
+def test_removed_record_is_listed_by_its_active_twin(index: dict[str, Any]) -> None:
+    # One message, one answer: the active record, whose page lists the removed one.
+    results = search(index, "workers must be positive, got -2")
+    ids = [r["id"] for r in results]
+    assert "name-positive-old" not in ids
+    assert results[ids.index("name-positive")]["places"] == ["name-positive-old"]
 
 
 def test_limit(index: dict[str, Any]) -> None:

@@ -119,18 +119,28 @@ class TemplateMatch:
         return self.end == "cut" and self.quality >= CONFIDENT_CUT and self.covered[-1] > 0
 
     @property
+    def whole(self) -> bool:
+        """Return whether the template's text is a full match of the paste in its own right: at least two thirds
+        of it (less held values) and CONFIDENT_LITERAL characters, the text a class name printed in front of it
+        cannot take away (docs/matching.md, Confidence)."""
+        return (self.end == "full" and self.reprs_hold and self.quality >= CONFIDENT_LITERAL
+                and 3 * self.quality >= 2 * (self.length - self.held))
+
+    @property
     def fit(self) -> Fit:
         """Return what decides between two matches of one record."""
         return Fit(self.tier, self.quality, self.end == "full", self.cleaned)
 
 
-def _held(segs: Segments, norm: str, spans: list[int]) -> int:
-    """Return the code points of the values of a full match that a literal follows and that are one word like a repr."""
+def _held(segs: Segments, norm: str, spans: list[int], reprs: tuple[int, ...]) -> int:
+    """Return the code points of the values of a full match that are one word like a repr and that a literal
+    follows, or that end the message in a placeholder that shows a repr (`Invalid tag: {tag!r}`): the
+    template's structure bounds them."""
     held = 0
     for n, k in enumerate(k for k, seg in enumerate(segs) if seg is None):
         value = norm[spans[2 * n]:spans[2 * n + 1]]
         word = value.strip(" ")
-        if k < len(segs) - 1 and word and " " not in word and REPR.fullmatch(word):
+        if (k < len(segs) - 1 or n in reprs) and word and " " not in word and REPR.fullmatch(word):
             held += len(value)
     return held
 
@@ -165,7 +175,7 @@ def match_template(template: Template, forms: list[Form], variant: int | None) -
             end = "noise"
         values = cut_values(form.raw, form.where, spans) if end == "full" else []
         reprs_hold = all(n >= len(values) or REPR.fullmatch(values[n]) for n in template.reprs)
-        held = _held(segs, form.norm, spans) if end == "full" else 0
+        held = _held(segs, form.norm, spans, template.reprs) if end == "full" else 0
         found = TemplateMatch(end, total, covered, values, variant, len(form.norm), reprs_hold,
                               form.first or segs[0] is not None, held)
         if best is None or found.fit > best.fit:

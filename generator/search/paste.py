@@ -29,6 +29,13 @@ _URLISH = re.compile(r"[^ \t\n\r\f\v\xa0'\"<>()\[\]{}`]+")
 _WEB = re.compile(r"https?://")
 _SUGGESTION = re.compile(r"[ \t]+(?:Did you mean[^\n]*\?|\(Possible options: [^\n]*\))[ \t]*\Z")
 """A suggestion appended to a message: `Did you mean ...?` (Python, click, ...), click's `(Possible options: ...)`."""
+_GROUP = re.compile(r"^[ \t]*\+ Exception Group Traceback \(most recent call last\):", re.M)
+_GROUP_SEPARATOR = re.compile(r"^[ \t]*\+(?:-\+)*-+(?: [0-9]+ -+| \.\.\. -+| and [0-9]+ more exceptions -+)?[ \t]*$")
+"""A line between the sub-exceptions of a group (`+-+---- 1 ----`, `+---- 2 ----`, the closing `+------`)."""
+_GROUP_OWN = re.compile(r"\([0-9]+ sub-exceptions?\)[ \t]*\Z")
+"""The end of a group's own message: its part comes after the sub-exceptions'."""
+_MARGIN = re.compile(r"^[ \t]*(?:[|+](?:[ \t]|$))+")
+"""The `|` margins (and the `+` of a group's header) in front of a line of a group's output."""
 MIN_WRAP = 40
 """A paste whose longest lines are this long or longer may have been cut at a terminal's width."""
 
@@ -87,6 +94,9 @@ class Paste:
     """The frames of the last traceback, outermost first (of the whole text when it has no header)."""
     firsts: tuple[int, ...] = (0,)
     """Where in `forms` each reading of the paste (its cut lines joined, as pasted) starts: its most cleaned form."""
+    causes: tuple[tuple[Frame, ...], ...] = ()
+    """The frames of each earlier, chained traceback, the one just before the last first: where the error
+    that the last one handled or wraps was raised."""
 
 
 def _named(head: str, rest: list[str]) -> tuple[str, list[str]]:
@@ -100,14 +110,22 @@ def _named(head: str, rest: list[str]) -> tuple[str, list[str]]:
     # KeyError shows its message as a repr, in quotes.
     if exception.split(".")[-1] == "KeyError" and len(message) >= 2 and message[0] in "'\"" and message[-1] == message[0]:
         return exception, [message[1:-1], message]
-    # An exception that prints details after its message, past a blank line (jsonschema's
-    # ValidationError: the schema and the instance) or indented under it (PyYAML's marks: where in
-    # the document), is read by the lines before them too: after the whole message, which a value
-    # with a line break in it may make look the same.
+    before = _before_details(lines)
+    return exception, [message] if before is None else [message, before]
+
+
+def _before_details(lines: list[str]) -> str | None:
+    """Return the lines of a message before its details, or None when it has none.
+
+    An exception that prints details after its message, past a blank line (jsonschema's
+    ValidationError: the schema and the instance) or indented under it (PyYAML's marks, a parser's
+    source line and caret), is read by the lines before them too: after the whole message, which a
+    value with a line break in it may make look the same.
+    """
     gap = next((i for i in range(1, len(lines)) if _blank(lines[i]) or lines[i][0] in " \t"), 0)
     if gap and not all(map(_blank, lines[:gap])):
-        return exception, [message, "\n".join(lines[:gap])]
-    return exception, [message]
+        return "\n".join(lines[:gap])
+    return None
 
 
 def _frames(lines: list[str]) -> tuple[Frame, ...]:
@@ -180,7 +198,7 @@ def read_paste(text: str) -> Paste:
         return paste
     first = _read(joined)
     forms = tuple(dict.fromkeys(first.forms + paste.forms))
-    return Paste(forms, first.exception, first.frames, (0, forms.index(paste.forms[0])))
+    return Paste(forms, first.exception, first.frames, (0, forms.index(paste.forms[0])), first.causes)
 
 
 def _without_suggestion(message: str) -> str | None:
@@ -194,12 +212,14 @@ def _read(text: str) -> Paste:
     """Return the candidate messages in `text`, its exception name and its traceback frames, lines as they are."""
     lines = _LINE_BREAK.split(text)
     starts = [i for i, line in enumerate(lines) if _TRACEBACK.search(line)]
-    # Frames and lines of an earlier, chained traceback belong to another exception.
+    # Lines of an earlier, chained traceback belong to another exception; its frames are where
+    # the error the last one handled or wraps was raised.
     last = lines[starts[-1] + 1:] if starts else lines
     frames = _frames(last)
+    causes = tuple(_frames(lines[a + 1:b]) for a, b in zip(starts[-2::-1], starts[:0:-1]))
     body = _body(last, bool(starts))
     if not body:
-        return Paste((text,), "", frames)
+        return Paste((text,), "", frames, causes=causes)
     head, named = strip_log(body[0])
     exception, forms = _named(head, body[1:])
     if not starts:
@@ -207,13 +227,39 @@ def _read(text: str) -> Paste:
         if tail_exception:
             exception, forms = tail_exception, tail_forms + forms
     forms.append("\n".join([head] + body[1:]))
+    if not exception:
+        # A message pasted without its class, with a parser's source line and caret indented under it.
+        before = _before_details([head] + body[1:])
+        if before is not None:
+            forms.append(before)
     forms.append("\n".join([named] + body[1:]))
     forms.append(text)
     # A suggestion a library appends to the message (`Did you mean --mode?`) is no part of its template.
     bare = _without_suggestion(forms[0])
     if bare is not None:
         forms.insert(0, bare)
-    return Paste(tuple(dict.fromkeys(forms)), exception, frames)
+    return Paste(tuple(dict.fromkeys(forms)), exception, frames, causes=causes)
+
+
+def group_members(text: str) -> list[str] | None:
+    """Return the parts of an exception group's output, each read as a paste of its own: each
+    sub-exception's, then the groups' own (`ExceptionGroup: ... (2 sub-exceptions)`); None when the
+    text is no exception group's output.
+
+    Python prints a group as `+ Exception Group Traceback (most recent call last):`, with the
+    sub-exceptions under separator lines (`+---------------- 1 ----------------`), each line of
+    them behind a `|` margin (one more for each nested group).
+    """
+    if not _GROUP.search(text):
+        return None
+    parts: list[list[str]] = [[]]
+    for line in _LINE_BREAK.split(text):
+        if _GROUP_SEPARATOR.match(line):
+            parts.append([])
+        else:
+            parts[-1].append(_MARGIN.sub("", line))
+    members = [joined for joined in ("\n".join(p).strip("\n") for p in parts) if joined.strip()]
+    return sorted(members, key=lambda member: bool(_GROUP_OWN.search(member)))
 
 
 def page_ids(text: str, base_url: str) -> set[str]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from .index import Row, SearchIndex, Template, load_index
 from .match import Form, Tier, TemplateMatch, forms_of, match_row
-from .paste import Frame, Paste, page_ids, read_paste
+from .paste import Frame, Paste, group_members, page_ids, read_paste
 from .text import WHITESPACE, tokenize
 from .words import WordScores, query, word_scores
 
@@ -69,6 +69,9 @@ class RankKey:
 
     linked: bool
     """The paste contains the URL of the record's page: the page the message itself names."""
+    raised: bool
+    """The pasted traceback's innermost frame that is at any record's raise is at this one's (see `raised_rows`):
+    the frame names the raise, whatever the message's words."""
     tier: Tier
     """How the result accounts for the paste."""
     strength: float
@@ -112,13 +115,55 @@ def _names_a_class(name: str) -> bool:
     return "A" <= name[:1] <= "Z"
 
 
-def _contradicts(paste: Paste, row: Row, frames: FrameHit) -> bool:
-    """Return whether the paste's exception name or traceback shows that the row did not raise it."""
+def other_class(paste: Paste, row: Row) -> str | None:
+    """Return the pasted exception's class when it is a class other than the row's (a base class, a wrapper,
+    a class a framework prints), else None."""
     theirs, mine = paste.exception.split(".")[-1], row.exception.split(".")[-1]
-    other_class = (_names_a_class(theirs) and theirs not in GENERIC_EXCEPTIONS and _names_a_class(mine)
-                   and theirs != mine)
+    differs = _names_a_class(theirs) and theirs not in GENERIC_EXCEPTIONS and _names_a_class(mine) and theirs != mine
+    return theirs if differs else None
+
+
+def _elsewhere(paste: Paste, row: Row, frames: FrameHit) -> bool:
+    """Return whether the paste has a traceback and none of its frames, chained ones included, is in the row's file."""
     # A yielded error is raised by a caller elsewhere: its own file need not be in the traceback.
-    return other_class or bool(paste.frames) and frames.in_file == 0 and not row.yielded
+    if not paste.frames or row.yielded or frames.in_file:
+        return False
+    return not any(frame_hit(row, cause).in_file for cause in paste.causes)
+
+
+def _at_raise(row: Row, frame: Frame) -> bool:
+    """Return whether a frame is at the row's raise: its file (2+ trailing path components) and line."""
+    mine = row.path.split("/")
+    return frame.line == row.line and _shared_suffix(mine, frame.path.split("/")) >= min(2, len(mine))
+
+
+def relays(row: Row) -> bool:
+    """Return whether a record's message is one placeholder: it passes on the text of an error it handled."""
+    return row.templates[0].segments == [None]
+
+
+def raised_rows(index: SearchIndex, paste: Paste) -> set[int]:
+    """Return the rows whose raise the innermost frame of the pasted traceback that is at any record's raise is at.
+
+    When all of them pass a handled error's text on (`raise X(str(e)) from e`), the chained
+    traceback before it says where that error was raised, and is read the same way.
+    """
+    if not paste.frames:
+        return set()
+    by_line: dict[int, list[int]] = {}
+    for d, row in enumerate(index.rows):
+        if row.path:
+            by_line.setdefault(row.line, []).append(d)
+    found: set[int] = set()
+    for frames in (paste.frames, *paste.causes):
+        inner = next((hit for frame in reversed(frames)
+                      if (hit := {d for d in by_line.get(frame.line, ()) if _at_raise(index.rows[d], frame)})), set())
+        if not inner:
+            break
+        found = inner
+        if not all(relays(index.rows[d]) for d in inner):
+            break
+    return found
 
 
 def _linked(index: SearchIndex, text: str) -> set[int]:
@@ -128,18 +173,22 @@ def _linked(index: SearchIndex, text: str) -> set[int]:
 
 
 def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: WordScores, paste: Paste,
-               linked: bool) -> Candidate:
+               linked: bool, raised: bool) -> Candidate:
     """Return row `d` as a candidate, with its rank key."""
     row = index.rows[d]
     score = words.score.get(d, 0.0)
     exception = bool(paste.exception) and paste.exception.split(".")[-1] == row.exception.split(".")[-1]
     frames = frame_hit(row, paste.frames)
     if match is None:
-        key = RankKey(linked, Tier.WORDS, score, False, False, frames, exception, not row.removed, row.written, 0.0)
-        return Candidate(d, key, None, linked)
-    key = RankKey(linked, match.tier, match.quality, match.end == "full", match.cleaned, frames, exception,
+        key = RankKey(linked, raised, Tier.WORDS, score, False, False, frames, exception, not row.removed,
+                      row.written, 0.0)
+        return Candidate(d, key, None, linked or raised)
+    key = RankKey(linked, raised, match.tier, match.quality, match.end == "full", match.cleaned, frames, exception,
                   not row.removed, row.written, score)
-    return Candidate(d, key, match, linked or match.explains and not _contradicts(paste, row, frames))
+    # A pasted class other than the record's (a base class, a wrapper) leaves a full match of the text the answer.
+    explains = match.explains and not _elsewhere(paste, row, frames) and (
+        other_class(paste, row) is None or match.whole)
+    return Candidate(d, key, match, linked or raised or explains)
 
 
 def _matched(index: SearchIndex, forms: list[Form]) -> dict[int, TemplateMatch]:
@@ -163,10 +212,12 @@ def _word_rows(words: WordScores, limit: int) -> set[int]:
 
 def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: WordScores, limit: int,
                 linked: set[int]) -> list[Candidate]:
-    """Return every record the paste links to or a template matched, and the word results that can reach the top `limit`."""
+    """Return every record the paste links to, its traceback names the raise of or a template matched, and the
+    word results that can reach the top `limit`."""
     matched = _matched(index, forms)
-    rows = sorted(set(matched) | linked | _word_rows(words, limit))
-    return [_candidate(index, d, matched.get(d), words, paste, d in linked) for d in rows]
+    raised = raised_rows(index, paste)
+    rows = sorted(set(matched) | linked | raised | _word_rows(words, limit))
+    return [_candidate(index, d, matched.get(d), words, paste, d in linked, d in raised) for d in rows]
 
 
 def _end_of(message: str, start: int, count: int) -> int:
@@ -193,30 +244,71 @@ def _template_spans(template: Template, covered: list[int]) -> list[list[int]]:
     return spans
 
 
-def _result(index: SearchIndex, found: Candidate, words: WordScores) -> dict[str, Any]:
+def _result(index: SearchIndex, found: Candidate, words: WordScores, paste: Paste, places: list[str]) -> dict[str, Any]:
     """Return one result as search gives it."""
     row = index.rows[found.row]
     match = found.match
     linked = found.key.linked
+    shared = {"confident": found.confident, "linked": linked, "other_class": other_class(paste, row),
+              "places": [i for i in places if i != row.id]}
     if match is None:
         spans = [[s, e] for w, s, e in tokenize(row.title) if w in words.shown and w not in index.stop]
-        kind = "link" if linked else "near" if found.row in words.near else "words"
+        kind = ("link" if linked else "frame" if found.key.raised else "near" if found.row in words.near
+                else "words")
         return {"id": row.id, "score": found.key.strength, "kind": kind, "values": [], "spans": spans,
-                "confident": found.confident, "variant": None, "linked": linked}
+                "variant": None, **shared}
     template = row.templates[0 if match.variant is None else match.variant + 1]
     return {"id": row.id, "score": match.quality, "kind": "full" if match.end == "full" else "partial",
             "values": match.values, "spans": _template_spans(template, match.covered),
-            "confident": found.confident, "variant": match.variant, "linked": linked}
+            "variant": match.variant, **shared}
 
 
 def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> list[dict[str, Any]]:
-    """Return the records that best match `text`, best first (see docs/matching.md, Results)."""
+    """Return the records that best match `text`, best first (see docs/matching.md, Results).
+
+    An exception group's output is read part by part: the first result of each part, then the
+    second of each, and so on.
+    """
     if not isinstance(index, SearchIndex):
         index = load_index(index)
+    members = group_members(text)
+    if members is None:
+        return _search(index, text, limit)
+    answers = [_search(index, member, limit) for member in members]
+    merged: dict[str, dict[str, Any]] = {}
+    for rank in range(limit):
+        for results in answers:
+            if rank < len(results):
+                merged.setdefault(results[rank]["id"], results[rank])
+    return list(merged.values())[:limit]
+
+
+def _search(index: SearchIndex, text: str, limit: int) -> list[dict[str, Any]]:
+    """Return the records that best match one paste, records that raise the same message as one answer."""
     paste = read_paste(text)
     forms = forms_of(paste)
     words = word_scores(index, query(index, forms[0].norm))
     found = _candidates(index, paste, forms, words, limit, _linked(index, text))
     found.sort(key=lambda c: index.rows[c.row].id)
     found.sort(key=lambda c: c.key, reverse=True)
-    return [_result(index, c, words) for c in found[:limit]]
+    places = same_message(index)
+    shown: dict[tuple[str, str], Candidate] = {}
+    for candidate in found:
+        if len(shown) == limit:
+            break
+        shown.setdefault(_message_key(index.rows[candidate.row]), candidate)
+    return [_result(index, c, words, paste, places[_message_key(index.rows[c.row])]) for c in shown.values()]
+
+
+def _message_key(row: Row) -> tuple[str, str]:
+    """Return what records that raise one message share: the exception and the template."""
+    return row.exception, row.templates[0].message
+
+
+def same_message(index: SearchIndex) -> dict[tuple[str, str], list[str]]:
+    """Return the ids of the records of each exception and template, in the index's order: one message raised at
+    several places is one answer, the best ranked of them, whose page lists the others."""
+    places: dict[tuple[str, str], list[str]] = {}
+    for row in index.rows:
+        places.setdefault(_message_key(row), []).append(row.id)
+    return places

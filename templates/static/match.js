@@ -22,6 +22,11 @@
   var REPR = new RegExp("^(?:[bBrRuUfF]{0,2}(['\"])[\\s\\S]*\\1|\\[[\\s\\S]*\\]|\\([\\s\\S]*\\)|\\{[\\s\\S]*\\}|<[\\s\\S]*>" +
     "|[A-Za-z_][A-Za-z0-9_.]*\\([\\s\\S]*\\)|[-+]?[0-9][A-Za-z0-9_.+-]*|None|True|False|Ellipsis|NotImplemented|[-+]?inf|nan)$");
   var CONFIDENT_LITERAL = 20, CONFIDENT_CUT = 30, MIN_WRAP = 40, GENERIC_EXCEPTIONS = ["Error", "Exception", "Warning"];
+  var GROUP = /^[ \t]*\+ Exception Group Traceback \(most recent call last\):/m;
+  // A line between the sub-exceptions of a group, and the `|` margins (and a group header's `+`) in front of its lines.
+  var GROUP_SEPARATOR = /^[ \t]*\+(?:-\+)*-+(?: [0-9]+ -+| \.\.\. -+| and [0-9]+ more exceptions -+)?[ \t]*$/;
+  var GROUP_OWN = /\([0-9]+ sub-exceptions?\)[ \t]*$/;
+  var MARGIN = /^[ \t]*(?:[|+](?:[ \t]|$))+/;
 
   function isWs(ch) { return WS.test(ch); }
   function cpLen(s) { var n = 0; for (var i = 0; i < s.length; i++) { var c = s.charCodeAt(i); if (c < 0xdc00 || c > 0xdfff) n++; } return n; }
@@ -166,12 +171,27 @@
     // KeyError shows its message as a repr, in quotes.
     if (lastName(m[1]) === "KeyError" && /^(['"])[\s\S]*\1$/.test(message))
       return [m[1], [message.slice(1, -1), message]];
-    // An exception that prints details after its message, past a blank line or indented under it, is read by the
-    // lines before them too, after the whole message.
+    var before = beforeDetails(lines);
+    return [m[1], before === null ? [message] : [message, before]];
+  }
+  // An exception that prints details after its message, past a blank line or indented under it, is read by the
+  // lines before them too, after the whole message. Returns null when it has none.
+  function beforeDetails(lines) {
     var gap = 0;
     for (var i = 1; i < lines.length && !gap; i++) if (blank(lines[i]) || /^[ \t]/.test(lines[i])) gap = i;
-    if (gap && lines.slice(0, gap).some(line => !blank(line))) return [m[1], [message, lines.slice(0, gap).join("\n")]];
-    return [m[1], [message]];
+    return gap && lines.slice(0, gap).some(line => !blank(line)) ? lines.slice(0, gap).join("\n") : null;
+  }
+  // The parts of an exception group's output (the group's own traceback, then each sub-exception's), or null.
+  function groupMembers(text) {
+    if (!GROUP.test(text)) return null;
+    var parts = [[]];
+    text.split(/\r\n|\r|\n/).forEach(line => {
+      if (GROUP_SEPARATOR.test(line)) parts.push([]);
+      else parts[parts.length - 1].push(line.replace(MARGIN, ""));
+    });
+    var members = parts.map(p => p.join("\n").replace(/^\n+|\n+$/g, "")).filter(p => /[^ \t\n]/.test(p));
+    // Each sub-exception's part, then the groups' own (`ExceptionGroup: ... (2 sub-exceptions)`).
+    return members.filter(m => !GROUP_OWN.test(m)).concat(members.filter(m => GROUP_OWN.test(m)));
   }
   // A terminal's hard wrap cuts lines at its width: a line of the greatest length (MIN_WRAP+ code points)
   // continues on the next, unless that starts with whitespace or is blank, or the line is a traceback's
@@ -192,31 +212,39 @@
     if (joined === null) return paste;
     var first = read(joined), forms = first.forms.concat(paste.forms);
     forms = forms.filter((f, i) => forms.indexOf(f) === i);
-    return { forms, exception: first.exception, frames: first.frames, firsts: [0, forms.indexOf(paste.forms[0])] };
+    return { forms, exception: first.exception, frames: first.frames, firsts: [0, forms.indexOf(paste.forms[0])], causes: first.causes };
   }
-  // Returns {lines (those that carry the message: after the last traceback's frames and code, without blank
-  // edges), frames (of that traceback, outermost first), traceback (whether there is one)}, lines as they are.
-  // An error page shows the reader's message through it too (yours.js), so both read a paste alike.
-  function parts(text) {
-    var lines = text.split(/\r\n|\r|\n/), frames = [], start = -1, m;
-    lines.forEach((line, i) => { if (TRACEBACK.test(line)) start = i; });
-    // Frames and lines of an earlier, chained traceback belong to another exception.
-    var body = lines.slice(start + 1), at = 0;
-    body.forEach(line => {
+  function framesOf(lines) {
+    var frames = [], m;
+    lines.forEach(line => {
       if ((m = FRAME.exec(line))) frames.push({ path: m[1].replace(/\\/g, "/"), line: +m[2], "function": m[3] || "" });
     });
+    return frames;
+  }
+  // Returns {lines (those that carry the message: after the last traceback's frames and code, without blank
+  // edges), frames (of that traceback, outermost first), causes (the frames of each earlier, chained traceback,
+  // the one just before the last first), traceback (whether there is one)}, lines as they are.
+  // An error page shows the reader's message through it too (yours.js), so both read a paste alike.
+  function parts(text) {
+    var lines = text.split(/\r\n|\r|\n/), starts = [];
+    lines.forEach((line, i) => { if (TRACEBACK.test(line)) starts.push(i); });
+    var start = starts.length ? starts[starts.length - 1] : -1, causes = [];
+    // Lines of an earlier, chained traceback belong to another exception; its frames are where the error the
+    // last one handled or wraps was raised.
+    for (var k = starts.length - 2; k >= 0; k--) causes.push(framesOf(lines.slice(starts[k] + 1, starts[k + 1])));
+    var body = lines.slice(start + 1), at = 0, frames = framesOf(body);
     if (start >= 0) {
       while (at < body.length && /^([ \t]|$)/.test(body[at])) at++;
       body = body.slice(at);
       while (body.length && blank(body[body.length - 1])) body = body.slice(0, -1);
     }
     while (body.length && blank(body[0])) body = body.slice(1);
-    return { lines: body, frames, traceback: start >= 0 };
+    return { lines: body, frames, causes, traceback: start >= 0 };
   }
   // Returns {forms (most cleaned first), exception, frames (of the last traceback, outermost first)}, lines as they are.
   function read(text) {
-    var p = parts(text), body = p.lines, frames = p.frames;
-    if (!body.length) return { forms: [text], exception: "", frames, firsts: [0] };
+    var p = parts(text), body = p.lines, frames = p.frames, causes = p.causes;
+    if (!body.length) return { forms: [text], exception: "", frames, firsts: [0], causes };
     var stripped = stripLog(body[0]), head = stripped[0], found = named(head, body.slice(1));
     var exception = found[0], forms = found[1];
     if (!p.traceback) {
@@ -227,11 +255,15 @@
       var tail = gap > 0 ? named(body[gap + 1], body.slice(gap + 2, ends)) : ["", []];
       if (tail[0]) { exception = tail[0]; forms = tail[1].concat([body.slice(gap + 1, ends).join("\n")], forms); }
     }
-    forms.push([head].concat(body.slice(1)).join("\n"), [stripped[1]].concat(body.slice(1)).join("\n"), text);
+    forms.push([head].concat(body.slice(1)).join("\n"));
+    // A message pasted without its class, with a parser's source line and caret indented under it.
+    var before = exception ? null : beforeDetails([head].concat(body.slice(1)));
+    if (before !== null) forms.push(before);
+    forms.push([stripped[1]].concat(body.slice(1)).join("\n"), text);
     // A suggestion a library appends to the message (`Did you mean --mode?`) is no part of its template.
     var start = forms[0].lastIndexOf("\n") + 1, last = forms[0].slice(start), hint = cpLen(last) <= MAX_EXPR && SUGGESTION.exec(last);
     if (hint) forms.unshift(forms[0].slice(0, start + hint.index));
-    return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception, frames, firsts: [0] };
+    return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception, frames, firsts: [0], causes };
   }
   // The space an empty placeholder implies is covered for the spans, but is not in the paste.
   function quality(segs, t, covered, length) {
@@ -276,7 +308,14 @@
         "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates,
         yielded: !!get("yielded") };
     });
-    loaded = { rows, byId: new Map(rows.map((row, d) => [row.id, d])), terms: index.terms, number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop, base: index.base_url || "" };
+    var places = new Map(), byLine = new Map();
+    rows.forEach((row, d) => {
+      var key = messageKey(row);
+      if (!places.has(key)) places.set(key, []);
+      places.get(key).push(row.id);
+      if (row.path) { if (!byLine.has(row.line)) byLine.set(row.line, []); byLine.get(row.line).push(d); }
+    });
+    loaded = { rows, places, byLine, byId: new Map(rows.map((row, d) => [row.id, d])), terms: index.terms, number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop, base: index.base_url || "" };
     cache.set(index, loaded);
     return loaded;
   }
@@ -357,16 +396,21 @@
     if (m.end === "full") return (3 * m.quality >= 2 * (m.length - m.held) || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
     return m.end === "cut" && m.quality >= CONFIDENT_CUT && m.covered[m.covered.length - 1] > 0;
   }
-  // Code points of a full match's values that a literal follows and that are one word like a repr.
-  function held(segs, t, spans) {
+  // Code points of a full match's values that are one word like a repr and that a literal follows, or that end the
+  // message in a placeholder that shows a repr.
+  function held(segs, t, spans, reprs) {
     var n = 0, sum = 0;
     segs.forEach((seg, k) => {
       if (seg !== null) return;
-      var value = t.slice(spans[2 * n], spans[2 * n + 1]), word = value.trim();
+      var value = t.slice(spans[2 * n], spans[2 * n + 1]), word = value.trim(), at = n;
       n++;
-      if (k < segs.length - 1 && word && word.indexOf(" ") < 0 && REPR.test(word)) sum += cpLen(value);
+      if ((k < segs.length - 1 || reprs.indexOf(at) >= 0) && word && word.indexOf(" ") < 0 && REPR.test(word)) sum += cpLen(value);
     });
     return sum;
+  }
+  // A full match of the text in its own right, which a class name printed in front of it cannot take away.
+  function whole(m) {
+    return m.end === "full" && m.reprsHold && m.quality >= CONFIDENT_LITERAL && 3 * m.quality >= 2 * (m.length - m.held);
   }
   // Literal code points of a full match (template starting with a placeholder) in the first `removed` UTF-16 units.
   function inRemoved(segs, t, spans, removed) {
@@ -388,7 +432,7 @@
       var values = end === "full" ? valuesOf(f.raw, f.where, w.values) : [];
       var reprsHold = tpl.reprs.every(n => n >= values.length || REPR.test(values[n]));
       var found = { end, quality: total, covered: w.covered, values, variant, length: f.length, reprsHold,
-        cleaned: f.first || segs[0] !== null, held: end === "full" ? held(segs, f.norm, w.values) : 0 };
+        cleaned: f.first || segs[0] !== null, held: end === "full" ? held(segs, f.norm, w.values, tpl.reprs) : 0 };
       if (!best || fits(found, best) > 0) best = found;
       if (end === "full") break;
     }
@@ -405,7 +449,7 @@
   }
 
   // --- ranking: a key's fields compare in this order, greater first; equal keys go by id
-  var RANK_ORDER = ["linked", "tier", "strength", "full", "cleaned", "frames", "exception", "active", "written", "words"];
+  var RANK_ORDER = ["linked", "raised", "tier", "strength", "full", "cleaned", "frames", "exception", "active", "written", "words"];
   var FRAME_ORDER = ["atLine", "inFunction", "inFile", "suffix"];
   function compareBy(order, a, b) {
     for (var i = 0; i < order.length; i++) {
@@ -446,30 +490,59 @@
     return found;
   }
   function namesAClass(name) { return /^[A-Z]/.test(name); }
-  // The paste's exception name or traceback shows that the row did not raise it.
-  function contradicts(paste, row, frames) {
+  // The pasted exception's class when it is a class other than the row's, else null.
+  function otherClass(paste, row) {
     var theirs = lastName(paste.exception), mine = lastName(row.exception);
-    var otherClass = namesAClass(theirs) && GENERIC_EXCEPTIONS.indexOf(theirs) < 0 && namesAClass(mine) && theirs !== mine;
-    // A yielded error is raised by a caller elsewhere: its own file need not be in the traceback.
-    return otherClass || (paste.frames.length > 0 && frames.inFile === 0 && !row.yielded);
+    return namesAClass(theirs) && GENERIC_EXCEPTIONS.indexOf(theirs) < 0 && namesAClass(mine) && theirs !== mine ? theirs : null;
   }
-  function candidate(ix, d, m, words, paste, link) {
+  // The paste has a traceback and none of its frames, chained ones included, is in the row's file.
+  function elsewhere(paste, row, frames) {
+    // A yielded error is raised by a caller elsewhere: its own file need not be in the traceback.
+    if (!paste.frames.length || row.yielded || frames.inFile) return false;
+    return !paste.causes.some(cause => frameHit(row, cause).inFile);
+  }
+  function atRaise(row, frame) {
+    var mine = row.path.split("/");
+    return frame.line === row.line && sharedSuffix(mine, frame.path.split("/")) >= Math.min(2, mine.length);
+  }
+  // A record whose message is one placeholder passes on the text of an error it handled.
+  function relays(row) { return row.templates[0].segments.length === 1 && row.templates[0].segments[0] === null; }
+  // The rows whose raise the innermost frame of the pasted traceback that is at any record's raise is at; when all pass
+  // a handled error's text on, the chained traceback before it is read the same way.
+  function raisedRows(ix, paste) {
+    var found = new Set();
+    if (!paste.frames.length) return found;
+    var chain = [paste.frames].concat(paste.causes);
+    for (var c = 0; c < chain.length; c++) {
+      var inner = new Set();
+      for (var i = chain[c].length - 1; i >= 0 && !inner.size; i--) {
+        (ix.byLine.get(chain[c][i].line) || []).forEach(d => { if (atRaise(ix.rows[d], chain[c][i])) inner.add(d); });
+      }
+      if (!inner.size) break;
+      found = inner;
+      if (!Array.from(inner).every(d => relays(ix.rows[d]))) break;
+    }
+    return found;
+  }
+  function candidate(ix, d, m, words, paste, link, raised) {
     var row = ix.rows[d], score = words.score.get(d) || 0, frames = frameHit(row, paste.frames);
-    var key = { linked: link, tier: m ? tierOf(m) : WORDS, cleaned: !!m && m.cleaned, strength: m ? m.quality : score, full: !!m && m.end === "full",
+    var key = { linked: link, raised, tier: m ? tierOf(m) : WORDS, cleaned: !!m && m.cleaned, strength: m ? m.quality : score, full: !!m && m.end === "full",
       frames, exception: !!paste.exception && lastName(paste.exception) === lastName(row.exception),
       active: !row.removed, written: row.written, words: m ? score : 0 };
-    return { row: d, key, match: m, confident: link || !!m && explains(m) && !contradicts(paste, row, frames) };
+    // A pasted class other than the record's (a base class, a wrapper) leaves a full match of the text the answer.
+    var fits = !!m && explains(m) && !elsewhere(paste, row, frames) && (otherClass(paste, row) === null || whole(m));
+    return { row: d, key, match: m, confident: link || raised || fits };
   }
   function candidates(ix, paste, forms, words, limit, links) {
-    var present = new Set(tokenize(forms[forms.length - 1].norm).map(w => w[0])), matched = new Map();
+    var present = new Set(tokenize(forms[forms.length - 1].norm).map(w => w[0])), matched = new Map(), raised = raisedRows(ix, paste);
     ix.rows.forEach((row, d) => { var m = matchRow(row, forms, present); if (m) matched.set(d, m); });
     var eligible = [];
     words.score.forEach((s, d) => { if (words.content.has(d)) eligible.push([d, s]); });
     // Only the best `limit` word scores (and their ties) can reach the top.
     var floor = eligible.map(e => e[1]).sort((x, y) => y - x)[limit - 1] || 0;
-    var rows = new Set([...matched.keys(), ...links]);
+    var rows = new Set([...matched.keys(), ...links, ...raised]);
     eligible.forEach(e => { if (e[1] >= floor) rows.add(e[0]); });
-    return Array.from(rows).map(d => candidate(ix, d, matched.get(d) || null, words, paste, links.has(d)));
+    return Array.from(rows).map(d => candidate(ix, d, matched.get(d) || null, words, paste, links.has(d), raised.has(d)));
   }
 
   // --- results
@@ -490,17 +563,32 @@
     });
     return spans;
   }
-  function result(ix, c, words) {
+  function result(ix, c, words, paste) {
     var row = ix.rows[c.row], m = c.match, link = c.key.linked, spans = [];
     if (m) spans = templateSpans(row.templates[m.variant === null ? 0 : m.variant + 1], m.covered);
     else tokenize(row.title).forEach(w => { if (words.shown.has(w[0]) && !ix.stop.has(w[0])) spans.push([w[1], w[2]]); });
-    return { id: row.id, score: m ? m.quality : c.key.strength, kind: m ? (m.end === "full" ? "full" : "partial") : link ? "link" : words.near.has(c.row) ? "near" : "words",
-      values: m ? m.values : [], spans, confident: c.confident, variant: m ? m.variant : null, linked: link };
+    return { id: row.id, score: m ? m.quality : c.key.strength,
+      kind: m ? (m.end === "full" ? "full" : "partial") : link ? "link" : c.key.raised ? "frame" : words.near.has(c.row) ? "near" : "words",
+      values: m ? m.values : [], spans, confident: c.confident, variant: m ? m.variant : null, linked: link,
+      other_class: otherClass(paste, row), places: ix.places.get(messageKey(row)).filter(id => id !== row.id) };
   }
+  // What records that raise one message share: the exception and the template.
+  function messageKey(row) { return row.exception + "\n" + row.templates[0].message; }
   function lastName(name) { return name.split(".").pop(); }
 
+  // An exception group's output is read part by part: the first result of each part, then the second, and so on.
   function search(index, text, limit) {
     if (limit === undefined) limit = 10;
+    var members = groupMembers(text);
+    if (members === null) return searchOne(index, text, limit);
+    var answers = members.map(m => searchOne(index, m, limit)), merged = new Map();
+    for (var rank = 0; rank < limit; rank++) answers.forEach(results => {
+      if (rank < results.length && !merged.has(results[rank].id)) merged.set(results[rank].id, results[rank]);
+    });
+    return Array.from(merged.values()).slice(0, limit);
+  }
+  // One message raised at several places is one answer: the best ranked of them, whose page lists the others.
+  function searchOne(index, text, limit) {
     var ix = load(index), paste = readPaste(text);
     var normal = paste.forms.map(normalize), forms = paste.forms.map((raw, i) => {
       var norm = normal[i][0], clean = normal[paste.firsts.filter(f => f <= i).pop()][0];
@@ -509,7 +597,12 @@
     var words = wordScores(ix, query(ix, forms[0].norm)), found = candidates(ix, paste, forms, words, limit, linked(ix, text));
     // Ids are unique: no two candidates compare equal.
     found.sort((a, b) => compareBy(RANK_ORDER, b.key, a.key) || (ix.rows[a.row].id < ix.rows[b.row].id ? -1 : 1));
-    return found.slice(0, limit).map(c => result(ix, c, words));
+    var shown = new Map();
+    for (var i = 0; i < found.length && shown.size < limit; i++) {
+      var key = messageKey(ix.rows[found[i].row]);
+      if (!shown.has(key)) shown.set(key, found[i]);
+    }
+    return Array.from(shown.values()).map(c => result(ix, c, words, paste));
   }
   // A record of the index by id, fields by name, with its page's url (for the search page).
   function record(index, id) { var ix = load(index); return ix.rows[ix.byId.get(id)]; }
