@@ -430,7 +430,13 @@ def run_lookup(args: argparse.Namespace) -> int:
         kind = result["kind"]
         if result["variant"] is not None:
             kind += f", {record.variants[result['variant']].kind} wording"
-        return f"{site.config.base_url}errors/{record.id}/  [{kind}]  {record.exception}: {record.title}"
+        shown = f"{site.config.base_url}errors/{record.id}/  [{kind}]  {record.exception}: {record.title}"
+        if result["other_class"]:
+            shown += f"\n    printed as {result['other_class']}: a base class, a wrapper or a label of {record.exception}"
+        if result["places"]:
+            shown += f"\n    raised at {len(result['places']) + 1} places; the others: " + " ".join(
+                f"{site.config.base_url}errors/{other}/" for other in result["places"])
+        return shown
 
     explained = [r for r in results if r["confident"]]
     weak = [r for r in results if not r["confident"]]

@@ -256,6 +256,10 @@ class Renderer:
         self.search_terms: Mapping[str, dict[str, int]] = search_terms or {}
         """Their weighted terms, by record id."""
         self.by_exception, self.by_file, self.by_tag = _groups(self.cards.values())
+        self.same_message: dict[tuple[str, str], list[Summary]] = {}
+        """(exception, message) -> the records that raise it, in id order: one message raised at several places."""
+        for card in self.cards.values():
+            self.same_message.setdefault((card.exception, card.message), []).append(card)
         self.known: Known = known or {}
         """What the last build's files show of unedited records (see `Known`)."""
         self.given_overview = overview
@@ -375,6 +379,7 @@ class Renderer:
             related=sorted((Related(self.cards[link.id], link.automatic) for link in self.related[record.id]),
                            key=lambda item: (item.automatic, not item.record.written)),
             has_values=any(map(has_placeholders, [record.message, *(v.message for v in record.variants)])),
+            places=[c for c in self.same_message.get((record.exception, record.message), ()) if c.id != record.id],
         )
 
     def list_page(self, path: str, title: str, kind: str, members: list[Summary], key: str) -> bytes:

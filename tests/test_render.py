@@ -95,6 +95,19 @@ def test_related_lists_hand_picked_first_then_suggested(content: Path) -> None:
     assert "batch-tokens-below-chunk" in html and "suggested" in html
 
 
+def test_one_message_raised_at_several_places_says_so_on_each_page(content: Path) -> None:
+    first = json.loads((content / "errors" / "batch-tokens-below-chunk.json").read_text(encoding="utf-8"))
+    edit_record(content, "batch-tokens-multiple", lambda d: d.update(exception=first["exception"], message=first["message"]))
+    files = build(content)
+    html = page(files, "errors/batch-tokens-below-chunk/index.html")
+    assert "The same message is raised at 2 places; this page covers them all." in html
+    source = html[html.index('id="source"'):]
+    assert 'errors/batch-tokens-multiple/index.html' in source
+    related = html[html.index('id="related"'):]
+    assert related.index("batch-tokens-multiple") < related.index("</ul>")
+    assert "raised at" not in page(files, "errors/old-kv-dtype/index.html")
+
+
 def test_every_error_page_links_to_its_exception_file_and_tags(files: dict[str, bytes]) -> None:
     html = page(files, "errors/batch-tokens-below-chunk/index.html")
     for href in ("exceptions/ValueError/index.html", "files/tinyserve/config/batching.py/index.html",

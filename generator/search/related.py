@@ -223,7 +223,8 @@ class Neighbourhood:
 
     def score(self, card: Summary, other: Summary) -> float:
         """Return how closely two records are related: same file, same function, shared tags and words."""
-        score = 0.0
+        # The same message raised at another place comes first: the pages cover each other.
+        score = 10.0 if (card.exception, card.message) == (other.exception, other.message) else 0.0
         if card.path == other.path:
             score += 2
             if card.function and card.function == other.function:

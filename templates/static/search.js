@@ -6,7 +6,7 @@
   var root = document.body.getAttribute("data-root") || "./";
   var M = window.ErrorsiteMatch, byId = document.getElementById.bind(document);
   /* A full match the engine is unsure of only resembles the message. */
-  var KIND = { full: "matches your message", like: "resembles your message", partial: "matches the start of your message", words: "shares words", near: "did you mean", link: "your message links here" };
+  var KIND = { full: "matches your message", like: "resembles your message", partial: "matches the start of your message", words: "shares words", near: "did you mean", link: "your message links here", frame: "your traceback names this raise" };
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -48,7 +48,9 @@
     a.id = "r-" + r.id;
     a.href = root + rec.url + "index.html" + (exact ? "?m=" + encodeURIComponent(text) : "");
     a.setAttribute("role", "option");
-    a.append(el("span", "title", rec.title), el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind === "full" && !sure(r) ? "like" : r.kind]));
+    var notes = (r.places && r.places.length ? " · raised at " + (r.places.length + 1) + " places" : "") +
+      (r.other_class ? " · printed as " + r.other_class : "");
+    a.append(el("span", "title", rec.title), el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind === "full" && !sure(r) ? "like" : r.kind] + notes));
     if (full) highlighted(a.appendChild(el("p", "message-line")).appendChild(el("code")), exact ? message : rec.title, r.spans);
     return li;
   }
