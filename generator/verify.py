@@ -423,7 +423,7 @@ def with_verified(text: str, verified: dict[str, str] | None) -> str:
 
 
 def stale(records: Iterable[RawRecord]) -> list[Problem]:
-    """Return a problem for each record whose `verified` commit is not its pin: its check has not run since."""
+    """Return a notice for each record whose `verified` commit is not its pin: its check has not run on this code."""
     problems = []
     for raw in records:
         try:
@@ -445,7 +445,8 @@ def _fresh(data: Any) -> None:
     if commit != pin:
         raise Invalid(
             f"the example was checked against {commit}, but the record is pinned to {pin}",
-            hint="run errorsite verify: it runs the check again and updates or removes this field",
+            hint="the page says the code has changed since; errorsite verify runs the check again and updates"
+            " or removes this field",
             page="verified-stale",
         )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -309,7 +310,11 @@ def test_other_repositories_and_unknown_fields_are_left_alone(tmp_path: Path) ->
     repo.commit()
     run(repo, content)
     assert json.loads(path.read_text(encoding="utf-8"))["x-custom"] == {"keep": True}
-    assert path.read_text(encoding="utf-8") == dumps({**records(content)[mine["id"]], "x-custom": {"keep": True}})
+    # Only the pin's lines change; the person's four-space layout stays.
+    changed = [line for line in difflib.ndiff(mine_text.splitlines(), path.read_text(encoding="utf-8").splitlines())
+               if line.startswith(("-", "+"))]
+    assert sorted(line.split(":")[0].strip("-+ ") for line in changed) == [
+        '"code"', '"code"', '"commit"', '"commit"', '"line"', '"line"']
 
 
 def test_site_toml_repo_is_the_default_owner(tmp_path: Path) -> None:
@@ -575,3 +580,95 @@ def test_a_retired_id_is_never_given_to_a_new_site(tmp_path: Path) -> None:
     ids = {c.line: c.id for c in run(repo, content).added}
     assert ids[3] == "no-such-key" and ids[2].startswith("port-in-use-") and len(ids[2]) == len("port-in-use-") + 6
     assert validate.build_site(load.load(content))
+
+
+VERIFIED_PROSE = {**PROSE, "example_fix": {"before": "old", "after": "new",
+                                           "verified": {"commit": "0" * 40, "date": "2024-01-03", "by": "errorsite verify"}}}
+
+
+def checked_record(repo: Repo, content: Path, source: str) -> tuple[Path, str]:
+    """Commit `source` as m.py, extract it, give its one record prose checked at its pin, keys in a person's order."""
+    repo.write("m.py", source)
+    repo.commit()
+    [added] = run(repo, content).added
+    path = content / "errors" / f"{added.id}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    fix = {**VERIFIED_PROSE["example_fix"], "verified": {**VERIFIED_PROSE["example_fix"]["verified"],
+                                                           "commit": data["source"]["commit"]}}
+    # A person's order: prose first, the code's fields after.
+    person = {"id": data["id"], **VERIFIED_PROSE, "example_fix": fix,
+              **{k: v for k, v in data.items() if k != "id"}}
+    path.write_text(json.dumps(person, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path, path.read_text(encoding="utf-8")
+
+
+def changed_lines(before: str, after: str) -> list[str]:
+    return [line for line in difflib.ndiff(before.splitlines(), after.splitlines()) if line.startswith(("-", "+"))]
+
+
+FUNCTION = 'def f(x):\n    if x < 0:\n        raise ValueError(f"x must be >= 0, got {x}")\n    return x\n'
+
+
+def test_a_comment_above_a_raise_moves_its_pin_and_its_check_but_asks_no_review(tmp_path: Path) -> None:
+    repo, content = Repo(tmp_path / "repo"), tmp_path / "content"
+    path, before = checked_record(repo, content, FUNCTION)
+    repo.write("m.py", 'def f(x):\n    # Negative values come from old configs.\n\n    # Refuse them.\n'
+               '    if x < 0:  # see the changelog\n        raise ValueError(\n            f"x must be >= 0, got {x}"\n'
+               '        )\n    return x\n')
+    commit = repo.commit()
+    report = run(repo, content)
+    assert [c.note for c in report.repinned] == [""] and not report.changed
+    after = path.read_text(encoding="utf-8")
+    record = json.loads(after)
+    assert "review" not in record
+    assert record["source"]["commit"] == commit and record["source"]["line"] == 6
+    assert record["example_fix"]["verified"] == {"commit": commit, "date": "2024-01-03", "by": "errorsite verify"}
+    assert list(record) == list(json.loads(before))  # the person's key order
+    assert sorted(line.split(":")[0].strip("-+ ") for line in changed_lines(before, after)) == [
+        '"code"', '"code"', '"commit"', '"commit"', '"commit"', '"commit"', '"line"', '"line"']
+    assert validate.build_site(load.load(content))
+
+
+def test_a_header_comment_moves_lines_only(tmp_path: Path) -> None:
+    repo, content = Repo(tmp_path / "repo"), tmp_path / "content"
+    path, before = checked_record(repo, content, FUNCTION)
+    repo.write("m.py", "# Copyright the authors.\n# Licensed under the MIT license.\n" + FUNCTION)
+    repo.commit()
+    run(repo, content)
+    after = path.read_text(encoding="utf-8")
+    assert "review" not in json.loads(after)
+    assert sorted(line.split(":")[0].strip("-+ ") for line in changed_lines(before, after)) == [
+        '"commit"', '"commit"', '"commit"', '"commit"', '"line"', '"line"', '"start"', '"start"']
+    # A commit that does not touch the code moves nothing and writes nothing.
+    repo.write("README", "news\n")
+    repo.commit()
+    age_files(content)
+    run(repo, content)
+    assert path.read_text(encoding="utf-8") == after and path.stat().st_mtime_ns == 1_000_000_000
+
+
+def test_a_code_change_asks_for_review_and_leaves_the_check_where_it_ran(tmp_path: Path) -> None:
+    repo, content = Repo(tmp_path / "repo"), tmp_path / "content"
+    path, before = checked_record(repo, content, FUNCTION)
+    checked_at = json.loads(before)["source"]["commit"]
+    repo.write("m.py", FUNCTION.replace("if x < 0:", "if x <= 0:"))
+    commit = repo.commit()
+    [change] = run(repo, content).repinned
+    assert change.note == "review: code changed"
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert record["review"] == {"since": commit, "why": "code changed"}
+    assert record["example_fix"]["verified"]["commit"] == checked_at
+
+
+def test_in_a_long_function_a_comment_that_pushes_a_line_out_of_the_window_is_no_change(tmp_path: Path) -> None:
+    repo, content = Repo(tmp_path / "repo"), tmp_path / "content"
+    body = "".join(f"    a{i} = {i}\n" for i in range(50))
+    path, before = checked_record(repo, content, "def long():\n" + body + '    raise ValueError("too long")\n' + body)
+    repo.write("m.py", "def long():\n" + body + "    # Explain.\n" + '    raise ValueError("too long")\n' + body)
+    repo.commit()
+    run(repo, content)
+    assert "review" not in json.loads(path.read_text(encoding="utf-8"))
+    repo.write("m.py", "def long():\n" + body + "    b = 1\n" + '    raise ValueError("too long")\n' + body)
+    repo.commit()
+    run(repo, content)
+    assert json.loads(path.read_text(encoding="utf-8"))["review"]["why"] == "code changed"

@@ -331,28 +331,37 @@ def test_a_failing_setup_is_an_error_and_runs_no_check(tmp_path: Path, capsys: p
     assert snapshot(content) == before
 
 
-def test_check_reports_a_proof_of_another_commit_as_stale(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_notes_a_proof_of_another_commit_and_the_page_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = disk_full(before=FAILS, after="true")
     data["example_fix"]["verified"] = {"commit": "0bd60711f7e0", "date": "2026-01-02", "by": "errorsite verify"}
     content = make_content(tmp_path / "content", data)
-    assert cli.main(["check", "--content", str(content)]) == 1
-    err = capsys.readouterr().err
-    assert (f"{content}/errors/disk-full.json: /example_fix/verified: the example was checked against 0bd60711f7e0, "
-            f"but the record is pinned to {PIN} (run errorsite verify: it runs the check again and updates or "
-            "removes this field)\n  see https://errorsite.github.io/errorsite/errors/verified-stale/") in err
+    # Re-pinning moved the code on: a deploy must still go through.
+    assert cli.main(["check", "--content", str(content)]) == 0
+    out, err = capsys.readouterr()
+    assert err == (f"note: {content}/errors/disk-full.json: /example_fix/verified: the example was checked against "
+                   f"0bd60711f7e0, but the record is pinned to {PIN} (the page says the code has changed since; "
+                   "errorsite verify runs the check again and updates or removes this field)\n"
+                   "  see https://errorsite.github.io/errorsite/errors/verified-stale/\n")
+    assert out == "ok: 1 record (1 example checked against older code; `errorsite verify` checks again), no problems\n"
+    assert cli.main(["build", "--content", str(content), "--out", str(tmp_path / "site"), "--quiet"]) == 0
+    page = (tmp_path / "site" / "errors" / "disk-full" / "index.html").read_text(encoding="utf-8")
+    assert "Example checked against <code>0bd60711f7</code> on 2026-01-02; the code has changed since." in page
     assert run(content, capsys)[0] == 0
     assert cli.main(["check", "--content", str(content)]) == 0
+    assert capsys.readouterr() == ("ok: 1 record, no problems\n", "")
+    assert cli.main(["build", "--content", str(content), "--out", str(tmp_path / "site"), "--quiet"]) == 0
+    page = (tmp_path / "site" / "errors" / "disk-full" / "index.html").read_text(encoding="utf-8")
+    assert f"Example checked against <code>{PIN[:10]}</code> on " in page and "changed since" not in page
 
 
-def test_stale_proofs_are_reported_with_every_other_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_stale_proof_is_no_problem_beside_real_ones(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = disk_full(before=FAILS, after="true")
     data["example_fix"]["verified"] = {"commit": "0bd60711f7e0", "date": "2026-01-02", "by": "errorsite verify"}
     data["soluton"] = []
     content = make_content(tmp_path / "content", data)
     assert cli.main(["check", "--content", str(content)]) == 1
     err = capsys.readouterr().err
-    assert "/example_fix/verified: the example was checked against" in err and "/soluton: unknown field" in err
-    assert "2 problems found" in err
+    assert "/soluton: unknown field" in err and "1 problem found" in err
 
 
 def test_with_verified_splices_into_a_record_with_a_byte_order_mark(tmp_path: Path) -> None:

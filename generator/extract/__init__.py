@@ -7,7 +7,8 @@ against the code), `scan.scan_files` (files' bytes -> raise sites).
 - `sites`: what a scan finds (`RaiseSite`, `Skipped`, `Scan` ...); imports nothing of the rest.
 - `messages`, `raisers`, `scan`: Python source -> message templates -> raise sites.
 - `git`: a repository's files and history at a commit; `globs`: which files are read.
-- `sync`: records matched to sites, ids, pins, writes; `check`: pins and coverage.
+- `sync`: records matched to sites, ids, pins, writes; `tokens`: whether two snippets show the same code;
+  `check`: pins and coverage.
 
 Content is read only through `errorsite.load`; ids and repository names follow `errorsite.schema`'s patterns.
 """

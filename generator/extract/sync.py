@@ -24,7 +24,12 @@ new skeleton record.
 Review. When the message, the place (file or function) or the snippet's code
 of a record that has prose changes, the record gets `review` (`since`: the new
 commit; `why`: "message changed", "moved" or "code changed"): the prose may no
-longer be right. A line that only shifted is no reason. An existing `review`
+longer be right. The code is compared by its tokens (`tokens`): a line that
+only shifted, a comment or blank line added, a call wrapped anew is no reason,
+and moves only the pin. So is a checked example: when the pin moves and the
+message, place and code are the same, `example_fix.verified` checked at the
+old pin moves with it; otherwise it stays, and the page says the code has
+changed since the example was checked. An existing `review`
 keeps its `since`, and the weightier `why` of the two. An edited message's old
 wording goes into `variants` as `earlier` (`until`: the new commit), so a user
 of an older release who pastes it still finds the page; variants of other
@@ -46,8 +51,9 @@ id is never handed to another site.
 A record belongs to the repository in its `source.repo`, else to the `repo`
 of `site.toml`; records of another repository are left alone. New records
 carry `source.repo` only when a repo was given on the command line. A file
-is written, in the canonical form, only when its record's data changes (a
-file formatted by hand keeps its form until then), and never deleted.
+is written only when its record's data changes, and then only where it
+changed (`recordjson.rewrite`: a person's key order and layout stay); it is
+never deleted.
 """
 
 from __future__ import annotations
@@ -66,8 +72,8 @@ from .. import load, schema
 from ..config import settings_to_config
 from ..model import Config
 from ..problems import ProblemsFound, UserError
-from ..recordjson import dumps
-from . import git
+from ..recordjson import dumps, rewrite
+from . import git, tokens
 from .globs import FileFilter, with_flags
 from .scan import scan_files
 from .sites import ParseFailure, RaiseSite, Scan, Skipped
@@ -281,12 +287,12 @@ def sync(
         update = _update(data, site, commit, data["source"].get("commit") in in_history)
         if update.data != data:
             # A record whose data did not change keeps its file as it is, even formatted by hand.
-            writes[path] = dumps(update.data)
+            writes[path] = _rewritten(path, update.data)
         buckets[update.kind].append(Change(site.path, site.line, record.id, update.note))
     for record in matching.records:
         if record.active:
             path, data = mine[record.id]
-            writes[path] = dumps({**data, "status": "removed"})
+            writes[path] = _rewritten(path, {**data, "status": "removed"})
         buckets["removed" if record.active else "unchanged"].append(Change(record.path, record.line, record.id))
     # A retired id keeps leading to its successor: it is never handed to another site.
     taken = {path.stem for path in files} | {old for old, _ in existing.config.redirects}
@@ -324,9 +330,11 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
     old_message = data["message"]
     moved = (source.get("path"), source.get("function", "")) != (site.path, site.function)
     edited = old_message != site.message
-    code_changed = (source.get("snippet") or {}).get("code") != site.snippet_code
-    same_pin = not (moved or edited or code_changed) and source.get("line") == site.line and (
-        source.get("snippet") or {}).get("start") == site.snippet_start
+    snippet = source.get("snippet") or {}
+    same_text = snippet.get("code") == site.snippet_code
+    code_changed = not same_text and not _same_code(snippet, source.get("line"), site)
+    same_pin = not (moved or edited) and same_text and source.get("line") == site.line and (
+        snippet.get("start") == site.snippet_start)
     restored = data.get("status") == "removed"
     record = with_variants({k: v for k, v in data.items() if k != "status"} if restored else dict(data), site)
     new_variants = record.get("variants") != data.get("variants")
@@ -334,6 +342,8 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
         notes = ["restored, was removed"] * restored + ["variants updated"] * new_variants
         return Update(record, "changed" if notes else "unchanged", "; ".join(notes))
     record = {**record, "message": site.message, "source": _source(source, site, commit)}
+    if not (moved or edited or code_changed):
+        record = _verified_follows(record, source.get("commit"), commit)
     if not in_history:
         record = _moved_off(record, source.get("commit"), commit)
     if edited:
@@ -354,6 +364,24 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
         notes.append(f"pinned commit {str(source.get('commit'))[:12]} is not in the history")
     kind = "changed" if restored or edited or moved else "repinned"
     return Update(record, kind, "; ".join(notes))
+
+
+def _same_code(snippet: dict[str, Any], line: object, site: RaiseSite) -> bool:
+    """Return whether a record's snippet shows the same code as the site's, comments, blank lines and layout aside."""
+    code, start = snippet.get("code"), snippet.get("start")
+    if not (isinstance(code, str) and isinstance(start, int) and isinstance(line, int)):
+        return False
+    return tokens.same_code(tokens.Shown.of(code, start, line),
+                            tokens.Shown.of(site.snippet_code, site.snippet_start, site.line))
+
+
+def _verified_follows(record: dict[str, Any], pin: object, commit: str) -> dict[str, Any]:
+    """Return `record` with an example checked at its old `pin` checked at `commit`: the code it shows is the same."""
+    fix = record.get("example_fix")
+    verified = fix.get("verified") if isinstance(fix, dict) else None
+    if not isinstance(verified, dict) or verified.get("commit") != pin:
+        return record
+    return {**record, "example_fix": {**fix, "verified": {**verified, "commit": commit}}}
 
 
 def _moved_off(record: dict[str, Any], gone: object, commit: str) -> dict[str, Any]:
@@ -576,6 +604,11 @@ def _owner(data: object, site_repo: str | None) -> str | None:
     source = data.get("source") if isinstance(data, dict) else None
     repo = source.get("repo") if isinstance(source, dict) else None
     return repo if isinstance(repo, str) else site_repo
+
+
+def _rewritten(path: Path, data: dict[str, Any]) -> str:
+    """Return the text of record file `path` changed to hold `data`, keeping what did not change as it was."""
+    return rewrite(load.decode(load.read_bytes(path)), data)
 
 
 def _write(writes: dict[Path, str]) -> None:
