@@ -378,8 +378,7 @@ def _same_code(snippet: dict[str, Any], line: object, site: RaiseSite) -> bool:
 def _verified_follows(record: dict[str, Any], pin: object, commit: str) -> dict[str, Any]:
     """Return `record` with an example checked at its old `pin` checked at `commit`: the code it shows is the same."""
     fix = record.get("example_fix")
-    verified = fix.get("verified") if isinstance(fix, dict) else None
-    if not isinstance(verified, dict) or verified.get("commit") != pin:
+    if not isinstance(fix, dict) or not isinstance(verified := fix.get("verified"), dict) or verified.get("commit") != pin:
         return record
     return {**record, "example_fix": {**fix, "verified": {**verified, "commit": commit}}}
 
