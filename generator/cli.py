@@ -240,9 +240,17 @@ def _rename_arguments(rename_: argparse.ArgumentParser) -> None:
 def _patterns_arguments(patterns: argparse.ArgumentParser) -> None:
     _content_option(patterns)
     patterns.add_argument("--out", type=Path, required=True, metavar="FILE",
-                          help="where the package wants it, e.g. src/mylib/_errorsite/patterns.json")
+                          help="where the package wants it, e.g. src/mylib/_errorsite/patterns.bin")
     patterns.add_argument("--base-url", help="where the site is published (default: base_url of site.toml)")
     patterns.set_defaults(run=run_patterns)
+
+
+def _vendor_arguments(vendor: argparse.ArgumentParser) -> None:
+    vendor.add_argument("folder", type=Path, metavar="DIR",
+                        help="a folder of its own inside the library's package, e.g. src/mylib/_errorsite")
+    _content_option(vendor)
+    vendor.add_argument("--base-url", help="where the site is published (default: base_url of site.toml)")
+    vendor.set_defaults(run=run_vendor)
 
 
 def port(text: str) -> int:
@@ -314,6 +322,10 @@ def run_build(args: argparse.Namespace) -> int:
             f"{result.rendered} files rendered, {result.written} written, {result.deleted} deleted")
         print(f"built {result.records} records, {result.pages} pages into {args.out} "
               f"in {result.seconds:.2f} s ({done})")
+    if not (args.out / "api" / "patterns.json").is_file():
+        print("note: no api/patterns.json: the link helper prints absolute URLs, and base_url is relative;"
+              " set base_url in site.toml or pass --base-url https://owner.github.io/repo/ to publish it",
+              file=sys.stderr)
     return 0
 
 
@@ -349,10 +361,12 @@ def run_serve(args: argparse.Namespace) -> int:
 def run_check(args: argparse.Namespace) -> int:
     """Validate the content, and with --source compare it with the code."""
     from . import load, validate, verify
-    from .extract import globs
+    from .extract import git, globs
     from .extract.check import check_source
+    from .patterns import stale_vendored
 
-    content = load.load(content_folder(args))
+    folder = content_folder(args)
+    content = load.load(folder)
     site = validate.build_site(content)
     # A check that ran against older code is said, never a failure: re-pinning must not stop a deploy.
     stale = verify.stale(content.records)
@@ -367,17 +381,19 @@ def run_check(args: argparse.Namespace) -> int:
         return 0
     settings = globs.with_flags(site.config.source, args.include, args.exclude, args.asserts, args.warnings)
     report = check_source(site, args.source, settings, strict=args.strict, min_written=args.min_written)
-    for problem in sorted(report.problems):
+    stale_links = stale_vendored(site, args.source, folder, git.work_tree_files(args.source))
+    for problem in sorted(report.problems + tuple(stale_links)):
         print(problem, file=sys.stderr)
     for line in report.lines():
         print(line)
-    failures = [f"{len(report.problems)} problem{'s' if len(report.problems) != 1 else ''}"] if report.problems else []
+    found = len(report.problems) + len(stale_links)
+    failures = [f"{found} problem{'s' if found != 1 else ''}"] if found else []
     if report.strict and report.undocumented:
         failures.append(f"{len(report.undocumented)} undocumented raise site{'s' if len(report.undocumented) != 1 else ''}")
     if report.too_few_written:
         failures.append(f"{report.written_share:.1%} of pages written, below {args.min_written:g}%")
     print(f"failed: {count}; " + ", ".join(failures) if failures else f"ok: {count}, no problems")
-    return 1 if report.failed else 0
+    return 1 if report.failed or stale_links else 0
 
 
 def run_extract(args: argparse.Namespace) -> int:
@@ -478,9 +494,20 @@ def run_patterns(args: argparse.Namespace) -> int:
     from . import patterns
 
     site = load_site(args)
-    written = patterns.write(site, args.out)
+    written = patterns.write(patterns.compact_bytes(site, patterns.distribution_of(args.out.parent)), args.out)
     count = sum(r.status == "active" for r in site.records)
     print(f"{'wrote' if written else 'unchanged:'} {args.out} ({count} pattern{'s' if count != 1 else ''})")
+    return 0
+
+
+def run_vendor(args: argparse.Namespace) -> int:
+    """Copy the link helper and the current patterns into a package folder of the library."""
+    from . import patterns
+
+    done = patterns.vendor(load_site(args), args.folder)
+    count = f"{done.count} pattern{'s' if done.count != 1 else ''}, {done.size / 1024:.0f} KB"
+    print(f"{'wrote' if done.helper_written else 'unchanged:'} {done.helper} (the link helper, errorsite {__version__})")
+    print(f"{'wrote' if done.patterns_written else 'unchanged:'} {done.patterns} ({count})")
     return 0
 
 
@@ -494,6 +521,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "explain": ("print an error's page as plain text", _explain_arguments),
     "verify": ("run every example fix's check and record the outcome in its record", _verify_arguments),
     "rename": ("give a record another id; its old URL redirects to the new one", _rename_arguments),
-    "patterns": ("write the patterns.json a library ships beside its vendored link.py", _patterns_arguments),
+    "patterns": ("write the patterns file a library ships beside its vendored link helper", _patterns_arguments),
+    "vendor": ("copy the link helper and the current patterns into a package folder of the library", _vendor_arguments),
 }
 """Each command's name, its one-line help, and what adds its arguments, in the order `--help` lists them."""

@@ -1,84 +1,110 @@
-"""Find the reference page of an error message: stdlib only, so a library can vendor this file.
+# errorsite link helper: prints the URL of an error's reference page.
+#
+# MIT License
+#
+# Copyright (c) 2026 The errorsite authors
+#
+# Permission is hereby granted, free of charge, to any person obtaining a copy
+# of this software and associated documentation files (the "Software"), to deal
+# in the Software without restriction, including without limitation the rights
+# to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+# copies of the Software, and to permit persons to whom the Software is
+# furnished to do so, subject to the following conditions:
+#
+# The above copyright notice and this permission notice shall be included in all
+# copies or substantial portions of the Software.
+#
+# THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+# IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+# FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+# AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+# LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+# OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+# SOFTWARE.
+"""Find the reference page of an error message: a file a library vendors, standard library only.
 
-A built errorsite publishes `api/patterns.json` (and `errorsite patterns --out
-PATH` writes one where a package wants it): every active record's id, URL,
-exception, compiled message pattern and place. A library ships that file as
-package data beside this file, vendored, and installs a hook that prints
-"See <url>" under an uncaught error the library raised:
+`errorsite vendor src/mylib/_errorsite` writes this file there as `__init__.py`,
+with `patterns.bin` beside it (the patterns of the library's error pages). Then:
 
-    from mylib import _errorlinks              # this file, vendored
-    _errorlinks.use(Path(__file__).with_name("patterns.json")).install()
-    _errorlinks.url_for("chunk_size (8192) must not exceed ...")  # -> URL or None
+    from mylib._errorsite import url_for, install
+    url_for("chunk_size (8192) must not exceed ...")   # -> the page's URL, or None
+    install()   # opt in: print "See <url>" under uncaught errors the library raised
 
-Nothing here ever raises into the host: a missing, unreadable or malformed
-`patterns.json` gives a linker that links nothing (`Linker.problem` says
-why), a malformed entry is skipped, and the hook swallows its own failures.
-Only errors raised in the library's own files get a link (the innermost
-frame of the traceback is under the library's folder), so a user's own
-`ValueError` with a similar message gets none. When several pages match a
-message, the traceback decides: the innermost frame of the library whose file
-(path suffix) and line name a page, then its file and function; otherwise a
-written page comes before a skeleton, then the file's order.
-
-Works on Python 3.9 and later. Before 3.11 there is no `add_note`: `annotate`
-then sets `__notes__` (which IPython and rich show) and the installed hook
-prints the link itself. Setting the environment variable ERRORSITE_NO_LINKS
-to anything but "" or "0" turns the hook and `annotate` off, for host
-applications that print errors their own way.
+Importing costs almost nothing (no module beyond `os` and `sys`, nothing read);
+the patterns are read at the first question, and only the few groups of
+patterns that can match the message are decoded. Nothing here ever raises into
+the host: a missing or broken patterns file links nothing (`Linker.problem`
+says why). URLs carry the installed version of the library (`?v=8.1.3`), read
+once from its metadata when the first URL is made. Python 3.8 and later.
+Setting ERRORSITE_NO_LINKS to anything but "" or "0" turns the hook and
+`annotate` off. docs/linking.md in errorsite's repository gives every rule.
 """
 
-from __future__ import annotations
-
-import json
 import os
-import stat
 import sys
-from pathlib import Path
-from types import TracebackType
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+
+    Frame = Tuple[str, int, str]
+    Pattern = Tuple[Optional[str], ...]
+    PathArg = Union[str, "os.PathLike[str]"]
 
 OPT_OUT = "ERRORSITE_NO_LINKS"
+PATTERNS_FILE = "patterns.bin"
+"""The patterns file `errorsite vendor` writes beside this file."""
+MAGIC = b"errorsite-patterns 2\n"
+"""The first line of a compact patterns file (version 2)."""
+VALUE = "\x00"
+"""What stands for a value in a compact row's pattern."""
 SUPPORTED_VERSION = 1
+"""The version of the JSON patterns file (`api/patterns.json`) this file also reads."""
 MAX_FILE_BYTES = 32 * 1024 * 1024
-"""A larger `patterns.json` is not read (a file is far smaller; a device or a mistake is not)."""
+"""A larger patterns file is not read (a file is far smaller; a device or a mistake is not)."""
+MAX_BLOCK_BYTES = 8 * 1024 * 1024
+"""A compressed block that would unpack to more is not read."""
 MAX_URL = 2048
 MAX_SEGMENTS = 400
-MAX_SEGMENT_CHARS = 10_000
-MAX_MESSAGE_CHARS = 100_000
+MAX_SEGMENT_CHARS = 10000
+MAX_MESSAGE_CHARS = 100000
 """Longer messages are not matched: no page's template explains a message that long."""
 MAX_FRAMES = 200
 """Frames of a traceback looked at, innermost first (a RecursionError has a thousand)."""
 NOTES_SHOWN = hasattr(BaseException, "add_note")
 """Whether Python's own traceback printing shows exception notes (3.11 and later)."""
 
-Frame = Tuple[str, int, str]
-"""A traceback frame: file name, line, function (qualified where Python knows it)."""
 
-
-def _fold(text: str) -> str:
+def _fold(text: "str") -> "str":
     """Return `text` lowercased with every run of white space as one space, trimmed."""
     return " ".join(text.lower().split())
 
 
-def _matches(pattern: Sequence[Optional[str]], text: str) -> Optional[int]:
-    """Return how many literal characters of `pattern` match the whole of `text`, or None."""
-    literals = [_fold(s) for s in pattern if s is not None]
-    if not any(literals):
-        return None
+def _fold_literal(text: "str") -> "str":
+    """Return a literal segment lowercased with each white space run as one space, its edges kept as one space."""
+    folded = _fold(text)
+    if not folded:
+        return ""
+    return (" " if text[:1].isspace() else "") + folded + (" " if text[-1:].isspace() else "")
+
+
+def _matches(pattern: "Sequence[Optional[str]]", text: "str") -> "Optional[int]":
+    """Return how many literal characters of `pattern` match the whole of folded `text`, or None."""
     pos = 0
+    matched = 0
+    last = len(pattern) - 1
     for index, segment in enumerate(pattern):
         if segment is None:
             continue
-        folded = _fold(segment)
-        if not folded:
-            continue
-        first = index == 0
-        last = index == len(pattern) - 1
-        if first:
+        folded = _fold_literal(segment)
+        if index == 0:
+            folded = folded.lstrip(" ")
             if not text.startswith(folded):
                 return None
             pos = len(folded)
-        elif last:
+        elif index == last:
+            folded = folded.rstrip(" ")
             if not text.endswith(folded) or len(text) - len(folded) < pos:
                 return None
             pos = len(text)
@@ -87,26 +113,27 @@ def _matches(pattern: Sequence[Optional[str]], text: str) -> Optional[int]:
             if found < 0:
                 return None
             pos = found + len(folded)
-    return sum(map(len, literals))
+        matched += len(folded.strip(" "))
+    return matched or None
 
 
-def _clean_url(value: object) -> Optional[str]:
+def _clean_url(value: "object") -> "Optional[str]":
     """Return `value` if it is an http(s) URL of printable ASCII without spaces, else None."""
-    if not isinstance(value, str) or len(value) > MAX_URL:
+    if not isinstance(value, str) or len(value) > MAX_URL or not value.startswith(("https://", "http://")):
         return None
-    if not value.startswith(("https://", "http://")) or not all(33 <= ord(c) <= 126 for c in value):
-        return None
-    return value
+    return value if value.isascii() and value.isprintable() and " " not in value else None
 
 
-def _clean_text(value: object, limit: int = 1000) -> Optional[str]:
+def _clean_text(value: "object", limit: int = 1000) -> "Optional[str]":
     """Return `value` if it is a short string without control characters, else None."""
-    if not isinstance(value, str) or len(value) > limit or any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
+    if not isinstance(value, str) or len(value) > limit:
         return None
-    return value
+    if value.isprintable() or not any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
+        return value
+    return None
 
 
-def _clean_pattern(value: object) -> Optional[Tuple[Optional[str], ...]]:
+def _clean_pattern(value: "object") -> "Optional[Pattern]":
     """Return `value` as a pattern (strings and None, at least one literal), or None."""
     if not isinstance(value, list) or not value or len(value) > MAX_SEGMENTS:
         return None
@@ -117,12 +144,17 @@ def _clean_pattern(value: object) -> Optional[Tuple[Optional[str], ...]]:
     return tuple(value)
 
 
-def _components(path: str) -> Tuple[str, ...]:
+def _clean_line(value: "object") -> int:
+    """Return `value` if it is a plausible line number, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10 ** 9 else 0
+
+
+def _components(path: "str") -> "Tuple[str, ...]":
     """Return the parts of a file path, whichever separator it uses."""
     return tuple(p for p in path.replace("\\", "/").split("/") if p)
 
 
-def _path_hit(mine: Tuple[str, ...], theirs: Tuple[str, ...]) -> bool:
+def _path_hit(mine: "Tuple[str, ...]", theirs: "Tuple[str, ...]") -> bool:
     """Return whether two paths share their last two components (or all of the shorter one)."""
     n = 0
     while n < min(len(mine), len(theirs)) and mine[-1 - n] == theirs[-1 - n]:
@@ -131,7 +163,7 @@ def _path_hit(mine: Tuple[str, ...], theirs: Tuple[str, ...]) -> bool:
 
 
 class Entry:
-    """One page a message can link to: an entry of `patterns.json` that passed every check."""
+    """One page a message can link to: an entry of the patterns file that passed every check."""
 
     __slots__ = {
         "id": "The record's id.",
@@ -144,8 +176,8 @@ class Entry:
         "written": "Whether the page has prose (a written page comes before a skeleton).",
     }
 
-    def __init__(self, id: str, url: str, exception: str, patterns: Tuple[Tuple[Optional[str], ...], ...],
-                 path: Tuple[str, ...], line: int, function: str, written: bool) -> None:
+    def __init__(self, id: "str", url: "str", exception: "str", patterns: "Tuple[Pattern, ...]",
+                 path: "Tuple[str, ...]", line: int, function: "str", written: bool) -> None:
         self.id = id
         self.url = url
         self.exception = exception
@@ -156,8 +188,8 @@ class Entry:
         self.written = written
 
     @classmethod
-    def parse(cls, item: object) -> Optional[Entry]:
-        """Return the entry `item` describes, or None when any part of it is not what it should be."""
+    def parse(cls, item: "object") -> "Optional[Entry]":
+        """Return the entry a version 1 item describes, or None when any part of it is not what it should be."""
         if not isinstance(item, dict):
             return None
         url = _clean_url(item.get("url"))
@@ -170,23 +202,135 @@ class Entry:
             pattern = _clean_pattern(variant)
             if pattern is not None:
                 patterns.append(pattern)
-        line = item.get("line")
-        line = line if isinstance(line, int) and not isinstance(line, bool) and 0 < line < 10**9 else 0
         return cls(
             id=_clean_text(item.get("id")) or "",
             url=url,
             exception=(_clean_text(item.get("exception")) or "").rpartition(".")[2],
             patterns=tuple(patterns),
             path=_components(_clean_text(item.get("path"), 4096) or ""),
-            line=line,
+            line=_clean_line(item.get("line")),
             function=_clean_text(item.get("function")) or "",
             written=item.get("written") is True,
         )
 
+    @classmethod
+    def parse_row(cls, row: "List[str]", url: "str") -> "Optional[Entry]":
+        """Return the entry of a compact row's fields (FIELDS in the file's header), or None when it is not well-formed."""
+        if len(row) < 7:
+            return None
+        record_id = _clean_text(row[0], 200)
+        page = _clean_url(url.replace("{id}", record_id)) if record_id and "/" not in record_id else None
+        if page is None or record_id in (".", ".."):
+            return None
+        patterns = []
+        for field in row[6:]:
+            pieces = field.split(VALUE)
+            pattern: "List[Optional[str]]" = []
+            for at, piece in enumerate(pieces):
+                if at:
+                    pattern.append(None)
+                if piece:
+                    pattern.append(piece)
+            cleaned = _clean_pattern(pattern)
+            if cleaned is None:
+                return None
+            patterns.append(cleaned)
+        return cls(
+            id=record_id or "",
+            url=page,
+            exception=_clean_text(row[1]) or "",
+            patterns=tuple(patterns),
+            path=_components(_clean_text(row[2], 4096) or ""),
+            line=int(row[3]) if row[3].isdigit() and len(row[3]) < 10 else 0,
+            function=_clean_text(row[4]) or "",
+            written=row[5] == "1",
+        )
 
-def _frames(tb: Optional[TracebackType]) -> List[Frame]:
+
+class _Compact:
+    """The groups of a compact patterns file, decoded only when a message may need them."""
+
+    def __init__(self, data: "bytes") -> None:
+        """Read the header of a compact file (docs/linking.md, "The compact file"); raise ValueError if it has none."""
+        end = data.find(b"\n\n", len(MAGIC) - 1)
+        if end < 0:
+            raise ValueError("no header")
+        header = dict(line.split("\t", 1) for line in data[len(MAGIC):end].decode("utf-8").splitlines())
+        base = _clean_url(header.get("base_url"))
+        if base is None:
+            raise ValueError("no absolute base_url")
+        self.url = base + header.get("page", "errors/{id}/")
+        """The URL of a page, with `{id}` for the record's id."""
+        self.distribution = _clean_text(header.get("distribution"), 200) or None
+        """The library's distribution, whose installed version URLs carry."""
+        at = end + 2
+        self.index = (at, at + int(header.get("index", "")))
+        """Where the compressed index of the groups is: `\\nword<TAB>block,block...` lines."""
+        self.blocks: "List[Tuple[int, int]]" = []
+        """Where each compressed block is: `\\nword<TAB>row` lines, a group's rows together."""
+        at = self.index[1]
+        for length in header.get("blocks", "").split():
+            self.blocks.append((at, at + int(length)))
+            at += int(length)
+        self.data = data
+        self.keys: "Optional[str]" = None
+        """The index, once decompressed."""
+        self.decoded: "Dict[int, str]" = {}
+        """The blocks decompressed so far."""
+        self.parsed: "Dict[str, List[Entry]]" = {}
+        """The groups parsed so far."""
+        self.skipped = 0
+        """Rows skipped as not well-formed so far."""
+
+    def _unpack(self, span: "Tuple[int, int]") -> "str":
+        import zlib
+
+        unpacker = zlib.decompressobj()
+        text = unpacker.decompress(self.data[span[0]:span[1]], MAX_BLOCK_BYTES)
+        if not unpacker.eof:
+            raise ValueError("a block is cut short or too large")
+        return text.decode("utf-8")
+
+    def candidates(self, text: "str") -> "List[Entry]":
+        """Return the entries of the groups that `text` (folded) may match: one per word of it, and ''."""
+        if self.keys is None:
+            self.keys = self._unpack(self.index)
+        found: "List[Entry]" = []
+        for word in sorted(set(text.split(" ")) | {""}):
+            if word not in self.parsed:
+                self.parsed[word] = self._group(word)
+            found += self.parsed[word]
+        return found
+
+    def _group(self, word: "str") -> "List[Entry]":
+        """Return the entries of one group."""
+        key = f"\n{word}\t"
+        keys = self.keys or ""
+        at = keys.find(key)
+        if at < 0:
+            return []
+        end = keys.find("\n", at + 1)
+        entries = []
+        for number in keys[at + len(key):end if end > 0 else None].split(","):
+            block = int(number)
+            if block not in self.decoded:
+                self.decoded[block] = self._unpack(self.blocks[block])
+            rows = self.decoded[block]
+            start = rows.find(key)
+            while start >= 0:
+                stop = rows.find("\n", start + 1)
+                entry = Entry.parse_row(rows[start + len(key):stop if stop > 0 else None].split("\t"), self.url)
+                if entry is None:
+                    self.skipped += 1
+                else:
+                    entries.append(entry)
+                start = stop if stop > 0 and rows.startswith(key, stop) else -1
+        return entries
+
+
+def _frames(tb: "Optional[TracebackType]") -> "List[Frame]":
     """Return the frames of a traceback, innermost first."""
-    frames: List[Frame] = []
+    frames: "List[Frame]" = []
     while tb is not None:
         code = tb.tb_frame.f_code
         frames.append((code.co_filename, tb.tb_lineno, getattr(code, "co_qualname", code.co_name)))
@@ -195,49 +339,99 @@ def _frames(tb: Optional[TracebackType]) -> List[Frame]:
     return frames[:MAX_FRAMES]
 
 
-def _same_function(entry: Entry, function: str) -> bool:
+def _same_function(entry: "Entry", function: "str") -> bool:
     """Return whether a frame's function is the entry's (qualified, or by its last name)."""
     if not entry.function:
         return False
     return entry.function == function or entry.function.rpartition(".")[2] == function.rpartition(".")[2]
 
 
-def _package_root() -> Optional[str]:
+def _package_root() -> "Optional[str]":
     """Return the folder of the top-level package this file is vendored in, or None outside a package."""
-    depth = __name__.count(".")
-    if depth == 0 or not __file__:
+    levels = __name__.count(".") + (1 if os.path.basename(__file__ or "").startswith("__init__.") else 0)
+    if levels == 0 or not __file__:
         return None
     folder = os.path.dirname(os.path.abspath(__file__))
-    for _ in range(depth - 1):
+    for _ in range(levels - 1):
         folder = os.path.dirname(folder)
     return folder
 
 
-def _real(path: str) -> str:
+def _real(path: "str") -> "str":
     """Return a path with links resolved and case folded where the system folds it."""
     return os.path.normcase(os.path.realpath(path))
+
+
+def _normalized(name: "str") -> "str":
+    """Return a distribution name as PEP 503 compares them (case and runs of -_. aside)."""
+    out: "List[str]" = []
+    for char in name.lower():
+        separator = char in "-_."
+        if not (separator and out and out[-1] == "-"):
+            out.append("-" if separator else char)
+    return "".join(out)
+
+
+def installed_version(distribution: "str", near: "Optional[str]" = None) -> "Optional[str]":
+    """Return the installed version of `distribution`, or None; never raises.
+
+    The `*.dist-info` folders beside the folder `near` (the package) are read first: it is the
+    common case, and `importlib.metadata` imports tens of modules a library's process may not have.
+    """
+    try:
+        wanted = _normalized(distribution)
+        folder = os.path.dirname(near) if near else ""
+        for name in sorted(os.listdir(folder)) if folder and os.path.isdir(folder) else []:
+            if name.endswith(".dist-info") and _normalized(name[:-10].partition("-")[0]) == wanted:
+                with open(os.path.join(folder, name, "METADATA"), "rb") as file:
+                    for line in file.read(65536).decode("utf-8", "replace").splitlines():
+                        if line.startswith("Version:"):
+                            return _clean_text(line[8:].strip(), 100)
+                        if not line:
+                            break
+        from importlib import metadata
+
+        return _clean_text(metadata.version(distribution), 100)
+    except Exception:  # noqa: BLE001 - not installed, no metadata, an unreadable folder: no version
+        return None
+
+
+def _with_version(url: "str", version: "Optional[str]") -> "str":
+    """Return `url` with `?v=VERSION`, the version's characters outside A-Z a-z 0-9 . - _ ~ ! escaped."""
+    if not version:
+        return url
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in ".-_~!") else
+                   "".join(f"%{b:02X}" for b in c.encode("utf-8")) for c in version)
+    return f"{url}{'&' if '?' in url else '?'}v={safe}"
 
 
 class Linker:
     """Matches messages against one reference's patterns; never raises."""
 
-    def __init__(self, patterns: object, root: Optional[Iterable[str | os.PathLike[str]] | str | os.PathLike[str]] = None) -> None:
-        self.entries: List[Entry] = []
-        """The entries that passed every check, in the file's order."""
-        self.problem: Optional[str] = None
+    def __init__(self, patterns: "object", root: "Any" = None, version: "Optional[str]" = None) -> None:
+        """Load version 1 patterns (`api/patterns.json` as data); `version` goes into URLs as `?v=`."""
+        self.entries: "List[Entry]" = []
+        """The entries of version 1 data that passed every check, in the file's order."""
+        self.problem: "Optional[str]" = None
         """Why nothing (or not everything) links, for a library's own tests; None when all is well."""
-        self.shown: set[str] = set()
+        self.shown: "Set[str]" = set()
         """Pages already linked in this process: each is shown once."""
-        self.roots: Optional[Tuple[str, ...]] = None
+        self.roots: "Optional[Tuple[str, ...]]" = None
         """The library's folders; None: the files that the entries name are the library's."""
+        self.distribution: "Optional[str]" = None
+        """The library's distribution, whose installed version URLs carry; None: no version."""
+        self.version = version
+        """The version URLs carry; None until it is read (then '' when there is none)."""
+        self.compact: "Optional[_Compact]" = None
+        """The groups of a compact file; None for version 1 data."""
         try:
             self._load(patterns)
             self.roots = self._roots(root)
         except Exception as error:  # noqa: BLE001 - the host must never pay for a broken file
-            self.entries = []
+            self.entries, self.compact = [], None
             self.problem = f"patterns could not be read ({type(error).__name__})"
 
-    def _load(self, data: object) -> None:
+    def _load(self, data: "object") -> None:
         if not isinstance(data, dict):
             self.problem = f"not an errorsite patterns.json (a JSON {type(data).__name__}, not an object)"
             return
@@ -256,7 +450,7 @@ class Linker:
             self.problem = f"{skipped} of {len(items)} patterns skipped: not well-formed"
 
     @staticmethod
-    def _roots(root: object) -> Optional[Tuple[str, ...]]:
+    def _roots(root: "object") -> "Optional[Tuple[str, ...]]":
         if root is None:
             found = _package_root()
             return None if found is None else (_real(found),)
@@ -264,34 +458,71 @@ class Linker:
         return tuple(_real(os.fspath(f)) for f in folders)
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], root: Any = None) -> Linker:
-        """Return a linker over a `patterns.json` file; one that links nothing if the file is unusable."""
+    def from_file(cls, path: "PathArg", root: "Any" = None, version: "Optional[str]" = None) -> "Linker":
+        """Return a linker over a patterns file (compact, or version 1 JSON); one that links nothing if it is unusable."""
         try:
-            text, why = _read(path)
-            data = None if text is None else json.loads(text)
+            data, why = _read(path)
+            if data is not None and data.startswith(MAGIC):
+                return cls._compact(data, root, version)
+            import json
+
+            parsed = None if data is None else json.loads(data)
         except Exception as error:  # noqa: BLE001 - missing, unreadable, truncated, not JSON, too deep
-            text, why = None, type(error).__name__
-        if text is None:
-            linker = cls({"version": SUPPORTED_VERSION, "patterns": []}, root)
+            data, why = None, type(error).__name__
+        if data is None:
+            linker = cls({"version": SUPPORTED_VERSION, "patterns": []}, root, version)
             linker.problem = f"cannot read {str(path)[:300]!r}: {why}"
             return linker
-        return cls(data, root)
+        return cls(parsed, root, version)
 
-    def url_for(self, message: str, exception: Optional[str] = None,
-                tb: Optional[TracebackType] = None) -> Optional[str]:
+    @classmethod
+    def _compact(cls, data: "bytes", root: "Any", version: "Optional[str]") -> "Linker":
+        linker = cls({"version": SUPPORTED_VERSION, "patterns": []}, root, version)
+        try:
+            linker.compact = _Compact(data)
+        except (ValueError, UnicodeDecodeError) as error:
+            linker.problem = f"not a compact errorsite patterns file ({error})"
+            return linker
+        linker.distribution = linker.compact.distribution
+        return linker
+
+    def candidates(self, text: "str") -> "List[Entry]":
+        """Return the entries that may match folded `text`, in the file's order."""
+        if self.compact is None:
+            return self.entries
+        try:
+            found = self.compact.candidates(text)
+        except Exception as error:  # noqa: BLE001 - a damaged index or block links nothing
+            self.problem = f"the patterns file is damaged ({type(error).__name__})"
+            return []
+        if self.compact.skipped:
+            self.problem = f"{self.compact.skipped} patterns skipped: not well-formed"
+        return found
+
+    def _url(self, entry: "Entry") -> "str":
+        if self.version is None:
+            self.version = ""
+            if self.distribution:
+                roots = self.roots or ()
+                self.version = installed_version(self.distribution, roots[0] if roots else None) or ""
+        return _with_version(entry.url, self.version)
+
+    def url_for(self, message: "str", exception: "Optional[str]" = None,
+                tb: "Optional[TracebackType]" = None) -> "Optional[str]":
         """Return the URL of the page that explains `message`, or None; `tb` breaks ties by the raising frame."""
         try:
-            return self._url_for(message, exception, _frames(tb))
+            entry = self._entry_for(message, exception, _frames(tb))
+            return None if entry is None else self._url(entry)
         except Exception:  # noqa: BLE001 - a link is a courtesy; it must never fail its caller
             return None
 
-    def _url_for(self, message: str, exception: Optional[str], frames: List[Frame]) -> Optional[str]:
+    def _entry_for(self, message: "str", exception: "Optional[str]", frames: "List[Frame]") -> "Optional[Entry]":
         if not isinstance(message, str) or len(message) > MAX_MESSAGE_CHARS:
             return None
         text = _fold(message)
         name = exception.rpartition(".")[2] if isinstance(exception, str) else None
-        scored: List[Tuple[Tuple[int, int], Entry]] = []
-        for entry in self.entries:
+        scored: "List[Tuple[Tuple[int, int], Entry]]" = []
+        for entry in self.candidates(text):
             scores = [s for s in (_matches(p, text) for p in entry.patterns) if s is not None]
             if scores:
                 scored.append(((int(name is not None and entry.exception == name), max(scores)), entry))
@@ -303,12 +534,12 @@ class Linker:
                 for _, entry in sorted(scored, key=lambda pair: pair[0], reverse=True):
                     if entry.path and _path_hit(entry.path, theirs) and (
                             entry.line == line if place else _same_function(entry, function)):
-                        return entry.url
+                        return entry
         best = max(key for key, _ in scored)
         tied = [entry for key, entry in scored if key == best]
-        return next((e.url for e in tied if e.written), tied[0].url)
+        return next((e for e in tied if e.written), tied[0])
 
-    def own(self, tb: Optional[TracebackType]) -> bool:
+    def own(self, tb: "Optional[TracebackType]") -> bool:
         """Return whether the innermost frame of `tb` is in the library's own files."""
         frames = _frames(tb)
         if not frames:
@@ -318,21 +549,25 @@ class Linker:
             real = _real(filename)
             return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
         theirs = _components(filename)
-        return any(entry.path and _path_hit(entry.path, theirs) for entry in self.entries)
+        entries = self.entries if self.compact is None else [
+            e for group in self.compact.parsed.values() for e in group]
+        return any(entry.path and _path_hit(entry.path, theirs) for entry in entries)
 
-    def link(self, error: BaseException) -> Optional[str]:
+    def link(self, error: "BaseException") -> "Optional[str]":
         """Return the URL of the page of `error`, raised in the library's files, or None."""
         try:
-            if not isinstance(error, Exception) or not self.entries:
+            if not isinstance(error, Exception) or (self.compact is None and not self.entries):
                 return None
             tb = error.__traceback__
-            if tb is not None and not self.own(tb):
+            frames = _frames(tb)
+            entry = self._entry_for(str(error), type(error).__name__, frames)
+            if entry is None or (tb is not None and not self.own(tb)):
                 return None
-            return self._url_for(str(error), type(error).__name__, _frames(tb))
+            return self._url(entry)
         except Exception:  # noqa: BLE001 - also an exception whose __str__ raises
             return None
 
-    def link_once(self, error: BaseException) -> Optional[str]:
+    def link_once(self, error: "BaseException") -> "Optional[str]":
         """Return the URL for `error` the first time its page comes up in this process."""
         if _opted_out():
             return None
@@ -342,7 +577,7 @@ class Linker:
         self.shown.add(url)
         return url
 
-    def annotate(self, error: BaseException) -> BaseException:
+    def annotate(self, error: "BaseException") -> "BaseException":
         """Add "See <url>" as a note to `error` (shown under its traceback), once per page."""
         try:
             url = self.link_once(error)
@@ -352,7 +587,7 @@ class Linker:
             pass
         return error
 
-    def _show(self, error: BaseException, printed_notes: bool) -> None:
+    def _show(self, error: "BaseException", printed_notes: bool) -> None:
         """Print the link of an uncaught `error` after its traceback, unless the traceback showed it."""
         try:
             url = self.link(error)
@@ -368,7 +603,7 @@ class Linker:
         except Exception:  # noqa: BLE001 - a broken stderr or error must not fail the hook
             pass
 
-    def install(self) -> Callable[..., None]:
+    def install(self) -> "Callable[..., None]":
         """Print "See <url>" under uncaught errors that have a page; return the previous hook.
 
         Besides `sys.excepthook`, this covers uncaught errors of threads, and IPython (Jupyter)
@@ -376,7 +611,7 @@ class Linker:
         """
         previous = sys.excepthook
 
-        def hook(kind: type[BaseException], error: BaseException, tb: Optional[TracebackType]) -> None:
+        def hook(kind: "type[BaseException]", error: "BaseException", tb: "Optional[TracebackType]") -> None:
             previous(kind, error, tb)
             self._show(error, NOTES_SHOWN and previous is sys.__excepthook__)
 
@@ -393,7 +628,7 @@ class Linker:
 
         previous = threading.excepthook
 
-        def hook(args: Any) -> None:
+        def hook(args: "Any") -> None:
             previous(args)
             if args.exc_value is not None:
                 self._show(args.exc_value, NOTES_SHOWN and previous is threading.__excepthook__)
@@ -406,8 +641,8 @@ class Linker:
         if shell is None or getattr(shell, "custom_exceptions", None):
             return
 
-        def handler(shell: Any, kind: type[BaseException], error: BaseException, tb: Optional[TracebackType],
-                    tb_offset: Optional[int] = None) -> None:
+        def handler(shell: "Any", kind: "type[BaseException]", error: "BaseException",
+                    tb: "Optional[TracebackType]", tb_offset: "Optional[int]" = None) -> None:
             shell.showtraceback((kind, error, tb), tb_offset=tb_offset)
             self._show(error, printed_notes=False)
 
@@ -418,12 +653,12 @@ def _opted_out() -> bool:
     return os.environ.get(OPT_OUT, "") not in ("", "0")
 
 
-def _notes(error: BaseException) -> List[str]:
+def _notes(error: "BaseException") -> "List[str]":
     notes = getattr(error, "__notes__", None)
     return [n for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
 
 
-def _add_note(error: BaseException, note: str) -> None:
+def _add_note(error: "BaseException", note: "str") -> None:
     """Add a note as `add_note` does, also on Python versions that lack it."""
     if NOTES_SHOWN:
         error.add_note(note)
@@ -436,8 +671,10 @@ def _add_note(error: BaseException, note: str) -> None:
     notes.append(note)
 
 
-def _read(path: str | os.PathLike[str]) -> Tuple[Optional[bytes], str]:
+def _read(path: "PathArg") -> "Tuple[Optional[bytes], str]":
     """Return the bytes of a regular file of at most MAX_FILE_BYTES (a FIFO never blocks), or why not."""
+    import stat
+
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -451,34 +688,55 @@ def _read(path: str | os.PathLike[str]) -> Tuple[Optional[bytes], str]:
     return data, ""
 
 
-_default: Optional[Linker] = None
+_default: "Optional[Linker]" = None
+_default_source: "Tuple[Optional[PathArg], Any, Optional[str]]" = (None, None, None)
 
 
-def use(patterns: str | os.PathLike[str], root: Any = None) -> Linker:
-    """Load the `patterns.json` that `url_for` answers from, and return its linker; never raises.
+def use(patterns: "PathArg", root: "Any" = None, version: "Optional[str]" = None) -> "Linker":
+    """Load the patterns file that `url_for` and `install` answer from, and return its linker; never raises.
 
     `root` is the library's folder, or a list of them (default: the folder of the top-level
-    package this file is vendored in); only errors raised by code there get a link.
+    package this file is vendored in); only errors raised by code there get a link. `version`
+    overrides the installed version URLs carry ('' for none).
     """
-    global _default
+    global _default, _default_source
     try:
-        _default = Linker.from_file(patterns, root)
+        _default = Linker.from_file(patterns, root, version)
     except Exception:  # noqa: BLE001 - e.g. a `patterns` that is not a path
         _default = Linker({"version": SUPPORTED_VERSION, "patterns": []})
-        _default.problem = "not a path to a patterns.json"
+        _default.problem = "not a path to a patterns file"
+    _default_source = (patterns, root, version)
     return _default
 
 
-def url_for(message: str, exception: Optional[str] = None) -> Optional[str]:
-    """Return the URL of the page for `message`, from the patterns loaded by `use`.
-
-    Without `use`, the file named by the environment variable ERRORSITE_PATTERNS
-    is loaded; with neither, there is nothing to link to and the answer is None.
-    """
+def default() -> "Linker":
+    """Return the linker `url_for` and `install` use: the one `use` made, else over the file beside this one."""
     if _default is None:
-        path = os.environ.get("ERRORSITE_PATTERNS")
-        if not path:
-            return None
-        use(path)
-    return _default.url_for(message, exception) if _default is not None else None
+        return use(os.path.join(os.path.dirname(os.path.abspath(__file__)), PATTERNS_FILE))
+    return _default
 
+
+def url_for(message: "str", exception: "Optional[str]" = None) -> "Optional[str]":
+    """Return the URL of the page for `message`, or None; the patterns are read at the first call."""
+    try:
+        return default().url_for(message, exception)
+    except Exception:  # noqa: BLE001 - a link is a courtesy
+        return None
+
+
+def install() -> "Callable[..., None]":
+    """Print "See <url>" under uncaught errors the library raised (an explicit choice); return the previous hook.
+
+    The patterns are read when the first uncaught error needs them, not now.
+    """
+    return _Lazy().install()
+
+
+class _Lazy(Linker):
+    """The default linker, made when an uncaught error first asks for a link."""
+
+    def __init__(self) -> None:
+        super().__init__({"version": SUPPORTED_VERSION, "patterns": []})
+
+    def _show(self, error: "BaseException", printed_notes: bool) -> None:
+        default()._show(error, printed_notes)

@@ -1,9 +1,10 @@
-"""`errorsite patterns`: the `patterns.json` a library ships beside its vendored `link.py`.
+"""The patterns a library ships beside its vendored link helper (`errorsite patterns`, `errorsite vendor`).
 
-The file is version 1 of the format `api/patterns.json` has, with each entry's
-place (path, line, function), its variants' patterns and whether its page is
-written, which `link.py` uses to choose between pages whose templates match the
-same message. It is written where the package wants it, and only when it changed.
+The compact file (docs/linking.md, "The compact file") names each active
+record's page by its id, with its compiled message pattern, its variants' and
+its place, grouped by one whole word of the pattern, so that the helper decodes
+only the groups of the words of one message. Each group lives in a block of
+lines compressed with zlib; a header line maps every group's word to its block.
 """
 
 from __future__ import annotations
@@ -11,72 +12,195 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import zlib
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .search.template import compile_template
 from .model import Record, Site
-from .problems import UserError
+from .problems import Invalid, Problem, UserError
+from .search.template import compile_template
 
-VERSION = 1
-"""The version `link.py` reads; entries only gain fields within it."""
+MAGIC = b"errorsite-patterns 2\n"
+"""The compact file's first line; link.py reads the same."""
+
+FIELDS = ("id", "exception", "path", "line", "function", "written", "pattern", "variants...")
+"""What each row holds after its group's word, in order, named once in the header."""
+
+VALUE = "\x00"
+"""What stands for a value in a row's pattern (a literal never holds it, white space never survives)."""
+
+BLOCK_BYTES = 32 * 1024
+"""Rows are gathered into blocks of about this many bytes before compressing: small enough to
+decode in a fraction of a millisecond, large enough to compress about as well as the whole."""
+
+Pattern = list[str | None]
 
 
-def entry(record: Record, base_url: str) -> dict[str, Any]:
-    """Return what `link.py` needs of one record to link a message to its page."""
-    data: dict[str, Any] = {
-        "id": record.id, "url": base_url + record.url, "exception": record.exception,
-        "pattern": compile_template(record.message),
-    }
-    if record.variants:
-        data["variants"] = [compile_template(v.message) for v in record.variants]
-    data.update(path=record.source.path, line=record.source.line, function=record.source.function or "",
-                written=record.written)
-    return data
+@dataclass(frozen=True)
+class Compact:
+    """What a compact patterns file says, decoded: equal when two files give the same links."""
+
+    header: tuple[tuple[str, str], ...]
+    """The header's fields without the sizes of the index and the blocks (which depend on zlib)."""
+    rows: tuple[str, ...]
+    """Every row, `word<TAB>fields`, in the file's order."""
 
 
-def patterns_bytes(site: Site) -> bytes:
-    """Return the `patterns.json` of the site's active records, one entry per line."""
-    base = site.config.base_url
+def check_base_url(base: str, made: str) -> None:
+    """Refuse a base URL the link helper cannot use: a page link printed in a terminal must be absolute."""
     if not base.startswith(("https://", "http://")):
         raise UserError(
-            f"the patterns need the address where the site is published, and base_url is {base!r}",
+            f"{made} need the address where the site is published, and base_url is {base!r}: "
+            "the link helper prints absolute URLs and skips every pattern with a relative one",
             hint="set base_url in site.toml or pass --base-url https://owner.github.io/repo/",
             page="patterns-base-url",
         )
-    lines = [json.dumps(entry(r, base), ensure_ascii=False, separators=(",", ":"))
-             for r in site.records if r.status == "active"]
-    head = json.dumps({"version": VERSION, "base_url": base}, ensure_ascii=False)[:-1]
-    return (f'{head}, "patterns": [\n' + ",\n".join(lines) + "\n]}\n").encode()
+
+
+def words(pattern: Pattern) -> list[str]:
+    """Return the whole words of a pattern: words every message it matches holds between spaces (or at an end)."""
+    found = []
+    last = len(pattern) - 1
+    for index, segment in enumerate(pattern):
+        if segment is None:
+            continue
+        parts = " ".join(segment.lower().split()).split(" ")
+        # An edge space of the segment survives as an empty first or last part.
+        parts = ([""] if segment[:1].isspace() else []) + parts + ([""] if segment[-1:].isspace() and segment.strip() else [])
+        for at, part in enumerate(parts):
+            if part and (at > 0 or index == 0) and (at < len(parts) - 1 or index == last):
+                found.append(part)
+    return found
+
+
+def _field(text: str) -> str:
+    """Return `text` fit for a row: no tab, line break or NUL (which separate rows, fields and values)."""
+    return text.replace("\t", " ").replace("\n", " ").replace("\r", " ").replace(VALUE, "\ufffd")
+
+
+def _pattern_field(pattern: Pattern) -> str:
+    """Return a pattern as one field: its literals, VALUE for each value."""
+    return "".join(VALUE if s is None else _field(s) for s in pattern)
+
+
+def rows(records: list[Record]) -> list[tuple[str, str]]:
+    """Return each active record's row and the word of its group, a group's rows together.
+
+    A row's group is the rarest whole word of each of its patterns: a message holds every whole
+    word of a pattern it matches, so its own words name every group that may hold its page.
+    Groups follow each other in the order of their first file and line, where neighbours share
+    paths, functions and wording, which is what makes a block compress well.
+    """
+    patterns = {r.id: [compile_template(r.message)] + [compile_template(v.message) for v in r.variants]
+                for r in records}
+    counts = Counter(word for r in records for p in patterns[r.id] for word in set(words(p)))
+    found = []
+    for record in records:
+        source = record.source
+        row = "\t".join([_field(record.id), _field(record.exception.rpartition(".")[2]),
+                         _field("/".join(source.path.split("/")[-2:])), str(source.line),
+                         _field((source.function or "").rpartition(".")[2]), str(int(record.written)),
+                         *map(_pattern_field, patterns[record.id])])
+        groups = {min(words(p), key=lambda w: (counts[w], w), default="") for p in patterns[record.id]}
+        found += [(group, (source.path, source.line, record.id), row) for group in groups]
+    first: dict[str, tuple[str, int, str]] = {}
+    for group, place, _ in found:
+        first[group] = min(first.get(group, place), place)
+    found.sort(key=lambda item: (first[item[0]], item[0], item[1]))
+    return [(group, row) for group, _, row in found]
+
+
+def compact_bytes(site: Site, distribution: str | None, made: str = "the patterns") -> bytes:
+    """Return the compact patterns file of the site's active records."""
+    base = site.config.base_url
+    check_base_url(base, made)
+    blocks: list[bytes] = []
+    keys: dict[str, list[int]] = {}
+    pending: list[str] = []
+    size = 0
+    for word, row in rows([r for r in site.records if r.status == "active"]):
+        found = keys.setdefault(word, [])
+        if not found or found[-1] != len(blocks):
+            found.append(len(blocks))
+        pending.append(f"{word}\t{row}\n")
+        size += len(pending[-1])
+        if size >= BLOCK_BYTES:
+            blocks.append(zlib.compress(("\n" + "".join(pending)).encode(), 9))
+            pending, size = [], 0
+    if pending:
+        blocks.append(zlib.compress(("\n" + "".join(pending)).encode(), 9))
+    index = zlib.compress(("\n" + "".join(f"{w}\t{','.join(map(str, b))}\n" for w, b in sorted(keys.items()))).encode(), 9)
+    header = [("base_url", _field(base)), ("page", "errors/{id}/"), ("distribution", _field(distribution or "")),
+              ("fields", " ".join(FIELDS)), ("index", str(len(index))), ("blocks", " ".join(str(len(b)) for b in blocks))]
+    text = "".join(f"{name}\t{value}\n" for name, value in header) + "\n"
+    return MAGIC + text.encode() + index + b"".join(blocks)
+
+
+def decode(data: bytes) -> Compact | None:
+    """Return what a compact patterns file says, or None when it is not one."""
+    if not data.startswith(MAGIC):
+        return None
+    try:
+        end = data.index(b"\n\n", len(MAGIC) - 1)
+        header = dict(line.split("\t", 1) for line in data[len(MAGIC):end].decode().splitlines())
+        at = end + 2 + int(header.pop("index"))
+        text = []
+        for length in map(int, header.pop("blocks").split()):
+            text.append(zlib.decompress(data[at:at + length]).decode())
+            at += length
+    except (ValueError, KeyError, zlib.error):
+        return None
+    return Compact(tuple(sorted(header.items())), tuple("".join(text).split("\n")))
+
+
+def distribution_of(folder: Path) -> str | None:
+    """Return `[project] name` of the nearest pyproject.toml at or above `folder`, the library's distribution."""
+    import tomllib
+
+    for place in (folder.absolute(), *folder.absolute().parents):
+        candidate = place / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                name = tomllib.loads(candidate.read_text(encoding="utf-8")).get("project", {}).get("name")
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                return None
+            return name if isinstance(name, str) and name else None
+        if (place / ".git").exists():
+            break
+    return None
 
 
 def _ours(path: Path) -> str | None:
-    """Return why `path` must not be replaced, or None when it is absent or a patterns.json."""
+    """Return why `path` must not be replaced, or None when it is absent or a patterns file errorsite wrote."""
     if not path.exists() and not path.is_symlink():
         return None
     if path.is_symlink() or not path.is_file():
         return "it is not a regular file"
+    data = path.read_bytes()
+    if data.startswith(MAGIC):
+        return None
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return "it is not a patterns.json that errorsite wrote"
-    if not isinstance(data, dict) or set(data) - {"version", "base_url", "patterns"} or "patterns" not in data:
-        return "it is not a patterns.json that errorsite wrote"
+        old = json.loads(data)
+    except (ValueError, RecursionError):
+        return "it is not a patterns file that errorsite wrote"
+    if not isinstance(old, dict) or set(old) - {"version", "base_url", "patterns"} or "patterns" not in old:
+        return "it is not a patterns file that errorsite wrote"
     return None
 
 
-def write(site: Site, out: Path) -> bool:
-    """Write the site's patterns to `out` if they changed; return whether the file was written."""
-    data = patterns_bytes(site)
+def write(data: bytes, out: Path) -> bool:
+    """Write a compact patterns file to `out` unless it already says the same; return whether it was written."""
     why = _ours(out)
     if why is not None:
         raise UserError(
             f"refusing to replace {str(out)!r}: {why}",
-            hint="name the patterns.json file inside your package, e.g. --out src/mylib/_errorsite/patterns.json",
+            hint="name a patterns file inside your package, e.g. --out src/mylib/_errorsite/patterns.bin",
             page="patterns-out-not-ours",
         )
     try:
-        if out.read_bytes() == data:
+        if decode(out.read_bytes()) == decode(data):
             return False
     except FileNotFoundError:
         pass
@@ -91,3 +215,109 @@ def write(site: Site, out: Path) -> bool:
         os.unlink(temporary)
         raise
     return True
+
+
+HELPER_FILE = "__init__.py"
+"""What `vendor` names the helper in its folder: the folder is the import path (`mylib._errorsite`)."""
+
+PATTERNS_FILE = "patterns.bin"
+"""What `vendor` names the patterns beside the helper; link.py reads this name by default."""
+
+HELPER_MARK = b"ERRORSITE_NO_LINKS"
+"""Text every copy of the link helper carries (its opt-out variable)."""
+
+
+@dataclass(frozen=True)
+class Vendored:
+    """What `vendor` did."""
+
+    helper: Path
+    """The helper's file."""
+    helper_written: bool
+    """Whether the helper was written (False: it was already this version)."""
+    patterns: Path
+    """The patterns file."""
+    patterns_written: bool
+    """Whether the patterns were written (False: they already said the same)."""
+    count: int
+    """Active records in the patterns."""
+    size: int
+    """Bytes of the patterns file."""
+
+
+def helper_source() -> bytes:
+    """Return the link helper's text, with its license notice, as a library vendors it."""
+    from . import link
+
+    return Path(link.__file__).read_bytes()
+
+
+def vendor(site: Site, folder: Path) -> Vendored:
+    """Copy the link helper and the site's patterns into `folder`, a package folder of the library."""
+    helper, patterns_path = folder / HELPER_FILE, folder / PATTERNS_FILE
+    if folder.exists() and not folder.is_dir() or folder.is_symlink():
+        raise UserError(f"cannot vendor into {str(folder)!r}: it is not a folder", page="vendor-not-ours",
+                        hint="name a new folder inside the library's package, e.g. src/mylib/_errorsite")
+    if (helper.exists() or helper.is_symlink()) and (not helper.is_file() or helper.is_symlink()
+                                                     or HELPER_MARK not in helper.read_bytes()):
+        raise UserError(
+            f"refusing to replace {str(helper)!r}: it is not errorsite's link helper",
+            hint="vendor into a folder of its own inside the package, e.g. src/mylib/_errorsite",
+            page="vendor-not-ours",
+        )
+    data = compact_bytes(site, distribution_of(folder), made="vendored patterns")
+    source = helper_source()
+    helper_written = not helper.is_file() or helper.read_bytes() != source
+    patterns_written = write(data, patterns_path)
+    if helper_written:
+        fd, temporary = tempfile.mkstemp(prefix=f".{helper.name}.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(source)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, helper)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    count = sum(r.status == "active" for r in site.records)
+    return Vendored(helper, helper_written, patterns_path, patterns_written, count, patterns_path.stat().st_size)
+
+
+def stale_vendored(site: Site, repo_dir: Path, content: Path, files: list[str]) -> list[Problem]:
+    """Return a problem for each vendored patterns file in the repository that the records no longer give."""
+    problems = []
+    for name in files:
+        if name.rpartition("/")[2] != PATTERNS_FILE:
+            continue
+        path = repo_dir / name
+        try:
+            old = decode(path.read_bytes()) if path.is_file() and not path.is_symlink() else None
+        except OSError:
+            old = None
+        if old is None:
+            continue
+        folder = path.parent
+        shown = os.path.relpath(folder)
+        if not site.config.base_url.startswith(("https://", "http://")):
+            new = None
+        else:
+            new = decode(compact_bytes(site, distribution_of(folder)))
+        if new == old:
+            continue
+        changed = len(set(old.rows) ^ set(new.rows)) if new is not None else 0
+        try:
+            _stale(changed, shown, content)
+        except Invalid as error:
+            problems.append(Problem.of(str(path if path.is_absolute() else os.path.relpath(path)), "", error))
+    return problems
+
+
+def _stale(changed: int, folder: str, content: Path) -> None:
+    """Raise the problem of a vendored patterns file that the records no longer give."""
+    what = f"{changed} row{'s' if changed != 1 else ''} differ" if changed else "its settings differ"
+    raise Invalid(
+        f"the vendored patterns are not what the records give ({what}): the link helper prints stale links,"
+        " or none, for the errors whose messages changed",
+        hint=f"refresh it with `errorsite vendor {folder} --content {content}` and commit it",
+        page="vendored-patterns-stale",
+    )

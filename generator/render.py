@@ -323,7 +323,6 @@ class Renderer:
                                 description="This page does not exist.", root=self.site_root()),
             "search-index.js": self.search_index,
             "api/errors.json": partial(errors_json, self.cards.values(), self.config),
-            "api/patterns.json": partial(patterns_json, self.cards.values(), self.config),
             "api/schema.json": lambda: _json({**SCHEMA, "$id": self.config.base_url + "api/schema.json"}),
             "sitemap.xml": self.sitemap,
             "robots.txt": lambda: f"User-agent: *\nAllow: /\nSitemap: {self.absolute('sitemap.xml')}\n".encode(),
@@ -331,6 +330,8 @@ class Renderer:
             "static/style.css": lambda: (self.env.loader.get_source(self.env, "static/style.css")[0]  # type: ignore[union-attr]
                                          + highlight.pygments_css()).encode(),
         }
+        if ships_patterns(self.config):
+            out["api/patterns.json"] = partial(patterns_json, self.cards.values(), self.config)
         for asset in sorted((templates_dir() / "static").iterdir()):
             if asset.name != "style.css":
                 out[f"static/{asset.name}"] = asset.read_bytes
@@ -505,6 +506,15 @@ def errors_json(cards: Iterable[Summary], config: Config) -> bytes:
     """Return api/errors.json: every record's summary (`cards` in id order)."""
     return _json_lines({"version": 1}, "errors", [r.error_line if r.error_line is not None else error_line(r)
                                                   for r in cards], config.base_url)
+
+
+def ships_patterns(config: Config) -> bool:
+    """Return whether the site publishes api/patterns.json: the link helper prints absolute URLs only.
+
+    With a relative base_url (the default `/`) every pattern's URL would be relative, and a helper
+    would skip them all; no file is better than one that silently links nothing.
+    """
+    return config.base_url.startswith(("https://", "http://"))
 
 
 def patterns_json(cards: Iterable[Summary], config: Config) -> bytes:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from errorsite import cli, link, load, render, validate
+from errorsite import patterns as patterns_module
 
 from conftest import FIXTURES
 
@@ -21,9 +22,9 @@ LINK_SOURCE = Path(link.__file__)
 
 
 def old_pythons() -> list[str]:
-    """Return interpreters of Python 3.9 and 3.10 (no add_note) that run on this machine."""
+    """Return interpreters of Python 3.8, 3.9 and 3.10 (no add_note) that run on this machine."""
     found = []
-    for minor in (9, 10):
+    for minor in (8, 9, 10):
         candidates = sorted(map(str, Path("/root/.pyenv/versions").glob(f"3.{minor}.*/bin/python3.{minor}")))
         candidates += [c for c in [shutil.which(f"python3.{minor}")] if c]
         for candidate in candidates:
@@ -74,12 +75,110 @@ def test_no_url_for_an_unknown_message(patterns: Path) -> None:
     assert linker.url_for("max_batch_tokens must be a multiple of 16") is None
 
 
-def test_module_level_url_for_reads_the_environment(patterns: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(link, "_default", None)
-    monkeypatch.delenv("ERRORSITE_PATTERNS", raising=False)
-    assert link.url_for("max_batch_tokens must be a multiple of 8, got 1") is None
-    monkeypatch.setenv("ERRORSITE_PATTERNS", str(patterns))
-    assert link.url_for("max_batch_tokens must be a multiple of 8, got 1") == f"{BASE}batch-tokens-multiple/"
+@pytest.fixture(scope="module")
+def compact(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Return the compact patterns file of the basic fixture, as `errorsite patterns` writes it."""
+    out = tmp_path_factory.mktemp("compact") / "patterns.bin"
+    assert cli.main(["patterns", "--content", str(FIXTURES / "basic"), "--out", str(out),
+                     "--base-url", "https://example.github.io/tinyserve/"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("message", [
+    "max_batch_tokens (1024) must be at least chunk_size (4096); raise --max-batch-tokens or lower --chunk-size.",
+    "max_batch_tokens must be a multiple of 8, got 1001",
+    "MAX_BATCH_TOKENS must be a multiple of 8,\n   got 3",
+    "max_batch_tokens must be a multiple of 16",
+    "something else entirely",
+    "",
+])
+def test_the_compact_file_gives_the_answers_of_the_json_one(patterns: Path, compact: Path, message: str) -> None:
+    small = link.Linker.from_file(compact)
+    assert small.problem is None and small.compact is not None
+    assert small.url_for(message, "ValueError") == link.Linker.from_file(patterns).url_for(message, "ValueError")
+
+
+def test_one_message_decodes_only_the_groups_of_its_words(compact: Path) -> None:
+    linker = link.Linker.from_file(compact)
+    assert linker.compact is not None
+    assert linker.url_for("something else entirely") is None
+    assert [word for word, found in linker.compact.parsed.items() if found] == []
+    assert linker.url_for("max_batch_tokens must be a multiple of 8, got 1") == f"{BASE}batch-tokens-multiple/"
+    assert [e.id for found in linker.compact.parsed.values() for e in found] == ["batch-tokens-multiple"]
+
+
+@pytest.mark.parametrize("damage", ["header", "index", "block", "end"])
+def test_a_damaged_compact_file_links_nothing_or_less_and_never_raises(compact: Path, tmp_path: Path,
+                                                                         damage: str) -> None:
+    data = compact.read_bytes()
+    cut = data.index(b"\n\n")
+    broken = {
+        "header": data.replace(b"base_url\thttps://", b"base_url\t/"),
+        "index": data[:cut + 2] + b"\xff" * 40 + data[cut + 42:],
+        "block": data[:-20] + b"\x00" * 20,
+        "end": data[:cut + 5],
+    }[damage]
+    path = tmp_path / "patterns.bin"
+    path.write_bytes(broken)
+    linker = link.Linker.from_file(path)
+    assert linker.url_for("max_batch_tokens must be a multiple of 8, got 1") in (None, f"{BASE}batch-tokens-multiple/")
+    assert linker.url_for("max_batch_tokens (1) must be at least chunk_size (2); raise --max-batch-tokens or lower "
+                          "--chunk-size.") in (None, f"{BASE}batch-tokens-below-chunk/")
+    if damage in ("header", "index", "end"):
+        assert linker.problem and linker.url_for("max_batch_tokens must be a multiple of 8, got 1") is None
+
+
+def test_url_for_alone_reads_the_patterns_beside_the_helper(compact: Path, tmp_path: Path) -> None:
+    package = tmp_path / "lib" / "tinyserve"
+    (package / "_errorsite").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    shutil.copy(LINK_SOURCE, package / "_errorsite" / "__init__.py")
+    shutil.copy(compact, package / "_errorsite" / "patterns.bin")
+    code = """
+    import sys
+    from tinyserve._errorsite import url_for
+    print(url_for("max_batch_tokens must be a multiple of 8, got 1"))
+    print(sys.excepthook is sys.__excepthook__)
+    """
+    result = run_python(code, package.parent)
+    assert result.stdout.split() == [f"{BASE}batch-tokens-multiple/", "True"], result.stderr
+
+
+def test_importing_the_helper_imports_nothing_else_and_reads_nothing(compact: Path, tmp_path: Path) -> None:
+    package = tmp_path / "lib" / "tinyserve"
+    (package / "_errorsite").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    shutil.copy(LINK_SOURCE, package / "_errorsite" / "__init__.py")
+    (package / "_errorsite" / "patterns.bin").mkdir()  # reading it would fail loudly in strace, or here: not at all
+    code = """
+    import sys
+    import tinyserve
+    before = set(sys.modules)
+    import tinyserve._errorsite as helper
+    print(sorted(set(sys.modules) - before))
+    print(helper._default, sys.excepthook is sys.__excepthook__)
+    """
+    result = run_python(code, package.parent)
+    assert result.stdout.splitlines() == ["['tinyserve._errorsite']", "None True"], result.stderr
+
+
+def test_the_helper_parses_as_python_3_8() -> None:
+    import ast
+
+    ast.parse(LINK_SOURCE.read_text(encoding="utf-8"), feature_version=(3, 8))
+
+
+def test_the_helper_carries_its_license_notice() -> None:
+    text = LINK_SOURCE.read_text(encoding="utf-8")
+    notice = (Path(__file__).parent.parent / "LICENSE").read_text(encoding="utf-8")
+    header = "\n".join(line[2:] for line in text.split('"""', 1)[0].splitlines() if line.startswith("# "))
+    assert " ".join(notice.split()) in " ".join(header.split())
+
+
+@pytest.mark.parametrize(("version", "query"), [("8.1.3", "?v=8.1.3"), ("1.0+cpu", "?v=1.0%2Bcpu"), ("", "")])
+def test_the_version_goes_into_the_url(compact: Path, version: str, query: str) -> None:
+    linker = link.Linker.from_file(compact, version=version)
+    assert linker.url_for("max_batch_tokens must be a multiple of 8, got 1") == f"{BASE}batch-tokens-multiple/{query}"
 
 
 def test_annotate_adds_the_link_once_per_page(patterns: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -394,14 +493,15 @@ def test_on_python_before_3_11_the_hook_and_annotate_show_the_link(tmp_path: Pat
 
 def test_patterns_command_writes_places_and_only_when_changed(content: Path, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "src" / "tinyserve" / "patterns.json"
+    out = tmp_path / "src" / "tinyserve" / "patterns.bin"
     assert cli.main(["patterns", "--content", str(content), "--out", str(out)]) == 0
     assert capsys.readouterr().out == f"wrote {out} (2 patterns)\n"
-    data = json.loads(out.read_text())
-    assert data["version"] == 1 and data["base_url"] == "https://example.github.io/tinyserve/"
-    assert [(p["id"], p["path"], p["line"], p["function"], p["written"]) for p in data["patterns"]] == [
-        ("batch-tokens-below-chunk", "tinyserve/config/batching.py", 5, "check_batching", True),
-        ("batch-tokens-multiple", "tinyserve/config/batching.py", 10, "check_batching", False)]
+    decoded = patterns_module.decode(out.read_bytes())
+    assert decoded is not None
+    assert dict(decoded.header)["base_url"] == "https://example.github.io/tinyserve/"
+    rows = sorted(row.split("\t")[1:6] for row in decoded.rows if row)
+    assert rows == [["batch-tokens-below-chunk", "ValueError", "config/batching.py", "5", "check_batching"],
+                    ["batch-tokens-multiple", "ValueError", "config/batching.py", "10", "check_batching"]]
     assert link.Linker.from_file(out).problem is None
     before = out.stat().st_mtime_ns
     assert cli.main(["patterns", "--content", str(content), "--out", str(out)]) == 0
@@ -425,6 +525,37 @@ def test_patterns_command_needs_an_absolute_base_url(content: Path, tmp_path: Pa
     assert "errors/patterns-base-url/" in capsys.readouterr().err and not out.exists()
 
 
+def test_build_publishes_no_patterns_a_helper_cannot_use(content: Path, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    site = tmp_path / "site"
+    assert cli.main(["build", "--content", str(content), "--out", str(site), "--base-url", "/"]) == 0
+    assert "note: no api/patterns.json: the link helper prints absolute URLs" in capsys.readouterr().err
+    assert not (site / "api" / "patterns.json").exists() and (site / "api" / "errors.json").is_file()
+    assert cli.main(["build", "--content", str(content), "--out", str(site)]) == 0
+    assert capsys.readouterr().err == "" and (site / "api" / "patterns.json").is_file()
+    out = tmp_path / "pkg" / "_errorsite"
+    assert cli.main(["vendor", str(out), "--content", str(content), "--base-url", "/docs/"]) == 1
+    assert "errors/patterns-base-url/" in capsys.readouterr().err and not out.exists()
+
+
+def test_vendor_copies_the_helper_and_the_patterns_and_refuses_a_folder_of_the_library(
+        content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    package = tmp_path / "src" / "tinyserve"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("VERSION = 1\n")
+    assert cli.main(["vendor", str(package), "--content", str(content)]) == 1
+    assert "errors/vendor-not-ours/" in capsys.readouterr().err
+    assert (package / "__init__.py").read_text() == "VERSION = 1\n" and not (package / "patterns.bin").exists()
+    folder = package / "_errorsite"
+    assert cli.main(["vendor", str(folder), "--content", str(content)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"wrote {folder / '__init__.py'} (the link helper, errorsite {cli.__version__})"
+    assert out[1].startswith(f"wrote {folder / 'patterns.bin'} (2 patterns, ")
+    assert (folder / "__init__.py").read_bytes() == LINK_SOURCE.read_bytes()
+    assert cli.main(["vendor", str(folder), "--content", str(content)]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == ["unchanged:", "unchanged:"]
+
+
 # --- a real package: wheel, fresh virtual environment ------------------------------------------
 
 LIBRARY = {
@@ -435,23 +566,20 @@ LIBRARY = {
 
         [project]
         name = "mylib"
-        version = "1.0"
-        requires-python = ">=3.9"
+        version = "8.1.3"
+        requires-python = ">=3.8"
 
         [tool.setuptools.packages.find]
         where = ["src"]
 
         [tool.setuptools.package-data]
-        "mylib._errorsite" = ["patterns.json"]
+        "mylib._errorsite" = ["patterns.bin"]
         """,
     "src/mylib/__init__.py": """\
-        from pathlib import Path
+        from mylib._errorsite import install
 
-        from mylib._errorsite import link as _link
-
-        _link.use(Path(__file__).parent / "_errorsite" / "patterns.json").install()
+        install()
         """,
-    "src/mylib/_errorsite/__init__.py": "",
     "src/mylib/core.py": """\
         def parse(value):
             if not value.isdigit():
@@ -482,7 +610,6 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
     for name, text in LIBRARY.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(textwrap.dedent(text))
-    shutil.copy(LINK_SOURCE, repo / "src/mylib/_errorsite/link.py")
     git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e.x"]
     subprocess.run([*git[:3], "init", "-q"], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
@@ -492,14 +619,16 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
     (content / "site.toml").write_text('title = "mylib errors"\nbase_url = "https://owner.github.io/mylib/"\n'
                                        'repo = "owner/mylib"\n')
     assert cli.main(["extract", str(repo), "--repo", "owner/mylib", "--content", str(content)]) == 0
-    out = repo / "src/mylib/_errorsite/patterns.json"
-    assert cli.main(["patterns", "--content", str(content), "--out", str(out)]) == 0
-    pages = {f"{p['path']}:{p['line']}": p["url"] for p in json.loads(out.read_text())["patterns"]}
-    assert sorted(pages) == ["src/mylib/core.py:3", "src/mylib/core.py:9", "src/mylib/io.py:3"]
+    assert cli.main(["vendor", str(repo / "src/mylib/_errorsite"), "--content", str(content)]) == 0
+    decoded = patterns_module.decode((repo / "src/mylib/_errorsite/patterns.bin").read_bytes())
+    assert decoded is not None and dict(decoded.header)["distribution"] == "mylib"
+    pages = {f"{fields[3]}:{fields[4]}": f"https://owner.github.io/mylib/errors/{fields[1]}/?v=8.1.3"
+             for fields in (row.split("\t") for row in decoded.rows if row)}
+    assert sorted(pages) == ["mylib/core.py:3", "mylib/core.py:9", "mylib/io.py:3"]
     dist = root / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
                     "-w", str(dist), str(repo)], check=True, capture_output=True)
-    return next(dist.glob("mylib-1.0-*.whl")), pages
+    return next(dist.glob("mylib-8.1.3-*.whl")), pages
 
 
 @pytest.mark.parametrize("python", [sys.executable, *OLD_PYTHONS])
@@ -519,14 +648,14 @@ def test_a_wheel_of_a_library_links_its_errors_and_not_the_users(wheel: tuple[Pa
         assert result.returncode == 1 and "Traceback" in result.stderr, result.stderr
         return result.stderr
 
-    assert run("import mylib.core\nmylib.core.parse('x')").endswith(f"See {pages['src/mylib/core.py:3']}\n")
-    assert run("import mylib.core\nmylib.core.check(11)").endswith(f"See {pages['src/mylib/core.py:9']}\n")
+    assert run("import mylib.core\nmylib.core.parse('x')").endswith(f"See {pages['mylib/core.py:3']}\n")
+    assert run("import mylib.core\nmylib.core.check(11)").endswith(f"See {pages['mylib/core.py:9']}\n")
     # The same message as core.parse, raised in io.py: the raising frame chooses io's page.
-    assert run("import mylib.io\nmylib.io.read(' ')").endswith(f"See {pages['src/mylib/io.py:3']}\n")
+    assert run("import mylib.io\nmylib.io.read(' ')").endswith(f"See {pages['mylib/io.py:3']}\n")
     # The user's own error with a message of the library gets no link.
     assert "See " not in run("import mylib\nraise ValueError(\"not a number: 'x'\")")
-    # A package that lost its patterns.json still imports and raises as before.
-    installed = next((env / "lib").glob("python3.*/site-packages/mylib/_errorsite/patterns.json"))
+    # A package that lost its patterns file still imports and raises as before.
+    installed = next((env / "lib").glob("python3.*/site-packages/mylib/_errorsite/patterns.bin"))
     installed.unlink()
     stderr = run("import mylib.core\nmylib.core.parse('x')")
     assert stderr.rstrip().endswith("ValueError: not a number: 'x'") and "See " not in stderr

@@ -306,12 +306,14 @@ API_LINES = {"api/errors.json": error_line, "api/patterns.json": pattern_line}
 
 def _line_changes(config: Config, edits: dict[str, Edit], cards: Cards) -> dict[str, list[previous.LineChange]]:
     """Return, by API list, the changes of the lines of the edited records whose line changes."""
-    from ..render import json_base_url
+    from ..render import json_base_url, ships_patterns
 
     base = json_base_url(config.base_url)
     old = cards.summaries
     found: dict[str, list[previous.LineChange]] = {}
     for path, line in API_LINES.items():
+        if path == "api/patterns.json" and not ships_patterns(config):
+            continue
         changes = []
         ordered: list[str] = []
         for i in sorted(edits, reverse=True):
@@ -405,7 +407,7 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
         if large and any(_recent_part(old[i]) != _recent_part(new[i])
                          and (_may_be_recent(saved, old[i], spread) or _may_be_recent(saved, new[i], spread))
                          for i in spread) else set()
-    shown = [path for path in SHARED_BY_SUMMARY
+    shown = [path for path in SHARED_BY_SUMMARY if path != "api/patterns.json" or render.ships_patterns(config)
              if any(_shown_by(path, old[i], large, i in recent) != _shown_by(path, new[i], large, i in recent)
                     for i in spread)]
     if shown:
