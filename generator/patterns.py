@@ -255,13 +255,14 @@ def helper_source() -> bytes:
 def vendor(site: Site, folder: Path) -> Vendored:
     """Copy the link helper and the site's patterns into `folder`, a package folder of the library."""
     helper, patterns_path = folder / HELPER_FILE, folder / PATTERNS_FILE
-    if folder.exists() and not folder.is_dir() or folder.is_symlink():
-        raise UserError(f"cannot vendor into {str(folder)!r}: it is not a folder", page="vendor-not-ours",
-                        hint="name a new folder inside the library's package, e.g. src/mylib/_errorsite")
-    if (helper.exists() or helper.is_symlink()) and (not helper.is_file() or helper.is_symlink()
-                                                     or HELPER_MARK not in helper.read_bytes()):
+    why = None
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        why = f"{str(folder)!r} is not a folder"
+    elif helper.is_symlink() or (helper.exists() and (not helper.is_file() or HELPER_MARK not in helper.read_bytes())):
+        why = f"{str(helper)!r} is not errorsite's link helper"
+    if why is not None:
         raise UserError(
-            f"refusing to replace {str(helper)!r}: it is not errorsite's link helper",
+            f"refusing to vendor the link helper: {why}, and vendor replaces only what it wrote",
             hint="vendor into a folder of its own inside the package, e.g. src/mylib/_errorsite",
             page="vendor-not-ours",
         )
