@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from errorsite import cli
+from errorsite import cli, link
 from errorsite.rename import with_redirect
 
 OLD, NEW = "batch-tokens-multiple", "batch-not-a-multiple"
@@ -40,10 +40,11 @@ def test_rename_moves_the_file_updates_related_and_adds_the_redirect(content: Pa
 
 
 def test_the_old_url_and_a_patterns_file_made_before_reach_the_page(content: Path, tmp_path: Path) -> None:
-    patterns = tmp_path / "pkg" / "patterns.json"
+    patterns = tmp_path / "pkg" / "patterns.bin"
     assert run("patterns", "--content", str(content), "--out", str(patterns)) == 0
-    # The URL the vendored helper prints for this error: the one the patterns file holds.
-    [url] = [entry["url"] for entry in json.loads(patterns.read_text(encoding="utf-8"))["patterns"] if entry["id"] == OLD]
+    # The URL the vendored helper prints for this error, from the patterns file made before the rename.
+    url = link.Linker.from_file(patterns, version="").url_for("max_batch_tokens must be a multiple of 8, got 1001")
+    assert url is not None and f"/errors/{OLD}/" in url
     assert run("rename", OLD, NEW, "--content", str(content)) == 0
     site = tmp_path / "site"
     assert run("build", "--content", str(content), "--out", str(site), "--quiet") == 0
