@@ -23,7 +23,7 @@ from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, Stric
 from jinja2.bccache import Bucket
 from markupsafe import Markup
 
-from . import __version__, markdown, urls
+from . import __version__, markdown, releases, urls
 from .sitebuild import highlight
 from .assets import templates_dir
 from .model import Config, Overview, Record, Site, Summary, Tally
@@ -115,6 +115,8 @@ def environment(highlighter: highlight.Highlighter, lists: Lists, compiled: Path
     env.globals["variant_kinds"] = VARIANT_KINDS
     env.globals["review_reasons"] = REVIEW_REASONS
     env.globals["urls"] = urls
+    env.globals["story_of"] = releases.story
+    env.globals["release_url"] = releases.release_url
     return env
 
 
@@ -305,6 +307,7 @@ class Renderer:
             out[urls.tag(tag)] = partial(self.list_page, urls.tag(tag), f"#{tag}", "tag", members, tag)
         for old, new in self.config.redirects:
             out[urls.error(old)] = partial(self.redirect_page, old, new)
+        out.update(self.release_plan())
         out.update(self.shared_plan())
         return {_disk(path): make for path, make in sorted(out.items())}
 
@@ -381,7 +384,37 @@ class Renderer:
                            key=lambda item: (item.automatic, not item.record.written)),
             has_values=any(map(has_placeholders, [record.message, *(v.message for v in record.variants)])),
             places=[c for c in self.same_message.get((record.exception, record.message), ()) if c.id != record.id],
+            successors=self.successors(record),
         )
+
+    def successors(self, record: Record) -> list[Summary]:
+        """Return, for a removed error, the active errors that raise its message now.
+
+        They are among its related errors, which sharing every word of the message makes them:
+        an update that changes them renders this page again (see `sitebuild.keys.record_keys`).
+        """
+        if record.status != "removed":
+            return []
+        cards = (self.cards[link.id] for link in self.related[record.id])
+        return [c for c in cards if c.status == "active" and (c.message == record.message or record.message in c.variants)]
+
+    def release_plan(self) -> dict[str, Callable[[], bytes]]:
+        """Return the release pages, the "What changed" index and api/releases.json; none when no record has a history."""
+        notes = releases.release_notes(self.site.records)
+        if not notes:
+            return {}
+        out: dict[str, Callable[[], bytes]] = {n.url: partial(self.release_page, n) for n in notes}
+        out[releases.RELEASES_URL] = partial(
+            self.page, "releases.html", releases.RELEASES_URL, title="What changed",
+            description=f"The errors each release of {self.config.title} added, reworded and removed.", notes=notes)
+        out["api/releases.json"] = lambda: _json(releases.notes_data(notes, self.config.base_url))
+        return out
+
+    def release_page(self, notes: releases.Notes) -> bytes:
+        """Return the page of one release: the errors it added, reworded and removed."""
+        return self.page("release.html", notes.url, title=f"Release {notes.release}",
+                         description=f"The errors release {notes.release} of {self.config.title} added, reworded and removed.",
+                         notes=notes, pasted=releases.markdown_notes(notes, self.config.base_url))
 
     def list_page(self, path: str, title: str, kind: str, members: list[Summary], key: str) -> bytes:
         """Return the page listing the errors of one exception type, file or tag."""

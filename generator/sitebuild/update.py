@@ -109,6 +109,8 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
         if record.id != row.record.id:
             return None
         edits[record.id] = Edit(row, record, found.sha, made_of(record, store))
+    if any(_in_release_notes(edit) for edit in edits.values()):
+        return None
     if not edits:
         saved.update(touched, {}, {})
         return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
@@ -173,6 +175,12 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
     saved.update(touched, {path: OutputRow(keys[path], sha) for path, sha in hashes.items()}, meta,
                  links=plan.relinked, gone=plan.gone)
     return Result(head.meta.records, pages, len(hashes), len(written), len(plan.gone), False, head.meta.base_path)
+
+
+def _in_release_notes(edit: Edit) -> bool:
+    """Return whether an edit changes what the release pages show (see `releases`): a whole build renders them."""
+    before, after = edit.row.record.history, edit.record.history
+    return bool(before or after) and (before != after or edit.made.summary_key != edit.row.made.summary_key)
 
 
 class OutputGone(Exception):
