@@ -204,10 +204,10 @@ def release_order(histories: Iterable[Sequence[Release]]) -> list[str]:
     while ready:
         release = ready.pop(0)
         order.append(release)
-        for newer in after[release]:
-            before_count[newer] -= 1
-            if before_count[newer] == 0:
-                ready.append(newer)
+        for name in after[release]:
+            before_count[name] -= 1
+            if before_count[name] == 0:
+                ready.append(name)
         ready.sort(key=natural)
     # Histories that contradict each other (edited by hand) leave a cycle: its releases go last, by name.
     return order + sorted((r for r in before_count if r not in order), key=natural)

@@ -388,15 +388,21 @@ class Renderer:
         )
 
     def successors(self, record: Record) -> list[Summary]:
-        """Return, for a removed error, the active errors that raise its message now.
+        """Return, for a removed error with a history, the active errors that raise its message now (a wording of
+        theirs is its message).
 
-        They are among its related errors, which sharing every word of the message makes them:
-        an update that changes them renders this page again (see `sitebuild.keys.record_keys`).
-        """
-        if record.status != "removed":
-            return []
-        cards = (self.cards[link.id] for link in self.related[record.id])
-        return [c for c in cards if c.status == "active" and (c.message == record.message or record.message in c.variants)]
+        An update of a record with a history that could change them is a whole build (see `sitebuild.update`)."""
+        return self.raised_now.get(record.message, []) if record.status == "removed" and record.history else []
+
+    @cached_property
+    def raised_now(self) -> dict[str, list[Summary]]:
+        """Return each wording of the active errors -> those errors, in id order."""
+        found: dict[str, list[Summary]] = defaultdict(list)
+        for card in self.cards.values():
+            if card.status == "active":
+                for wording in dict.fromkeys((card.message, *card.variants)):
+                    found[wording].append(card)
+        return found
 
     def release_plan(self) -> dict[str, Callable[[], bytes]]:
         """Return the release pages, the "What changed" index and api/releases.json; none when no record has a history."""

@@ -178,9 +178,13 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
 
 
 def _in_release_notes(edit: Edit) -> bool:
-    """Return whether an edit changes what the release pages show (see `releases`): a whole build renders them."""
-    before, after = edit.row.record.history, edit.record.history
-    return bool(before or after) and (before != after or edit.made.summary_key != edit.row.made.summary_key)
+    """Return whether an edit of a record with a history changes what the release pages show (see `releases`),
+    or is of a removed error's page, which names the errors that raise its message now
+    (`render.Renderer.successors`): a whole build renders them."""
+    before, after = edit.row.record, edit.record
+    return bool(before.history or after.history) and (
+        before.history != after.history or edit.made.summary_key != edit.row.made.summary_key
+        or "removed" in (before.status, after.status))
 
 
 class OutputGone(Exception):
