@@ -672,3 +672,32 @@ def test_in_a_long_function_a_comment_that_pushes_a_line_out_of_the_window_is_no
     repo.commit()
     run(repo, content)
     assert json.loads(path.read_text(encoding="utf-8"))["review"]["why"] == "code changed"
+
+
+def test_review_and_earlier_wording_name_the_commit_where_the_message_changed(tmp_path: Path) -> None:
+    repo, content = Repo(tmp_path / "repo"), tmp_path / "content"
+    path, _ = checked_record(repo, content, FUNCTION)
+    repo.write("m.py", FUNCTION.replace("x must be >= 0", "x must be zero or more"))
+    reworded = repo.commit("reword")
+    repo.write("m.py", "# A header.\n" + FUNCTION.replace("x must be >= 0", "x must be zero or more"))
+    repo.commit("header")
+    repo.write("other.py", "X = 1\n")
+    repo.commit("elsewhere")
+    run(repo, content)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert record["review"] == {"since": reworded, "why": "message changed"}
+    assert record["variants"] == [{"message": "x must be >= 0, got {x}", "kind": "earlier", "until": reworded}]
+
+
+def test_review_names_the_commit_where_the_code_changed(tmp_path: Path) -> None:
+    repo, content = Repo(tmp_path / "repo"), tmp_path / "content"
+    path, _ = checked_record(repo, content, FUNCTION)
+    changed = FUNCTION.replace("if x < 0:", "if x <= 0:")
+    repo.write("m.py", changed)
+    at = repo.commit("stricter")
+    repo.write("m.py", changed.replace("    return x", "    # Done.\n    return x"))
+    head = repo.commit("comment")
+    run(repo, content)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert record["review"] == {"since": at, "why": "code changed"}
+    assert record["source"]["commit"] == head

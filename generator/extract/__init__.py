@@ -8,6 +8,7 @@ against the code), `scan.scan_files` (files' bytes -> raise sites).
 - `messages`, `raisers`, `scan`: Python source -> message templates -> raise sites.
 - `git`: a repository's files and history at a commit; `globs`: which files are read.
 - `sync`: records matched to sites, ids, pins, writes; `tokens`: whether two snippets show the same code;
+  `since`: the commit where a site took its form;
   `check`: pins and coverage.
 
 Content is read only through `errorsite.load`; ids and repository names follow `errorsite.schema`'s patterns.

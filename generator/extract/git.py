@@ -206,6 +206,17 @@ def history(repo_dir: Path, head: str, pins: Iterable[object]) -> History:
     )
 
 
+def file_versions(repo_dir: Path, since: str, until: str, path: str, limit: int) -> list[tuple[str, bytes | None]]:
+    """Return (commit, the file at `path` then) for each commit after `since` up to `until` that changed it, newest first.
+
+    At most `limit` commits; the file is None at a commit that deleted it.
+    """
+    log = run(repo_dir, ["log", "--format=%H", f"--max-count={limit}", f"{since}..{until}", "--", path])
+    commits = log.decode("ascii").split()
+    contents = read_objects(repo_dir, [f"{commit}:{path}" for commit in commits])
+    return [(commit, contents[f"{commit}:{path}"]) for commit in commits]
+
+
 def work_tree_files(repo_dir: Path) -> list[str]:
     """Return the work tree's files that git tracks or would track (ignored ones left out), sorted."""
     _check_repo(repo_dir)

@@ -22,18 +22,22 @@ that matches no site becomes `removed`. A site that matches no record gets a
 new skeleton record.
 
 Review. When the message, the place (file or function) or the snippet's code
-of a record that has prose changes, the record gets `review` (`since`: the new
-commit; `why`: "message changed", "moved" or "code changed"): the prose may no
-longer be right. The code is compared by its tokens (`tokens`): a line that
-only shifted, a comment or blank line added, a call wrapped anew is no reason,
-and moves only the pin. So is a checked example: when the pin moves and the
+of a record that has prose changes, the record gets `review` (`why`: "message
+changed", "moved" or "code changed"): the prose may no longer be right. Its
+`since` is the commit where the change happened, found in the file's git
+history between the old pin and the new commit (module `since`), or the new
+commit when the history does not show it. An existing `review` keeps its
+`since`, and the weightier `why` of the two. An edited message's old wording
+goes into `variants` as `earlier` (`until`: that same commit), so a user of an
+older release who pastes it still finds the page; variants of other kinds are
+kept as they are.
+
+The code is compared by its tokens (module `tokens`): a line that only
+shifted, a comment or blank line added, a call wrapped anew is no reason, and
+moves only the pin. So is a checked example: when the pin moves and the
 message, place and code are the same, `example_fix.verified` checked at the
 old pin moves with it; otherwise it stays, and the page says the code has
-changed since the example was checked. An existing `review`
-keeps its `since`, and the weightier `why` of the two. An edited message's old
-wording goes into `variants` as `earlier` (`until`: the new commit), so a user
-of an older release who pastes it still finds the page; variants of other
-kinds are kept as they are.
+changed since the example was checked.
 
 Ids. With `[source] ids = "words"`, a new record's id is the message's first
 literal words (placeholders left out), lower case, joined by hyphens, at most
@@ -64,7 +68,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +77,7 @@ from ..config import settings_to_config
 from ..model import Config
 from ..problems import ProblemsFound, UserError
 from ..recordjson import dumps, rewrite
-from . import git, tokens
+from . import git, since, tokens
 from .globs import FileFilter, with_flags
 from .scan import scan_files
 from .sites import ParseFailure, RaiseSite, Scan, Skipped
@@ -246,7 +250,9 @@ def run(
     settings = with_flags(existing.config.source, include, exclude, asserts, warns)
     snap = git.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
     return sync(content_dir, existing, scan_files(snap.files, settings.asserts, settings.warnings), snap.commit, repo,
-                lambda pins: git.history(repo_dir, snap.commit, pins))
+                lambda pins: git.history(repo_dir, snap.commit, pins),
+                lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,
+                                                        settings.asserts, settings.warnings))
 
 
 def read(content_dir: Path) -> Existing:
@@ -266,10 +272,13 @@ def read(content_dir: Path) -> Existing:
 def sync(
     content_dir: Path, existing: Existing, scan: Scan, commit: str, repo: str | None,
     history: Callable[[Iterable[object]], git.History],
+    changed_at: Callable[[RaiseSite, str, str], str] | None = None,
 ) -> ExtractReport:
     """Match the records in `content_dir` to `scan`'s sites, write what changed, and return what was done.
 
-    `history(pins)` tells which pinned commits are in the history of `commit`.
+    `history(pins)` tells which pinned commits are in the history of `commit`;
+    `changed_at(site, pin, why)` the commit after `pin` where the site took
+    its new form (without it, `commit`).
     """
     errors_dir = content_dir / "errors"
     site_repo = existing.config.repo
@@ -284,7 +293,11 @@ def sync(
     buckets: dict[str, list[Change]] = defaultdict(list)
     for record, site, rule in matching.pairs:
         path, data = mine[record.id]
-        update = _update(data, site, commit, data["source"].get("commit") in in_history)
+        pin = data["source"].get("commit")
+        update = _update(data, site, commit, pin in in_history)
+        why = _new_change(data, update.data, commit)
+        if why is not None and changed_at is not None and pin in in_history:
+            update = replace(update, data=_moved_off(update.data, commit, changed_at(site, pin, why)))
         if update.data != data:
             # A record whose data did not change keeps its file as it is, even formatted by hand.
             writes[path] = _rewritten(path, update.data)
@@ -383,12 +396,25 @@ def _verified_follows(record: dict[str, Any], pin: object, commit: str) -> dict[
     return {**record, "example_fix": {**fix, "verified": {**verified, "commit": commit}}}
 
 
+def _new_change(old: dict[str, Any], new: dict[str, Any], commit: str) -> str | None:
+    """Return why a record was just given a `review` or an `earlier` wording at `commit`, or None when it was not."""
+    review = new.get("review")
+    if isinstance(review, dict) and review != old.get("review") and review.get("since") == commit:
+        return str(review.get("why"))
+    variants = new.get("variants")
+    if new.get("variants") != old.get("variants") and isinstance(variants, list) and any(
+            isinstance(v, dict) and v.get("kind") == "earlier" and v.get("until") == commit for v in variants):
+        return "message changed"
+    return None
+
+
 def _moved_off(record: dict[str, Any], gone: object, commit: str) -> dict[str, Any]:
-    """Return `record` with the commit that left the history, where extract wrote it, replaced by `commit`.
+    """Return `record` with `review.since` and earlier variants' `until` at commit `gone` moved to `commit`.
 
     Extract writes the pin, `review.since` and an earlier variant's `until`
-    at the same commit; after a squash merge all three name a commit that
-    no longer exists, and the squashed commit takes its place.
+    at the same commit. After a squash merge all three name a commit that no
+    longer exists, and the squashed commit takes its place; when the history
+    shows where the change happened, that commit does.
     """
     review = record.get("review")
     if isinstance(review, dict) and review.get("since") == gone:
