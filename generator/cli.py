@@ -380,7 +380,8 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"ok: {count}, no problems")
         return 0
     settings = globs.with_flags(site.config.source, args.include, args.exclude, args.asserts, args.warnings)
-    report = check_source(site, args.source, settings, strict=args.strict, min_written=args.min_written)
+    report = check_source(site, args.source, settings, strict=args.strict, min_written=args.min_written,
+                          extract=extract_command(args))
     stale_links = stale_vendored(site, args.source, folder, git.work_tree_files(args.source))
     for problem in sorted(report.problems + tuple(stale_links)):
         print(problem, file=sys.stderr)
@@ -394,6 +395,19 @@ def run_check(args: argparse.Namespace) -> int:
         failures.append(f"{report.written_share:.1%} of pages written, below {args.min_written:g}%")
     print(f"failed: {count}; " + ", ".join(failures) if failures else f"ok: {count}, no problems")
     return 1 if report.failed or stale_links else 0
+
+
+def extract_command(args: argparse.Namespace) -> str:
+    """Return the `errorsite extract` command that reads what this `check --source` read, as one would type it."""
+    import shlex
+
+    words = ["errorsite", "extract", str(args.source)]
+    if args.content is not None and args.content != Path(DEFAULT_CONTENT):
+        words += ["--content", str(args.content)]
+    words += [f"--{flag}={glob}" for flag in ("include", "exclude") for glob in getattr(args, flag)]
+    words += [f"--{'' if value else 'no-'}{flag}" for flag in ("asserts", "warnings")
+              if (value := getattr(args, flag)) is not None]
+    return shlex.join(words)
 
 
 def run_extract(args: argparse.Namespace) -> int:

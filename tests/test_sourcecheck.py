@@ -103,7 +103,8 @@ def test_check_source_lists_undocumented_sites_and_coverage(tmp_path: Path) -> N
     assert report.problems == ()
     assert [(s.path, s.line, s.message) for s in report.undocumented] == [("b.py", 5, "two"), ("b.py", 6, "three")]
     assert (report.documented, report.sites) == (1, 3)
-    assert "raise sites: 3 at" in report.lines()[2] and report.lines()[2].endswith("1 documented (documentation coverage 33.3%)")
+    assert report.lines()[2] == "to document 2 undocumented raise sites, run: errorsite extract . (then write the new pages and commit the records)"
+    assert "raise sites: 3 at" in report.lines()[3] and report.lines()[3].endswith("1 documented (documentation coverage 33.3%)")
     assert not report.failed
     strict = check([("r.json", record)], repo.path, strict=True)
     assert strict.failed
@@ -204,3 +205,32 @@ def test_source_settings_are_read_by_extract_and_check_and_flags_override_them(
 def records(content: Path) -> list[dict]:
     """Return every record object in `content`."""
     return [json.loads(p.read_text(encoding="utf-8")) for p in sorted((content / "errors").glob("*.json"))]
+
+
+def test_an_undocumented_site_names_the_record_it_had_and_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = Repo(tmp_path / "repo")
+    source = ('def version(text):\n    if not text:\n        raise ValueError(f"Invalid version: {text!r}")\n'
+              '    raise KeyError("gone for good")\n')
+    commit_sources(repo, {"pkg/v.py": source})
+    content = tmp_path / "my content"
+    assert cli.main(["extract", str(repo.path), "--content", str(content)]) == 0
+    files = {json.loads(p.read_text())["message"]: p for p in (content / "errors").glob("*.json")}
+    commit_sources(repo, {"pkg/v.py": source.replace("Invalid version: {text!r}", "Not a valid version: {text!r}")
+                          .replace('    raise KeyError("gone for good")\n', "")})
+    assert cli.main(["extract", str(repo.path), "--content", str(content)]) == 0
+    commit_sources(repo, {"pkg/v.py": source.replace("Invalid version: {text!r}", "Invalid version string: {text!r}")})
+    capsys.readouterr()
+    assert cli.main(["check", "--content", str(content), "--source", str(repo.path), "--strict",
+                     "--include", "pkg/*.py"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[:5] == [
+        "undocumented: pkg/v.py:3: ValueError: Invalid version string: {text!r}",
+        f"  documented by {files['Invalid version: {text!r}']} until its message was reworded"
+        " (it says 'Not a valid version: {text!r}'): extract re-pins it and keeps its prose",
+        "undocumented: pkg/v.py:4: KeyError: gone for good",
+        f"  documented by {files['gone for good']}, marked removed: extract makes it active again",
+        f"to document 2 undocumented raise sites, 2 of them with their record, run: errorsite extract {repo.path}"
+        f" --content '{content}' '--include=pkg/*.py' (then write the new pages and commit the records)",
+    ]
+    assert cli.main(["extract", str(repo.path), "--content", str(content), "--include=pkg/*.py"]) == 0
+    assert cli.main(["check", "--content", str(content), "--source", str(repo.path), "--strict"]) == 0

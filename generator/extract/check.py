@@ -49,6 +49,10 @@ class SourceReport:
     """Whether undocumented sites are an error."""
     min_written: float | None = None
     """The least share of written pages, in percent, below which the check fails."""
+    formerly: tuple[tuple[RaiseSite, Record], ...] = ()
+    """Undocumented sites that a record documented before: its message was reworded, or it was marked removed."""
+    extract: str = "errorsite extract ."
+    """The command that documents the undocumented sites, as the user would type it."""
 
     @property
     def documented(self) -> int:
@@ -76,8 +80,24 @@ class SourceReport:
         return bool(self.problems) or (self.strict and bool(self.undocumented)) or self.too_few_written
 
     def lines(self) -> list[str]:
-        """Return the lines that list undocumented sites and give the counts."""
-        out = [f"undocumented: {s.path}:{s.line}: {s.exception}: {s.message}" for s in self.undocumented]
+        """Return the lines that list undocumented sites, the record each had before, the command, and the counts."""
+        former = dict(self.formerly)
+        out = []
+        for site in self.undocumented:
+            out.append(f"undocumented: {site.path}:{site.line}: {site.exception}: {site.message}")
+            record = former.get(site)
+            if record is None:
+                continue
+            if record.status == "removed":
+                out.append(f"  documented by {record.file}, marked removed: extract makes it active again")
+            else:
+                out.append(f"  documented by {record.file} until its message was reworded (it says {record.message!r}):"
+                           " extract re-pins it and keeps its prose")
+        if self.undocumented:
+            reworded = f", {len(self.formerly)} of them with their record" if self.formerly else ""
+            out.append(f"to document {len(self.undocumented)} undocumented raise site"
+                       f"{'s' if len(self.undocumented) != 1 else ''}{reworded}, run: {self.extract}"
+                       " (then write the new pages and commit the records)")
         out.append(f"raise sites: {self.sites} at {self.commit[:12]}, {self.documented} documented"
                    f" (documentation coverage {self.coverage:.1%})")
         out.append(f"records: {self.records} active")
@@ -89,11 +109,15 @@ class SourceReport:
 
 def check_source(
     site: Site, repo_dir: Path, settings: SourceSettings, *, strict: bool = False, min_written: float | None = None,
+    extract: str = "errorsite extract .",
 ) -> SourceReport:
     """Return the pin problems of the site's active records and the raise sites at HEAD no record documents.
 
     Records whose `source.repo` names another repository than the site's
-    `repo` are not checked.
+    `repo` are not checked. An undocumented site is paired, by extract's own
+    rules, with the record that documented it before (one whose message was
+    reworded, or one marked removed), so the report can name it; `extract` is
+    the command the report says to run.
     """
     # The snapshot first: it names a missing folder or a non-repository plainly.
     snap = git.snapshot(repo_dir, "HEAD", FileFilter.of_settings(settings))
@@ -107,13 +131,23 @@ def check_source(
     files = {name: _PinnedFile.of(content) for name, content in contents.items()}
     problems += [p for record, name in zip(pinned, names) for p in _drift(record, files[name])]
     scan = scan_files(snap.files, settings.asserts, settings.warnings)
-    known = [sync.Known(r.id, r.exception, r.message, r.source.path, r.source.function or "", r.source.line, True)
-             for r in mine]
-    undocumented = sync.match(known, scan.sites, rules=2).sites
+    matching = sync.match([_known(r) for r in mine], scan.sites, rules=2)
+    removed = [r for r in site.records if r.status == "removed"
+               and (site.config.repo is None or r.source.repo in (None, site.config.repo))]
+    by_id = {r.id: r for r in [*mine, *removed]}
+    # Extract would pair these the same way: an edited message (its third rule) or a removed record come back.
+    former = sync.match([*matching.records, *map(_known, removed)], matching.sites).pairs
     return SourceReport(
-        snap.commit, tuple(problems), tuple(undocumented), len(scan.sites), len(mine),
+        snap.commit, tuple(problems), tuple(matching.sites), len(scan.sites), len(mine),
         sum(r.written for r in mine), sum(r.review is not None for r in mine), strict, min_written,
+        tuple((found, by_id[known.id]) for known, found, _ in former), extract,
     )
+
+
+def _known(record: Record) -> sync.Known:
+    """Return the matching view of a record."""
+    return sync.Known(record.id, record.exception, record.message, record.source.path, record.source.function or "",
+                      record.source.line, record.status != "removed")
 
 
 def _history_problems(repo_dir: Path, head: str, records: list[Record], history: git.History) -> list[Problem]:
