@@ -259,9 +259,11 @@ class Renderer:
         """Their weighted terms, by record id."""
         self.by_exception, self.by_file, self.by_tag = _groups(self.cards.values())
         self.same_message: dict[tuple[str, str], list[Summary]] = {}
-        """(exception, message) -> the records that raise it, in id order: one message raised at several places."""
+        """(exception, wording) -> the records that raise it (as their message or a variant), in id order: one
+        message raised at several places."""
         for card in self.cards.values():
-            self.same_message.setdefault((card.exception, card.message), []).append(card)
+            for wording in dict.fromkeys((card.message, *card.variants)):
+                self.same_message.setdefault((card.exception, wording), []).append(card)
         self.known: Known = known or {}
         """What the last build's files show of unedited records (see `Known`)."""
         self.given_overview = overview
@@ -383,9 +385,15 @@ class Renderer:
             related=sorted((Related(self.cards[link.id], link.automatic) for link in self.related[record.id]),
                            key=lambda item: (item.automatic, not item.record.written)),
             has_values=any(map(has_placeholders, [record.message, *(v.message for v in record.variants)])),
-            places=[c for c in self.same_message.get((record.exception, record.message), ()) if c.id != record.id],
+            places=self.places(record),
             successors=self.successors(record),
         )
+
+    def places(self, record: Record) -> list[Summary]:
+        """Return the other records that raise one of a record's wordings with its exception, in id order."""
+        found = {c.id: c for wording in (record.message, *(v.message for v in record.variants))
+                 for c in self.same_message.get((record.exception, wording), ()) if c.id != record.id}
+        return [found[i] for i in sorted(found)]
 
     def successors(self, record: Record) -> list[Summary]:
         """Return, for a removed error with a history, the active errors that raise its message now (a wording of

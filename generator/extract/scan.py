@@ -373,7 +373,7 @@ class _Finder:
         owner = where.owner if where is not None else None
         classes: list[ClassInfo | None] = [owner]
         if owner is not None and where is not None:
-            classes += [c for c in self.strings.subclasses(owner) if self.repo.method(c, where.node.name) is where]
+            classes += [c for c in self.strings.subclasses(owner) if self._reaches(c, where)]
         self.strings.keyed = False
         wordings: list[str] = []
         for cls in classes:
@@ -388,6 +388,16 @@ class _Finder:
             return None
         kind = "key" if self.strings.keyed else "attribute"
         return Message(texts[0], unique_variants(texts[0], [Variant(t, "alternative") for t in texts[1:]])), kind
+
+    def _reaches(self, cls: ClassInfo, method: Function) -> bool:
+        """Return whether a subclass runs a method of its base: it inherits it, or its override calls `super().name(...)`."""
+        own = self.repo.method(cls, method.node.name)
+        if own is method:
+            return True
+        return own is not None and any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method.node.name
+            and isinstance(n.func.value, ast.Call) and isinstance(n.func.value.func, ast.Name)
+            and n.func.value.func.id == "super" for n in body_nodes(own.node.body))
 
     def _relays(self, argument: ast.expr, stmt: ast.Raise, where: Function | None) -> bool:
         """Return whether a message argument is the text of the error being handled: `e`, `str(e)`, `e.args[0]`."""

@@ -296,19 +296,22 @@ def _search(index: SearchIndex, text: str, limit: int) -> list[dict[str, Any]]:
     for candidate in found:
         if len(shown) == limit:
             break
-        shown.setdefault(_message_key(index.rows[candidate.row]), candidate)
-    return [_result(index, c, words, paste, places[_message_key(index.rows[c.row])]) for c in shown.values()]
+        shown.setdefault(_message_key(index.rows[candidate.row], candidate.match), candidate)
+    return [_result(index, c, words, paste, places[_message_key(index.rows[c.row], c.match)]) for c in shown.values()]
 
 
-def _message_key(row: Row) -> tuple[str, str]:
-    """Return what records that raise one message share: the exception and the template."""
-    return row.exception, row.templates[0].message
+def _message_key(row: Row, match: TemplateMatch | None) -> tuple[str, str]:
+    """Return what records that raise one message share: the exception and the wording (the one that matched)."""
+    return row.exception, row.templates[0 if match is None or match.variant is None else match.variant + 1].message
 
 
 def same_message(index: SearchIndex) -> dict[tuple[str, str], list[str]]:
-    """Return the ids of the records of each exception and template, in the index's order: one message raised at
-    several places is one answer, the best ranked of them, whose page lists the others."""
+    """Return the ids of the records of each exception and wording (message or variant), in the index's order: one
+    message raised at several places is one answer, the best ranked of them, whose page lists the others."""
     places: dict[tuple[str, str], list[str]] = {}
     for row in index.rows:
-        places.setdefault(_message_key(row), []).append(row.id)
+        for template in row.templates:
+            ids = places.setdefault((row.exception, template.message), [])
+            if row.id not in ids[-1:]:
+                ids.append(row.id)
     return places

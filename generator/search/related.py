@@ -57,8 +57,10 @@ def message_words(message: str) -> tuple[str, ...]:
 
 
 def relating(card: Summary) -> tuple[object, ...]:
-    """Return what relates a record to others: its message (its words), tags, place, status and related ids."""
-    return (card.message, card.tags, card.path, card.line, card.function, card.status, card.related)
+    """Return what relates a record to others: its message (its words) and exception and other wordings (one message
+    raised at several places), tags, place, status and related ids."""
+    return (card.message, card.tags, card.path, card.line, card.function, card.status, card.related, card.exception,
+            card.variants)
 
 
 def related_links(cards: Mapping[str, Summary]) -> Links:
@@ -224,7 +226,8 @@ class Neighbourhood:
     def score(self, card: Summary, other: Summary) -> float:
         """Return how closely two records are related: same file, same function, shared tags and words."""
         # The same message raised at another place comes first: the pages cover each other.
-        score = 10.0 if (card.exception, card.message) == (other.exception, other.message) else 0.0
+        same = card.exception == other.exception and bool({card.message, *card.variants} & {other.message, *other.variants})
+        score = 10.0 if same else 0.0
         if card.path == other.path:
             score += 2
             if card.function and card.function == other.function:

@@ -310,9 +310,12 @@
     });
     var places = new Map(), byLine = new Map();
     rows.forEach((row, d) => {
-      var key = messageKey(row);
-      if (!places.has(key)) places.set(key, []);
-      places.get(key).push(row.id);
+      row.templates.forEach(tpl => {
+        var key = row.exception + "\n" + tpl.message;
+        if (!places.has(key)) places.set(key, []);
+        var ids = places.get(key);
+        if (ids[ids.length - 1] !== row.id) ids.push(row.id);
+      });
       if (row.path) { if (!byLine.has(row.line)) byLine.set(row.line, []); byLine.get(row.line).push(d); }
     });
     loaded = { rows, places, byLine, byId: new Map(rows.map((row, d) => [row.id, d])), terms: index.terms, number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop, base: index.base_url || "" };
@@ -570,10 +573,10 @@
     return { id: row.id, score: m ? m.quality : c.key.strength,
       kind: m ? (m.end === "full" ? "full" : "partial") : link ? "link" : c.key.raised ? "frame" : words.near.has(c.row) ? "near" : "words",
       values: m ? m.values : [], spans, confident: c.confident, variant: m ? m.variant : null, linked: link,
-      other_class: otherClass(paste, row), places: ix.places.get(messageKey(row)).filter(id => id !== row.id) };
+      other_class: otherClass(paste, row), places: ix.places.get(messageKey(row, m)).filter(id => id !== row.id) };
   }
-  // What records that raise one message share: the exception and the template.
-  function messageKey(row) { return row.exception + "\n" + row.templates[0].message; }
+  // What records that raise one message share: the exception and the wording (the one that matched).
+  function messageKey(row, m) { return row.exception + "\n" + row.templates[m && m.variant !== null ? m.variant + 1 : 0].message; }
   function lastName(name) { return name.split(".").pop(); }
 
   // An exception group's output is read part by part: the first result of each part, then the second, and so on.
@@ -599,7 +602,7 @@
     found.sort((a, b) => compareBy(RANK_ORDER, b.key, a.key) || (ix.rows[a.row].id < ix.rows[b.row].id ? -1 : 1));
     var shown = new Map();
     for (var i = 0; i < found.length && shown.size < limit; i++) {
-      var key = messageKey(ix.rows[found[i].row]);
+      var key = messageKey(ix.rows[found[i].row], found[i].match);
       if (!shown.has(key)) shown.set(key, found[i]);
     }
     return Array.from(shown.values()).map(c => result(ix, c, words, paste));
