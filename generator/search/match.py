@@ -145,6 +145,18 @@ def _held(segs: Segments, norm: str, spans: list[int], reprs: tuple[int, ...]) -
     return held
 
 
+def _overlaps(segs: Segments, norm: str, spans: list[int]) -> int:
+    """Return how many literals of a full match start one character early, on the space the literal before
+    them ends with (an empty value between them): that space is counted once, not twice."""
+    count = 0
+    for n, k in enumerate(k for k, seg in enumerate(segs) if seg is None):
+        after = segs[k + 1] if k + 1 < len(segs) else None
+        start = spans[2 * n]
+        if k and after and after[0] == " " and start == spans[2 * n + 1] and not norm.startswith(after, start):
+            count += 1
+    return count
+
+
 def _in_removed(segs: Segments, norm: str, spans: list[int], removed: int) -> int:
     """Return the literal code points of a full match of a template that starts with a placeholder
     that lie in the first `removed` code points (the exception name or log prefix cleaning removed)."""
@@ -166,6 +178,8 @@ def match_template(template: Template, forms: list[Form], variant: int | None) -
         if end == "full" and segs[0] is None and form.removed:
             # A leading placeholder took what cleaning removed: literal text found there is no message text.
             total -= _in_removed(segs, form.norm, spans, form.removed)
+        if end == "full":
+            total -= _overlaps(segs, form.norm, spans)
         if total < MIN_LITERAL and 2 * total < len(form.norm) or total == 0:
             continue
         # A full or cut match fits the whole paste; text after the closing literal does not.

@@ -421,12 +421,24 @@
     segs.forEach(seg => { if (seg !== null) { var s = spans[2 * j++ + 1]; sum += cpLen(t.slice(s, Math.min(s + seg.length, removed))); } });
     return sum;
   }
+  // Literals of a full match that start one character early, on the space the literal before them ends with.
+  function overlaps(segs, t, spans) {
+    var n = 0, count = 0;
+    segs.forEach((seg, k) => {
+      if (seg !== null) return;
+      var after = k + 1 < segs.length ? segs[k + 1] : null, start = spans[2 * n], stop = spans[2 * n + 1];
+      n++;
+      if (k && after && after[0] === " " && start === stop && !t.startsWith(after, start)) count++;
+    });
+    return count;
+  }
   function matchTemplate(tpl, forms, variant) {
     var segs = tpl.segments, best = null;
     for (var i = 0; i < forms.length; i++) {
       var f = forms[i], w = walk(segs, f.norm), total = quality(segs, f.norm, w.covered, f.length), end = w.end;
       // A leading placeholder took what cleaning removed: literal text found there is no message text.
       if (end === "full" && segs[0] === null && f.removed) total -= inRemoved(segs, f.norm, w.values, f.removed);
+      if (end === "full") total -= overlaps(segs, f.norm, w.values);
       if ((total < MIN_LITERAL && 2 * total < f.length) || total === 0) continue;
       // A full or cut match fits the whole paste; text after the closing literal does not.
       // In a less cleaned form a leading placeholder would take the exception name or
