@@ -7,8 +7,11 @@ import json
 import re
 from html import unescape
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 import pytest
+from browser_support import open_tab
 from test_gitrepo import Repo
 from test_history import LOADER, STEADY, WORDINGS, by_message, tag
 
@@ -184,3 +187,34 @@ def test_an_incremental_build_renders_the_release_pages_again_when_a_title_chang
     result = pipeline.build(content, tmp_path / "site", jobs=1)
     assert "Other prose." in (tmp_path / "site" / "errors" / "e" / "index.html").read_text()
     assert result.rendered < 5  # prose alone: the update renders the record's own files, not the site
+
+
+@pytest.mark.browser
+def test_the_page_says_what_the_readers_version_raised_and_nothing_without_javascript(
+        browser: Any, built: tuple[dict[str, str], dict[str, str], dict[str, dict]], tmp_path: Path) -> None:
+    files, _, records = built
+    out = tmp_path / "site"
+    for path, body in files.items():
+        (out / path).parent.mkdir(parents=True, exist_ok=True)
+        (out / path).write_text(body)
+    page_url = (out / "errors" / records[WORDINGS[2]]["id"] / "index.html").as_uri()
+    said = {
+        "v1.1.5": f"Version v1.1.5 raises this error, worded as it was before release v2.0: {WORDINGS[1]}",
+        "1.0": f"Version 1.0 raises this error, worded as it was before release v1.1: {WORDINGS[0]}",
+        "v2.0": "Version v2.0 raises this error with the wording shown here.",
+        "3.0.2": "Version 3.0.2 does not raise this error: release v3.0 no longer raised it.",
+        "v0.9": "Version v0.9 does not raise this error: release v1.0 first raised it.",
+        "v3.1rc1": "Version v3.1rc1 does not raise this error: release v3.0 no longer raised it.",
+        "4.0": "Version 4.0 raises this error with the wording shown here.",
+        "<b>nightly</b>": "This page cannot place version <b>nightly</b> among the releases above.",
+    }
+    with open_tab(browser, "http://127.0.0.1:9") as tab:
+        for version, words in said.items():
+            tab.page.goto(f"{page_url}?v={quote(version)}")
+            tab.page.wait_for_selector("#reader-version:not([hidden])")
+            assert tab.page.inner_text("#reader-version") == words
+            assert tab.page.eval_on_selector_all("#reader-version *:not(code)", "es => es.length") == 0
+    with open_tab(browser, "http://127.0.0.1:9", javascript=False) as tab:
+        tab.page.goto(f"{page_url}?v=1.0")
+        assert not tab.page.is_visible("#reader-version")
+        assert "wording changed in v1.1, v2.0" in tab.page.inner_text("p.releases")
