@@ -212,6 +212,9 @@ def _lookup_arguments(lookup: argparse.ArgumentParser) -> None:
     _content_option(lookup)
     lookup.add_argument("--base-url", help="print URLs under this base URL")
     lookup.add_argument("--limit", type=int, default=5, help="how many matches to print (default: 5)")
+    lookup.add_argument("--version", dest="at_version", metavar="VERSION",
+                        help="the library's version that printed the message: each page says whether that version "
+                        "raises it and with which wording, and pages of errors it raises come first")
     lookup.set_defaults(run=run_lookup)
 
 
@@ -449,6 +452,9 @@ def run_explain(args: argparse.Namespace) -> int:
 
 def run_lookup(args: argparse.Namespace) -> int:
     """Print the pages that explain a message, best first, and weaker candidates apart; exit 1 when none explains it."""
+    from urllib.parse import quote
+
+    from . import releases
     from .search.index import index_of
     from .search.rank import search
 
@@ -456,12 +462,23 @@ def run_lookup(args: argparse.Namespace) -> int:
     site = load_site(args)
     results = search(index_of(site), text, limit=args.limit)
 
+    version = args.at_version
+    if version is not None:
+        # Pages of errors that version raises come first; the order is otherwise the engine's.
+        results.sort(key=lambda r: not releases.raised_at(site.by_id[r["id"]], version))
+    query = f"?v={quote(version)}" if version is not None else ""
+
     def line(result: dict[str, Any]) -> str:
         record = site.by_id[result["id"]]
         kind = result["kind"]
         if result["variant"] is not None:
             kind += f", {record.variants[result['variant']].kind} wording"
-        shown = f"{site.config.base_url}errors/{record.id}/  [{kind}]  {record.exception}: {record.title}"
+            printed = releases.printed_by(record, result["variant"])
+            kind += f", {printed}" if printed else ""
+        shown = f"{site.config.base_url}errors/{record.id}/{query}  [{kind}]  {record.exception}: {record.title}"
+        said = releases.at_version(record, version) if version is not None else None
+        if said:
+            shown += f"\n    {said}"
         if result["other_class"]:
             shown += f"\n    printed as {result['other_class']}: a base class, a wrapper or a label of {record.exception}"
         if result["places"]:

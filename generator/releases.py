@@ -154,6 +154,80 @@ def _versions(record: Record) -> str:
     return json.dumps(rows, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
 
 
+_VERSION = re.compile(r"\s*[vV]?(\d+(?:\.\d+)*)(?:[-._]?(dev|alpha|beta|preview|pre|rc|a|b|c)[-._]?(\d*))?")
+"""A release's number, as tags and installed versions write it (`v8.1.3`, `8.0.0rc1`); static/version.js reads them alike."""
+
+_PRE = {"dev": -4, "a": -3, "alpha": -3, "b": -2, "beta": -2, "c": -1, "rc": -1, "pre": -1, "preview": -1}
+"""How a pre-release sorts before its release."""
+
+
+def version_key(text: str) -> tuple[int, ...] | None:
+    """Return a key that orders versions as numbers (`8.0.0rc1` before `8.0.0`); None when `text` has no number."""
+    found = _VERSION.match(text)
+    if found is None:
+        return None
+    numbers = [int(n) for n in found[1].split(".")]
+    numbers += [0] * (4 - len(numbers))
+    return (*numbers, _PRE[found[2]] if found[2] else 0, int(found[3]) if found[3] else 0)
+
+
+def _padded(key: tuple[int, ...], size: int) -> tuple[int, ...]:
+    """Return a version key with the release numbers padded, so that `8.1` and `8.1.0.0` compare equal."""
+    numbers, pre = key[:-2], key[-2:]
+    return (*numbers, *(0,) * (size - len(numbers)), *pre)
+
+
+def at_version(record: Record, version: str) -> str | None:
+    """Return what the record's history says of `version`: whether it raises the error, and with which wording.
+
+    None when the record has no history. The same sentences as an error page's script (static/version.js).
+    """
+    history = record.history
+    if not history:
+        return None
+    asked = version_key(version)
+    at = -1
+    for index, entry in enumerate(history):
+        key = version_key(entry.release)
+        if entry.release == version or (asked is not None and key is not None and _compare(key, asked) <= 0):
+            at = index
+    if at < 0 and asked is None:
+        return f"This page cannot place version {version} among its releases."
+    if at < 0:
+        return f"Version {version} does not raise this error: release {history[0].release} first raised it."
+    if history[at].change == "removed":
+        return f"Version {version} does not raise this error: release {history[at].release} no longer raised it."
+    later = next((h for h in history[at + 1:] if h.change == "changed"), None)
+    if later is None:
+        return f"Version {version} raises this error with the wording shown here."
+    wording = wording_after(record, at)
+    if wording == record.message:
+        return f"Version {version} raises this error; release {later.release} changed its wording since."
+    return f"Version {version} raises this error, worded as it was before release {later.release}: {wording}"
+
+
+def _compare(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    size = max(len(a), len(b)) - 2
+    left, right = _padded(a, size), _padded(b, size)
+    return (left > right) - (left < right)
+
+
+def raised_at(record: Record, version: str) -> bool:
+    """Return whether the record's history says that `version` raises the error (True without a history)."""
+    said = at_version(record, version)
+    return said is None or said.startswith(f"Version {version} raises")
+
+
+def printed_by(record: Record, index: int) -> str | None:
+    """Return which releases printed the variant at `index`, when the history says: "printed from 8.0 until 8.1.4 changed it"."""
+    found = story(record)
+    wording = found.wordings.get(index) if found else None
+    if wording is None:
+        return None
+    since = f"from {wording.since.release} " if wording.since else ""
+    return f"printed {since}until {wording.until.release} changed it"
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One error in a release's notes."""

@@ -218,3 +218,50 @@ def test_the_page_says_what_the_readers_version_raised_and_nothing_without_javas
         tab.page.goto(f"{page_url}?v=1.0")
         assert not tab.page.is_visible("#reader-version")
         assert "wording changed in v1.1, v2.0" in tab.page.inner_text("p.releases")
+
+
+@pytest.mark.browser
+def test_a_pasted_earlier_wording_with_a_version_in_the_search_box_finds_its_page(
+        browser: Any, built: tuple[dict[str, str], dict[str, str], dict[str, dict]], tmp_path: Path) -> None:
+    files, _, records = built
+    out = tmp_path / "site"
+    for path, body in files.items():
+        (out / path).parent.mkdir(parents=True, exist_ok=True)
+        (out / path).write_text(body)
+    pasted = "FileNotFoundError: no config file found at /etc/app.toml"
+    with open_tab(browser, "http://127.0.0.1:9") as tab:
+        tab.page.goto((out / "search" / "index.html").as_uri())
+        tab.page.fill("main .searchbox input[name=v]", "1.1.2")
+        tab.page.fill("main .searchbox textarea", pasted)
+        tab.page.wait_for_selector("#results li")
+        link = tab.page.get_attribute("#results li:first-child a", "href")
+        assert link.startswith(f"../errors/{records[WORDINGS[2]]['id']}/index.html?m=") and link.endswith("&v=1.1.2")
+        assert tab.page.evaluate("new URL(location.href).searchParams.get('v')") == "1.1.2"
+        tab.page.click("#results li:first-child a")
+        tab.page.wait_for_selector("#reader-version:not([hidden])")
+        assert tab.page.inner_text("#reader-version") == (
+            f"Version 1.1.2 raises this error, worded as it was before release v2.0: {WORDINGS[1]}")
+        wording = tab.page.inner_text(".variants li:nth-child(2) .meta")
+        assert wording == "Earlier wording, printed from v1.1 until v2.0 changed it"
+
+
+def test_lookup_with_a_version_says_what_that_version_printed(
+        built: tuple[dict[str, str], dict[str, str], dict[str, dict]], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from errorsite import cli
+
+    _, _, records = built
+    content = tmp_path / "content"
+    loader = records[WORDINGS[2]]["id"]
+    assert cli.main(["lookup", "FileNotFoundError: no config file found at /etc/app.toml", "--content", str(content),
+                     "--version", "v1.1.2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == [
+        f"https://example.org/lib/errors/{loader}/?v=v1.1.2  [full, earlier wording, printed from v1.1 until v2.0"
+        f" changed it]  FileNotFoundError: {validate.default_title(WORDINGS[2])}",
+        f"    Version v1.1.2 raises this error, worded as it was before release v2.0: {WORDINGS[1]}",
+    ]
+    assert cli.main(["lookup", "FileNotFoundError: cannot find the config file at /etc/app.toml", "--content",
+                     str(content), "--version", "3.0.1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "    Version 3.0.1 does not raise this error: release v3.0 no longer raised it."

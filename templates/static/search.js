@@ -46,7 +46,11 @@
     var message = rec.templates[r.variant === null ? 0 : r.variant + 1].message;
     li.setAttribute("role", "none");
     a.id = "r-" + r.id;
-    a.href = root + rec.url + "index.html" + (exact ? "?m=" + encodeURIComponent(text) : "");
+    /* The reader's version (the search page's version field) goes along: the page says what that version printed. */
+    var params = new URLSearchParams(), version = document.querySelector("main .searchbox input[name=v]");
+    if (exact) params.set("m", text);
+    if (version && version.value.trim()) params.set("v", version.value.trim());
+    a.href = root + rec.url + "index.html" + (params.toString() ? "?" + params : "");
     a.setAttribute("role", "option");
     var notes = (r.places && r.places.length ? " · raised at " + (r.places.length + 1) + " places" : "") +
       (r.other_class ? " · printed as " + r.other_class : "");
@@ -108,9 +112,16 @@
         results.length ? "No page explains this message." : "No error matches. Try fewer words, or browse all errors.";
       var url = new URL(window.location.href);
       if (text) url.searchParams.set("q", text); else url.searchParams.delete("q");
+      var version = box.form.querySelector("input[name=v]");
+      if (version && version.value.trim()) url.searchParams.set("v", version.value.trim()); else url.searchParams.delete("v");
       try { history.replaceState(null, "", url.href); } catch (e) { /* file:// may refuse */ }
     }
     box.value = new URLSearchParams(window.location.search).get("q") || "";
+    var versionBox = box.form.querySelector("input[name=v]");
+    if (versionBox) {
+      versionBox.value = new URLSearchParams(window.location.search).get("v") || "";
+      versionBox.addEventListener("input", show);
+    }
     box.addEventListener("input", show);
     box.form.addEventListener("submit", function (e) { e.preventDefault(); show(); });
     box.dispatchEvent(new Event("input"));
