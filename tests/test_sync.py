@@ -554,7 +554,8 @@ def test_words_ids_read_like_the_message_and_add_a_short_hash_only_on_collision(
                '    raise ValueError(f"Invalid version: {x!r}")\n'
                '    raise KeyError("Invalid version: %s" % n)\n'
                '    raise TypeError(f"{x}")\n'
-               '    raise OSError("Le fichier n\'a pas été trouvé dans le dossier indiqué, vérifiez le chemin")\n')
+               '    raise OSError("Le fichier n\'a pas été trouvé dans le dossier indiqué, vérifiez le chemin")\n'
+               '    raise RuntimeError(f"can\'t freeze {x}: it\'s \'frozen\' already")\n')
     repo.commit()
     content = tmp_path / "content"
     content.mkdir()
@@ -566,7 +567,8 @@ def test_words_ids_read_like_the_message_and_add_a_short_hash_only_on_collision(
     assert by_line[2] == "invalid-version"
     assert by_line[3] == "invalid-version-" + hashlib.sha256(base.encode()).hexdigest()[:6]
     assert len(by_line[4]) == 16  # no literal word: the hash rule
-    assert by_line[5] == "le-fichier-n-a-pas-ete-trouve-dans-le-dossier"
+    assert by_line[5] == "le-fichier-na-pas-ete-trouve-dans-le-dossier"
+    assert by_line[6] == "cant-freeze-its-frozen-already"
     assert len(by_line[5]) <= sync.WORDS_CHARS
 
 

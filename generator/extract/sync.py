@@ -560,7 +560,8 @@ def new_id(repo: str | None, site: RaiseSite, taken: set[str], rule: str = "hash
 def words_of(message: str) -> str:
     """Return the id a message's first literal words make: lower case, hyphens, at most WORDS_CHARS ("" for none)."""
     literal = unicodedata.normalize("NFKD", _PLACEHOLDER.sub(" ", message)).encode("ascii", "ignore").decode()
-    words = re.findall(r"[a-z0-9]+", literal.lower())
+    # "can't" is one word, cant, not two.
+    words = re.findall(r"[a-z0-9]+", re.sub(r"(?<=[a-z])'(?=[a-z])", "", literal.lower()))
     out = ""
     for word in words:
         joined = f"{out}-{word}" if out else word[:WORDS_CHARS]
