@@ -39,20 +39,19 @@ def test_rename_moves_the_file_updates_related_and_adds_the_redirect(content: Pa
     assert run("check", "--content", str(content)) == 0
 
 
-def test_the_old_url_and_a_patterns_file_made_before_reach_the_page(content: Path, tmp_path: Path) -> None:
-    patterns = tmp_path / "pkg" / "patterns.bin"
-    assert run("patterns", "--content", str(content), "--out", str(patterns)) == 0
-    # The URL the vendored helper prints for this error, from the patterns file made before the rename.
-    url = link.Linker.from_file(patterns, version="").url_for("max_batch_tokens must be a multiple of 8, got 1001")
+def test_the_old_url_and_a_link_helper_vendored_before_reach_the_page(content: Path, tmp_path: Path) -> None:
+    vendored = tmp_path / "pkg" / "_errorsite"
+    assert run("vendor", str(vendored), "--content", str(content)) == 0
+    url = link.Linker.from_file(vendored / link.PATTERNS_FILE).url_for("max_batch_tokens must be a multiple of 8, got 100")
     assert url is not None and f"/errors/{OLD}/" in url
     assert run("rename", OLD, NEW, "--content", str(content)) == 0
     site = tmp_path / "site"
     assert run("build", "--content", str(content), "--out", str(site), "--quiet") == 0
     base = tomllib.loads((content / "site.toml").read_text(encoding="utf-8"))["base_url"]
-    old_page = (site / url.removeprefix(base) / "index.html").read_text(encoding="utf-8")
-    target = re.search(r'http-equiv="refresh" content="0; url=([^"]+)"', old_page)
+    old_folder = site / url.removeprefix(base).partition("?")[0]
+    target = re.search(r'http-equiv="refresh" content="0; url=([^"]+)"', (old_folder / "index.html").read_text(encoding="utf-8"))
     assert target is not None
-    landed = (site / url.removeprefix(base) / target.group(1)).resolve()
+    landed = (old_folder / target.group(1)).resolve()
     assert landed == (site / "errors" / NEW / "index.html").resolve() and landed.is_file()
 
 
