@@ -240,6 +240,29 @@ def _rename_arguments(rename_: argparse.ArgumentParser) -> None:
     rename_.set_defaults(run=run_rename)
 
 
+def _draft_arguments(draft: argparse.ArgumentParser) -> None:
+    draft.add_argument("ids", nargs="*", metavar="ID", help="draft only these records (default: every unwritten one)")
+    draft.add_argument("--content", type=Path, default=Path(DEFAULT_CONTENT), metavar="DIR",
+                       help="folder with site.toml and errors/*.json; its records are updated (default: content)")
+    draft.add_argument("--endpoint", metavar="URL",
+                       help="base URL of an OpenAI-compatible API, instead of [draft] endpoint; the API key "
+                       "is sent only to an endpoint given here or in $ERRORSITE_DRAFT_ENDPOINT")
+    draft.add_argument("--model", metavar="NAME", help="the model to ask, instead of [draft] model")
+    draft.add_argument("--dry-run", action="store_true", help="print the request of one record and send nothing")
+    draft.add_argument("--redraft", action="store_true",
+                       help="also draft again the earlier AI-assisted drafts that nobody has reviewed")
+    draft.add_argument("--limit", type=positive, metavar="N", help="draft at most N records")
+    draft.set_defaults(run=run_draft)
+
+
+def positive(text: str) -> int:
+    """Return `text` as a whole number of at least 1; argparse reports anything else as invalid."""
+    number = int(text)
+    if number < 1:
+        raise ValueError
+    return number
+
+
 def _patterns_arguments(patterns: argparse.ArgumentParser) -> None:
     _content_option(patterns)
     patterns.add_argument("--out", type=Path, required=True, metavar="FILE",
@@ -520,6 +543,48 @@ def run_rename(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_draft(args: argparse.Namespace) -> int:
+    """Draft the prose of unwritten records through a chat-completions API."""
+    from . import draft
+
+    planned = draft.plan(args.content, args.ids, args.redraft, 1 if args.dry_run else args.limit)
+    conn = draft.connection(planned.site.config.draft, args.endpoint, args.model, os.environ)
+    if args.dry_run:
+        print(draft.dry_run(planned, conn), end="")
+        return 0
+    progress = DraftProgress() if sys.stderr.isatty() else None
+    if conn.key:
+        print(f"errorsite: sending the key in ${conn.key_env} to {conn.url}", file=sys.stderr)
+    report = draft.run(planned, conn, progress=progress)
+    if progress:
+        progress.finish()
+    for line in report.lines():
+        print(line)
+    return 130 if report.stopped else 1 if report.failed else 0
+
+
+class DraftProgress:
+    """A bar of the records drafted so far, on one terminal line."""
+
+    WIDTH = 30
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.shown = False
+
+    def __call__(self, done: int, failed: int, total: int) -> None:
+        filled = self.WIDTH * done // max(total, 1)
+        seconds = time.perf_counter() - self.started
+        print(f"\r[{'#' * filled}{'.' * (self.WIDTH - filled)}] {done:,}/{total:,} records"
+              + (f", {failed:,} failed" if failed else "") + f", {seconds:,.0f} s", end="", file=sys.stderr, flush=True)
+        self.shown = True
+
+    def finish(self) -> None:
+        """End the progress line, if one was shown."""
+        if self.shown:
+            print(file=sys.stderr)
+
+
 def run_patterns(args: argparse.Namespace) -> int:
     """Write the patterns.json of the site's active records where the package wants it."""
     from . import patterns
@@ -553,6 +618,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "verify": ("run every example fix's check and record the outcome in its record", _verify_arguments),
     "rename": ("give a record another id; its old URL redirects to the new one", _rename_arguments),
     "patterns": ("write the patterns file a library ships beside its vendored link helper", _patterns_arguments),
+    "draft": ("draft the prose of unwritten records through an OpenAI-compatible API", _draft_arguments),
     "vendor": ("copy the link helper and the current patterns into a package folder of the library", _vendor_arguments),
 }
 """Each command's name, its one-line help, and what adds its arguments, in the order `--help` lists them."""

@@ -7,16 +7,18 @@ from dataclasses import replace
 from collections.abc import Iterator
 from typing import Any
 
-from .model import Config, HistorySettings, SourceSettings, VerifySettings
+from .model import Config, DraftSettings, HistorySettings, SourceSettings, VerifySettings
 from .problems import Invalid, Problem, did_you_mean
 from .schema import CONTROL, ID_PATTERN, REPO
 
 TOML_TYPES = {int: "an integer", float: "a float", bool: "a boolean", list: "an array", dict: "a table"}
-KEYS = ("title", "base_url", "repo", "source_url", "issue_url", "edit_url", "cname", "redirects", "source", "verify", "history")
+KEYS = ("title", "base_url", "repo", "source_url", "issue_url", "edit_url", "cname", "redirects", "source", "verify",
+        "history", "draft")
 TABLES: dict[str, dict[str, type]] = {
     "source": {"include": list, "exclude": list, "asserts": bool, "warnings": bool, "ids": str},
     "verify": {"setup": str, "timeout": int},
     "history": {"tags": str},
+    "draft": {"endpoint": str, "model": str, "key_env": str, "concurrency": int, "timeout": int},
 }
 """The keys of each settings table, with the TOML type each value must have."""
 ID_RULES = ("words", "hash")
@@ -30,7 +32,7 @@ URL_FIELDS = {
 MAX_TIMEOUT = 86_400
 """The longest `[verify] timeout`, in seconds: a day."""
 SETTING_TYPES = {dict: "a table", list: "an array of strings", bool: "true or false", str: "a string",
-                 int: f"a whole number of seconds from 1 to {MAX_TIMEOUT:,}"}
+                 int: "a whole number of {unit} from 1 to " + f"{MAX_TIMEOUT:,}"}
 """What a settings table, and a value of each type in one, must be, as the error says it."""
 CONTROL_CHARACTER = re.compile(f"[{CONTROL}]")
 SITE_URL = re.compile(r"(?i:https?)://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(/.*)?", re.S)
@@ -90,6 +92,18 @@ def check_base_url(value: str) -> None:
         )
 
 
+def check_endpoint(value: str) -> None:
+    """Raise unless `value` is an http(s) URL with a host: where `errorsite draft` sends its requests."""
+    found = SITE_URL.fullmatch(value)
+    if found is None or not URL_PATH.fullmatch(found.group(1) or "/"):
+        raise Invalid(
+            f"draft endpoint {value!r} must be an http or https URL with a host",
+            hint="the base URL of an OpenAI-compatible API, such as http://127.0.0.1:8080/v1 "
+            "(errorsite adds /chat/completions)",
+            page="draft-endpoint-not-http",
+        )
+
+
 def _one_line(value: str) -> None:
     found = CONTROL_CHARACTER.search(value)
     if found:
@@ -139,13 +153,14 @@ def _known_key(key: str, keys: tuple[str, ...], where: str) -> None:
         raise Invalid(f"unknown setting {key!r}{where}", hint=did_you_mean(key, keys), page="unknown-setting")
 
 
-TABLE_KINDS: dict[str, type[SourceSettings | VerifySettings | HistorySettings]] = {
-    "source": SourceSettings, "verify": VerifySettings, "history": HistorySettings}
+TABLE_KINDS: dict[str, type[SourceSettings | VerifySettings | HistorySettings | DraftSettings]] = {
+    "source": SourceSettings, "verify": VerifySettings, "history": HistorySettings, "draft": DraftSettings}
 """The settings each table makes."""
 
 
-def _table(name: str, value: Any, file: str, problems: list[Problem]) -> SourceSettings | VerifySettings | HistorySettings:
-    """Return the `[source]`, `[verify]` or `[history]` table's settings, adding a problem for each bad key."""
+def _table(name: str, value: Any, file: str,
+           problems: list[Problem]) -> SourceSettings | VerifySettings | HistorySettings | DraftSettings:
+    """Return the `[source]`, `[verify]`, `[history]` or `[draft]` table's settings, adding a problem for each bad key."""
     kind = TABLE_KINDS[name]
     try:
         _check_type(value, dict, f"write a [{name}] table")
@@ -165,16 +180,19 @@ def _table_value(table: str, key: str, value: Any) -> Any:
     keys = TABLES[table]
     _known_key(key, tuple(keys), f" in [{table}]")
     expected = keys[key]
-    _check_type(value, expected, f"see [{table}] in the record format")
+    _check_type(value, expected, f"see [{table}] in the record format",
+                "requests" if key == "concurrency" else "seconds")
     for text in value if expected is list else [value] if expected is str else []:
         _one_line(text)
     if (table, key) == ("source", "ids") and value not in ID_RULES:
         raise Invalid(f"must be one of {', '.join(map(repr, ID_RULES))}, got {value!r}",
                       hint=did_you_mean(value, ID_RULES), page="unknown-id-rule")
+    if (table, key) == ("draft", "endpoint"):
+        check_endpoint(value)
     return tuple(value) if expected is list else value
 
 
-def _check_type(value: Any, expected: type, hint: str) -> None:
+def _check_type(value: Any, expected: type, hint: str, unit: str = "seconds") -> None:
     """Raise unless `value` is of the settings type `expected`: a table, or a value in one."""
     fits = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
     if expected is list:
@@ -182,7 +200,8 @@ def _check_type(value: Any, expected: type, hint: str) -> None:
     if expected is int and fits and not 1 <= value <= MAX_TIMEOUT:
         fits = False
     if not fits:
-        raise Invalid(f"must be {SETTING_TYPES[expected]}, got {value!r}", hint=hint, page="setting-wrong-type")
+        raise Invalid(f"must be {SETTING_TYPES[expected].format(unit=unit)}, got {value!r}", hint=hint,
+                      page="setting-wrong-type")
 
 
 def _url_pattern(value: str, names: tuple[str, ...]) -> None:

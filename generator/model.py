@@ -134,14 +134,29 @@ class When:
 
 
 @dataclass(frozen=True, slots=True)
+class Reviewed:
+    """A person who read drafted prose against the code and stands by it."""
+
+    by: str
+    """Their name."""
+    date: str
+    """`YYYY-MM-DD`."""
+
+
+@dataclass(frozen=True, slots=True)
 class Analysis:
     """Who wrote the prose, and when."""
 
     by: str
+    """`human`, `ai-assisted`, or a name."""
     date: str | None
     note: str | None
     commit: str | None = None
     """The commit the prose was written against (not the snippet's pin, which moves)."""
+    model: str | None = None
+    """The model that drafted the prose, when `by` is `ai-assisted`."""
+    reviewed: Reviewed | None = None
+    """Set when a person has read a draft and stands by it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,9 +197,19 @@ class Record:
         return bool(self.meaning or self.solutions or self.example_fix or self.when)
 
     @property
+    def drafted(self) -> bool:
+        """Return whether the prose is an AI-assisted draft that no person has reviewed yet."""
+        return self.written and self.analysis is not None and self.analysis.by == AI_ASSISTED \
+            and self.analysis.reviewed is None
+
+    @property
     def exception_name(self) -> str:
         """Return the class name without its module."""
         return self.exception.rpartition(".")[2]
+
+
+AI_ASSISTED = "ai-assisted"
+"""`analysis.by` of prose that `errorsite draft` wrote."""
 
 
 # A named tuple, not a dataclass: an edit of one record makes every record's summary from the
@@ -312,6 +337,23 @@ class VerifySettings:
 
 
 @dataclass(frozen=True, slots=True)
+class DraftSettings:
+    """`[draft]` in `site.toml`: the chat-completions API `errorsite draft` asks; flags override it."""
+
+    endpoint: str | None = None
+    """Base URL of an OpenAI-compatible API (`http://127.0.0.1:8080/v1`); a key is never sent to it on
+    this setting alone (see `draft.connection`)."""
+    model: str | None = None
+    """The model to ask."""
+    key_env: str | None = None
+    """The name of the environment variable that holds the API key (never the key itself)."""
+    concurrency: int = 4
+    """Requests in flight at once."""
+    timeout: int = 120
+    """Seconds one request may take before it is tried again."""
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """Site settings: `content/site.toml` with command-line overrides applied."""
 
@@ -329,6 +371,7 @@ class Config:
     source: SourceSettings = SourceSettings()
     verify: VerifySettings = VerifySettings()
     history: HistorySettings = HistorySettings()
+    draft: DraftSettings = DraftSettings()
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 KEY_ORDER: dict[str, tuple[str, ...]] = {
@@ -17,6 +19,7 @@ KEY_ORDER: dict[str, tuple[str, ...]] = {
     "verified": ("commit", "date", "by"),
     "when": ("trigger", "situations"),
     "analysis": ("by", "date", "note"),
+    "reviewed": ("by", "date"),
 }
 """Key order of each object in a record; unknown keys follow, sorted."""
 
@@ -160,3 +163,23 @@ def _merged_order(kept: list[str], keys: list[str], where: str) -> list[str]:
         anchor = max((out.index(k) for k in before if k in out), default=-1)
         out.insert(anchor + 1, key)
     return out
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace the file at `path` by `text` in one step: a reader, or a run cut short, sees the old file or the new.
+
+    The new bytes go to a hidden file beside it first (same folder, so the rename cannot cross a
+    file system), are flushed to the disk, and then renamed over it, keeping its permissions.
+    """
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as out:
+            out.write(text.encode("utf-8"))
+            out.flush()
+            os.fsync(out.fileno())
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

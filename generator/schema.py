@@ -178,6 +178,15 @@ SCHEMA: dict[str, Any] = {
                     "by": _string("human, ai-assisted, or a name, in one line", minLength=1, pattern=ONE_LINE),
                     "date": _string("a date as YYYY-MM-DD", pattern=DATE),
                     "commit": _string("the commit the prose was written against", pattern=COMMIT),
+                    "model": _string("the model that drafted the prose, in one line", minLength=1, pattern=ONE_LINE),
+                    "reviewed": _object(
+                        {
+                            "by": _string("the reviewer's name, in one line", minLength=1, pattern=ONE_LINE),
+                            "date": _string("a date as YYYY-MM-DD", pattern=DATE),
+                        },
+                        ["by", "date"],
+                        "a person read the drafted prose against the code and stands by it",
+                    ),
                     "note": _string("a note on how the prose was written"),
                 },
                 ["by"],

@@ -12,7 +12,7 @@ from .search.template import template_parts
 from .config import settings_to_config, with_base_url
 from .sitebuild.highlight import lexer_exists
 from .load import Content, RawRecord, pointer_part
-from .model import Analysis, Check, Config, ExampleFix, Record, Release, Review, Site, Snippet, Source, Variant, Verified, When
+from .model import Analysis, Check, Config, ExampleFix, Record, Release, Review, Reviewed, Site, Snippet, Source, Variant, Verified, When
 from .problems import Invalid, Problem, ProblemsFound, did_you_mean
 from .schema import SCHEMA
 
@@ -366,7 +366,9 @@ def to_record(raw: RawRecord, config: Config) -> Record:
         related=tuple(dict.fromkeys(data.get("related", ()))),
         tags=tuple(sorted(set(data.get("tags", ())))),
         analysis=Analysis(analysis["by"], analysis.get("date"), analysis.get("note") or None,
-                          analysis.get("commit"))
+                          analysis.get("commit"), analysis.get("model"),
+                          Reviewed(analysis["reviewed"]["by"], analysis["reviewed"]["date"])
+                          if "reviewed" in analysis else None)
         if analysis else None,
         status=data.get("status", "active"),
         variants=tuple(Variant(v["message"], v["kind"], v.get("until")) for v in data.get("variants", ())),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from ..model import Analysis, Check, ExampleFix, Record, Release, Review, Snippet, Source, Summary, Tally, Variant, Verified, When
+from ..model import Analysis, Check, ExampleFix, Record, Release, Review, Reviewed, Snippet, Source, Summary, Tally, Variant, Verified, When
 from ..search.related import Group, Link, Links, group_list
 from .keys import NO_TALLY, group_names, retallied
 
@@ -704,7 +704,9 @@ def encode(record: Record) -> Encoded:
          (fix.verified.commit, fix.verified.date) if fix.verified else None) if fix else None,
         (record.when.trigger, record.when.situations) if record.when else None,
         record.related, record.tags,
-        (record.analysis.by, record.analysis.date, record.analysis.note, record.analysis.commit)
+        (record.analysis.by, record.analysis.date, record.analysis.note, record.analysis.commit,
+         record.analysis.model, (record.analysis.reviewed.by, record.analysis.reviewed.date)
+         if record.analysis.reviewed else None)
         if record.analysis else None,
         record.status, record.file,
         tuple((v.message, v.kind, v.until) for v in record.variants),
@@ -724,12 +726,17 @@ def decode(t: Encoded) -> Record:
         example_fix=_example_fix(fix) if fix else None,
         when=When(*when) if when else None,
         related=related, tags=tags,
-        analysis=Analysis(*analysis) if analysis else None,
+        analysis=_analysis(analysis) if analysis else None,
         status=status, file=file,
         variants=tuple(Variant(*v) for v in variants),
         review=Review(*review) if review else None,
         history=tuple(Release(*h) for h in history),
     )
+
+
+def _analysis(t: Encoded) -> Analysis:
+    by, date, note, commit, model, reviewed = t
+    return Analysis(by, date, note, commit, model, Reviewed(*reviewed) if reviewed else None)
 
 
 def _example_fix(t: Encoded) -> ExampleFix:

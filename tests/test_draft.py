@@ -1,0 +1,401 @@
+"""errorsite draft, end to end against a chat-completions server on 127.0.0.1 that each test starts.
+
+The server answers from a script: for each record id, what to do at each try (a good draft,
+malformed JSON, a wrong placeholder, 429, 500, a hang past the timeout, a dropped connection).
+Nothing here reaches outside the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errorsite import cli, draft, load, validate
+from errorsite.model import DraftSettings
+from errorsite.recordjson import dumps
+
+PIN = "4f2a9c1d0b7e"
+TODAY = "2026-12-02"
+FAST = draft.Retry(attempts=3, base=0.01, cap=0.05)
+
+
+def skeleton(record_id: str, message: str = "chunk_size ({chunk}) must not exceed {budget}") -> dict[str, Any]:
+    return {
+        "id": record_id, "exception": "ValueError", "message": message,
+        "source": {"commit": PIN, "path": "mylib/config.py", "line": 3, "function": "check",
+                   "snippet": {"start": 1, "code": "def check(chunk, budget):\n    if chunk > budget:\n"
+                                                   "        raise ValueError(f\"chunk_size ({chunk}) must not exceed {budget}\")\n"}},
+    }
+
+
+def written(record_id: str) -> dict[str, Any]:
+    data = skeleton(record_id)
+    data.update(meaning="Written by a person.", solutions=["Lower `chunk_size`."],
+                analysis={"by": "human", "date": "2026-11-01"})
+    return data
+
+
+def make_content(folder: Path, *records: dict[str, Any], settings: str = "") -> Path:
+    (folder / "errors").mkdir(parents=True)
+    (folder / "site.toml").write_text('title = "mylib errors"\nrepo = "acme/mylib"\n' + settings, encoding="utf-8")
+    for data in records:
+        (folder / "errors" / f"{data['id']}.json").write_text(dumps(data), encoding="utf-8")
+    return folder
+
+
+def good(record_id: str) -> dict[str, Any]:
+    return {
+        "title": f"Chunk too large ({record_id})",
+        "meaning": "The chunk `{chunk}` is larger than the budget `{budget}` allows.",
+        "solutions": ["Lower `chunk_size` below `{budget}`.", "Raise the budget."],
+        "when": {"trigger": "`chunk > budget` in `check`.", "situations": "Large inputs on a small machine."},
+        "example_fix": {"before": "mylib run --chunk-size 9000", "after": "mylib run --chunk-size 512"},
+        "tags": ["config"],
+    }
+
+
+class Script:
+    """What the server does for each record id, try by try; `good` once the list runs out."""
+
+    def __init__(self, plan: dict[str, list[str]] | None = None, hang: float = 2.0) -> None:
+        self.plan = plan or {}
+        self.hang = hang
+        self.requests: list[dict[str, Any]] = []
+        """Every request received: id, authorization header, body."""
+        self.lock = threading.Lock()
+
+    def next(self, record_id: str) -> str:
+        with self.lock:
+            steps = self.plan.get(record_id, [])
+            return steps.pop(0) if steps else "good"
+
+
+def completion(content: str) -> bytes:
+    return json.dumps({"id": "x", "object": "chat.completion", "model": "tiny-test",
+                       "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                    "finish_reason": "stop"}],
+                       "usage": {"prompt_tokens": 100, "completion_tokens": 40}}).encode()
+
+
+def handler_for(script: Script) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            facts = json.loads(body["messages"][1]["content"])
+            record_id = facts["id"]
+            with script.lock:
+                script.requests.append({"id": record_id, "path": self.path, "host": self.headers["Host"],
+                                        "auth": self.headers.get("Authorization"), "body": body})
+            step = script.next(record_id)
+            if step == "drop":
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
+            if step == "hang":
+                time.sleep(script.hang)
+                step = "good"
+            if step in ("429", "500"):
+                self.send_response(int(step))
+                self.send_header("Retry-After", "0")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            answers = {
+                "good": json.dumps(good(record_id)),
+                "fenced": "```json\n" + json.dumps(good(record_id)) + "\n```",
+                "bad-json": '{"meaning": "unfinished',
+                "placeholder": json.dumps({**good(record_id), "meaning": "The value `{chunk_limit}` is too small."}),
+                "unknown-field": json.dumps({**good(record_id), "soluton": ["x"]}),
+                "empty": json.dumps({**good(record_id), "solutions": ["Lower it.", "  "]}),
+                "no-meaning": json.dumps({**good(record_id), "meaning": ""}),
+            }
+            data = completion(answers[step])
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up at its timeout
+
+    return Handler
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, Script]]:
+    script = Script()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(script))
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", script
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def conn(endpoint: str, *, timeout: float = 5, concurrency: int = 3, key: str | None = None) -> draft.Connection:
+    return draft.Connection(endpoint, "tiny-test", key, "TEST_KEY" if key else None, concurrency, timeout)
+
+
+def run(content: Path, connection: draft.Connection, *ids: str, redraft: bool = False,
+        limit: int | None = None) -> draft.Report:
+    planned = draft.plan(content, ids, redraft, limit)
+    return draft.run(planned, connection, retry=FAST, today=TODAY)
+
+
+def read(content: Path, record_id: str) -> dict[str, Any]:
+    return json.loads((content / "errors" / f"{record_id}.json").read_text(encoding="utf-8"))
+
+
+def test_good_drafts_are_written_with_their_provenance_and_a_persons_record_is_never_touched(
+        tmp_path: Path, server: tuple[str, Script]) -> None:
+    endpoint, script = server
+    content = make_content(tmp_path / "content", skeleton("alpha"), skeleton("beta"), written("gamma"))
+    person = (content / "errors" / "gamma.json").read_bytes()
+    report = run(content, conn(endpoint))
+    assert [o.id for o in report.outcomes] == ["alpha", "beta"] and not report.failed
+    assert sorted(r["id"] for r in script.requests) == ["alpha", "beta"]
+    data = read(content, "alpha")
+    assert data["analysis"] == {"by": "ai-assisted", "date": TODAY, "commit": PIN, "model": "tiny-test"}
+    assert data["meaning"] == good("alpha")["meaning"] and data["solutions"] == good("alpha")["solutions"]
+    assert data["title"] == "Chunk too large (alpha)" and data["tags"] == ["config"]
+    assert (content / "errors" / "gamma.json").read_bytes() == person
+    site = validate.build_site(load.load(content))
+    assert site.by_id["alpha"].drafted and not site.by_id["gamma"].drafted
+    assert report.lines()[-1].startswith("drafted 2 records, 0 failed; 200 tokens in, 80 out, in ")
+    # A rerun finds nothing left to draft; naming the person's record keeps it as it is.
+    again = run(content, conn(endpoint), "gamma", "alpha")
+    assert again.outcomes == () and len(script.requests) == 2
+    assert [i for i, _ in again.kept] == ["alpha", "gamma"]
+    assert (content / "errors" / "gamma.json").read_bytes() == person
+
+
+def test_the_request_carries_what_the_code_says_and_the_schema(tmp_path: Path, server: tuple[str, Script]) -> None:
+    endpoint, script = server
+    first = skeleton("alpha")
+    first["related"] = ["beta"]
+    content = make_content(tmp_path / "content", first, written("beta"))
+    run(content, conn(endpoint, key="sk-test-123"))
+    request = script.requests[0]
+    assert request["path"] == "/v1/chat/completions"
+    assert request["host"] == endpoint.split("/")[2]  # the Host header carries the port
+    assert request["auth"] == "Bearer sk-test-123"
+    body = request["body"]
+    assert body["model"] == "tiny-test"
+    assert body["response_format"]["json_schema"]["schema"] == draft.ANSWER_SCHEMA
+    assert json.dumps(draft.ANSWER_SCHEMA, separators=(",", ":")) in body["messages"][0]["content"]
+    facts = json.loads(body["messages"][1]["content"])
+    assert facts["message"] == "chunk_size ({chunk}) must not exceed {budget}"
+    assert "    3         raise ValueError" in facts["source"]["code"]
+    assert facts["related"][0] == {"id": "beta", "exception": "ValueError", "title": validate.default_title(
+        "chunk_size ({chunk}) must not exceed {budget}")}
+
+
+def test_what_extract_says_of_the_code_goes_into_the_request(tmp_path: Path) -> None:
+    record = skeleton("alpha")
+    source = {"guard": ["chunk > budget"], "names": {"chunk": {"path": "mylib/cli.py", "line": 4, "kind": "option",
+                                                                 "help": "rows per chunk"}},
+              "callers": [{"path": "mylib/run.py", "line": 9, "function": "run"}]}
+    raw = load.RawRecord("alpha.json", {**record, "source": {**record["source"], **source}})
+    model = validate.to_record(load.RawRecord("alpha.json", record), validate.site_config({}, "", None)[0])
+    facts = draft.facts(model, raw.data, [], {(PIN, "mylib/run.py", 9): "    9     check(a, b)"})
+    assert facts["source"]["guard"] == ["chunk > budget"]
+    assert facts["source"]["names"]["chunk"]["help"] == "rows per chunk"
+    assert facts["source"]["callers"] == [{"path": "mylib/run.py", "line": 9, "function": "run",
+                                           "code": "    9     check(a, b)"}]
+
+
+@pytest.mark.parametrize(("step", "reason"), [
+    ("bad-json", "the answer is not JSON"),
+    ("placeholder", "names the placeholder {chunk_limit}, which the message does not have"),
+    ("unknown-field", "unknown field 'soluton' (did you mean 'solutions'?)"),
+    ("empty", "the answer's /solutions/1 is empty"),
+    ("no-meaning", "the answer's 'meaning' is missing or empty"),
+])
+def test_a_bad_answer_is_rejected_with_its_reason_and_the_record_left_as_it_was(
+        tmp_path: Path, server: tuple[str, Script], step: str, reason: str) -> None:
+    endpoint, script = server
+    script.plan = {"alpha": [step]}
+    content = make_content(tmp_path / "content", skeleton("alpha"), skeleton("beta"))
+    before = (content / "errors" / "alpha.json").read_bytes()
+    report = run(content, conn(endpoint))
+    assert [o.id for o in report.failed] == ["alpha"]
+    problem = report.failed[0].problem
+    assert problem is not None and reason in problem.reason and problem.page == "draft-answer-rejected"
+    assert (content / "errors" / "alpha.json").read_bytes() == before
+    assert read(content, "beta")["analysis"]["by"] == "ai-assisted"
+    assert any("/errors/draft-answer-rejected/" in line for line in report.lines())
+
+
+def test_a_fenced_answer_is_read(tmp_path: Path, server: tuple[str, Script]) -> None:
+    endpoint, script = server
+    script.plan = {"alpha": ["fenced"]}
+    content = make_content(tmp_path / "content", skeleton("alpha"))
+    assert not run(content, conn(endpoint)).failed
+    assert read(content, "alpha")["meaning"] == good("alpha")["meaning"]
+
+
+def test_429_then_success_and_a_hang_past_the_timeout_are_tried_again(tmp_path: Path,
+                                                                       server: tuple[str, Script]) -> None:
+    endpoint, script = server
+    script.plan = {"alpha": ["429", "429"], "beta": ["hang"]}
+    content = make_content(tmp_path / "content", skeleton("alpha"), skeleton("beta"))
+    report = run(content, conn(endpoint, timeout=0.5))
+    assert not report.failed
+    assert [r["id"] for r in script.requests].count("alpha") == 3
+    assert [r["id"] for r in script.requests].count("beta") == 2
+    assert read(content, "beta")["analysis"]["by"] == "ai-assisted"
+
+
+def test_a_server_that_keeps_failing_fails_that_record_only(tmp_path: Path, server: tuple[str, Script]) -> None:
+    endpoint, script = server
+    script.plan = {"alpha": ["500"] * 5}
+    content = make_content(tmp_path / "content", skeleton("alpha"), skeleton("beta"))
+    before = (content / "errors" / "alpha.json").read_bytes()
+    report = run(content, conn(endpoint))
+    assert [o.id for o in report.failed] == ["alpha"]
+    problem = report.failed[0].problem
+    assert problem is not None and problem.page == "draft-request-failed"
+    assert "500" in problem.reason and "tried 3 times" in problem.reason
+    assert (content / "errors" / "alpha.json").read_bytes() == before
+
+
+def test_a_dropped_connection_mid_run_then_a_rerun_finishes_the_rest(tmp_path: Path,
+                                                                      server: tuple[str, Script]) -> None:
+    endpoint, script = server
+    ids = [f"rec-{n:02d}" for n in range(12)]
+    # The server goes away after a few answers: every later try of these records is dropped.
+    script.plan = {i: ["drop"] * 3 for i in ids[5:]}
+    content = make_content(tmp_path / "content", *(skeleton(i) for i in ids), written("person"))
+    person = (content / "errors" / "person.json").read_bytes()
+    first = run(content, conn(endpoint, concurrency=1))
+    drafted = [o.id for o in first.outcomes if o.problem is None]
+    assert drafted == ids[:5] and [o.id for o in first.failed] == ids[5:]
+    assert all("connection failed" in (o.problem.reason if o.problem else "") for o in first.failed)
+    files = {i: (content / "errors" / f"{i}.json").read_bytes() for i in drafted}
+    asked_before = len(script.requests)
+    second = run(content, conn(endpoint, concurrency=4))
+    assert sorted(o.id for o in second.outcomes) == ids[5:] and not second.failed
+    asked_again = [r["id"] for r in script.requests[asked_before:]]
+    assert sorted(asked_again) == ids[5:]  # no record drafted twice
+    assert {i: (content / "errors" / f"{i}.json").read_bytes() for i in drafted} == files
+    assert all(read(content, i)["analysis"]["by"] == "ai-assisted" for i in ids)
+    assert (content / "errors" / "person.json").read_bytes() == person
+    assert not [p for p in (content / "errors").iterdir() if p.name.startswith(".")]
+
+
+def test_redraft_redrafts_unreviewed_drafts_only(tmp_path: Path, server: tuple[str, Script]) -> None:
+    endpoint, script = server
+    reviewed = skeleton("beta")
+    reviewed.update(meaning="Drafted, then read.", solutions=["x"],
+                    analysis={"by": "ai-assisted", "model": "m", "date": "2026-11-01",
+                              "reviewed": {"by": "Ada", "date": "2026-11-02"}})
+    content = make_content(tmp_path / "content", skeleton("alpha"), reviewed, written("gamma"))
+    run(content, conn(endpoint))
+    run(content, conn(endpoint), redraft=True)
+    assert [r["id"] for r in script.requests] == ["alpha", "alpha"]
+
+
+def test_limit_drafts_at_most_n(tmp_path: Path, server: tuple[str, Script]) -> None:
+    endpoint, script = server
+    content = make_content(tmp_path / "content", *(skeleton(f"r{n}") for n in range(5)))
+    assert len(run(content, conn(endpoint), limit=2).outcomes) == 2
+    assert len(script.requests) == 2
+
+
+def test_the_command_line_drafts_and_prints_totals(tmp_path: Path, server: tuple[str, Script],
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    endpoint, script = server
+    content = make_content(tmp_path / "content", skeleton("alpha"))
+    status = cli.main(["draft", "--content", str(content), "--endpoint", endpoint, "--model", "tiny-test"])
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    assert out.out.startswith("drafted 1 record, 0 failed; 100 tokens in, 40 out, in ")
+    assert read(content, "alpha")["analysis"]["model"] == "tiny-test"
+
+
+def test_dry_run_prints_one_request_without_the_key_and_sends_nothing(
+        tmp_path: Path, server: tuple[str, Script], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    endpoint, script = server
+    monkeypatch.setenv("TEST_KEY", "sk-secret-999")
+    content = make_content(tmp_path / "content", skeleton("alpha"), skeleton("beta"),
+                           settings='[draft]\nmodel = "tiny-test"\nkey_env = "TEST_KEY"\n')
+    status = cli.main(["draft", "--content", str(content), "--endpoint", endpoint, "--dry-run"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert out.startswith(f"POST {endpoint}/chat/completions\n")
+    assert "Authorization: Bearer $TEST_KEY (not shown)" in out
+    assert "sk-secret-999" not in out
+    assert json.loads(out.split("\n\n", 1)[1])["messages"][1]["content"].count('"id": "alpha"') == 1
+    assert script.requests == []
+
+
+def settings(**values: Any) -> DraftSettings:
+    return DraftSettings(**values)
+
+
+def test_the_key_goes_only_to_an_endpoint_confirmed_outside_the_content_folder() -> None:
+    from_toml = settings(endpoint="https://llm.example.org/v1", model="m", key_env="TEST_KEY")
+    env = {"TEST_KEY": "sk-1"}
+    with pytest.raises(draft.UserError) as refused:
+        draft.connection(from_toml, None, None, env)
+    assert refused.value.page == "draft-endpoint-not-confirmed"
+    confirmed = draft.connection(from_toml, "https://llm.example.org/v1", None, env)
+    assert confirmed.key == "sk-1" and confirmed.url == "https://llm.example.org/v1/chat/completions"
+    by_env = draft.connection(from_toml, None, None, {**env, draft.ENDPOINT_ENV: "https://mine.example.org/v1/"})
+    assert by_env.endpoint == "https://mine.example.org/v1" and by_env.key == "sk-1"
+    # Without key_env, site.toml's endpoint is asked without a key.
+    keyless = draft.connection(settings(endpoint="http://127.0.0.1:8080/v1", model="m"), None, None, env)
+    assert keyless.key is None
+
+
+@pytest.mark.parametrize(("values", "endpoint", "env", "page"), [
+    ({"model": "m"}, None, {}, "draft-not-configured"),
+    ({"endpoint": "http://127.0.0.1:1/v1"}, None, {}, "draft-not-configured"),
+    ({"model": "m", "key_env": "TEST_KEY"}, "https://x.example.org/v1", {}, "draft-key-missing"),
+    ({"model": "m", "key_env": "TEST_KEY"}, "http://x.example.org/v1", {"TEST_KEY": "k"}, "draft-key-over-http"),
+    ({"model": "m"}, "ftp://x.example.org/", {}, "draft-endpoint-not-http"),
+])
+def test_what_draft_refuses_before_sending_anything(values: dict[str, Any], endpoint: str | None,
+                                                    env: dict[str, str], page: str) -> None:
+    with pytest.raises(draft.UserError) as refused:
+        draft.connection(settings(**values), endpoint, None, env)
+    assert refused.value.page == page
+
+
+def test_a_key_over_http_to_this_machine_is_allowed() -> None:
+    local = draft.connection(settings(model="m", key_env="K"), "http://localhost:8080/v1", None, {"K": "k"})
+    assert local.key == "k"
+
+
+def test_unknown_ids_and_bad_settings_are_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    content = make_content(tmp_path / "content", skeleton("alpha"),
+                           settings='[draft]\nmodel = "m"\nendpoint = "http://127.0.0.1:9/v1"\n')
+    assert cli.main(["draft", "--content", str(content), "alpah"]) == 1
+    err = capsys.readouterr().err
+    assert "no record has the id 'alpah'" in err and "did you mean 'alpha'?" in err and "/errors/no-such-record/" in err
+    (content / "site.toml").write_text('[draft]\nendpoint = "file:///etc/passwd"\nconcurrency = 0\n', encoding="utf-8")
+    assert cli.main(["draft", "--content", str(content)]) == 1
+    err = capsys.readouterr().err
+    assert "/draft/endpoint: draft endpoint 'file:///etc/passwd' must be an http or https URL" in err
+    assert "/draft/concurrency: must be a whole number of requests from 1 to 86,400, got 0" in err
+
+
+def test_retry_after_reads_seconds_and_dates() -> None:
+    assert draft.retry_after("3") == 3.0
+    assert draft.retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+    assert draft.retry_after("soon") is None
+    assert FAST.pause(1, 7.0) == 0.05
+    assert 0 <= draft.Retry(base=1, cap=60).pause(3, None) <= 4
