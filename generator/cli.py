@@ -390,6 +390,7 @@ def run_check(args: argparse.Namespace) -> int:
     from .extract import git, globs
     from .extract.check import check_source
     from .patterns import stale_vendored
+    from .summary import coverage
 
     folder = content_folder(args)
     content = load.load(folder)
@@ -402,6 +403,8 @@ def run_check(args: argparse.Namespace) -> int:
     if stale:
         count += (f" ({len(stale)} example{'s' if len(stale) != 1 else ''} checked against older code;"
                   " `errorsite verify` checks again)")
+    active = [r for r in site.records if r.status == "active"]
+    print("active pages: " + coverage(len(active), sum(r.written for r in active), sum(r.drafted for r in active)))
     if args.source is None:
         print(f"ok: {count}, no problems")
         return 0

@@ -243,6 +243,8 @@ class Summary(NamedTuple):
     """`active` or `removed`."""
     written: bool
     """Whether its prose is written (`Record.written`)."""
+    drafted: bool
+    """Whether that prose is an AI-assisted draft no person has reviewed yet (`Record.drafted`)."""
     analysis_date: str | None
     """When its prose was written."""
     analysis_commit: str | None
@@ -279,6 +281,8 @@ class Tally(NamedTuple):
     """Its records, each as often as it is listed (see `build.keys.group_names`)."""
     written: int
     """Those whose prose is written."""
+    drafted: int = 0
+    """Those of the written whose prose is an AI-assisted draft not yet reviewed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +302,8 @@ class Overview:
     """How many records are active."""
     written: int
     """How many records are written."""
+    drafted: int
+    """How many of the written are AI-assisted drafts not yet reviewed."""
     recent: tuple[Summary, ...]
     """The home page's recently written pages, newest first (see `render.recently_changed`)."""
 

@@ -188,6 +188,8 @@ def written_of(tally: Tally) -> str:
 
 WRITTEN = attrgetter("written")
 """Return whether a record's page is written."""
+DRAFTED = attrgetter("drafted")
+"""Return whether a record's prose is an AI-assisted draft not yet reviewed."""
 
 
 def has_placeholders(message: str) -> bool:
@@ -275,10 +277,11 @@ class Renderer:
         if self.given_overview is not None:
             return self.given_overview
         cards = self.cards.values()
-        groups = {kind: {name: Tally(len(members), sum(map(WRITTEN, members))) for name, members in named.items()}
+        groups = {kind: {name: Tally(len(members), sum(map(WRITTEN, members)), sum(map(DRAFTED, members)))
+                         for name, members in named.items()}
                   for kind, named in (("exception", self.by_exception), ("file", self.by_file), ("tag", self.by_tag))}
         return Overview(tuple(self.cards), groups, sum(r.status == "active" for r in cards),
-                        sum(map(WRITTEN, cards)), tuple(recently_changed(cards)))
+                        sum(map(WRITTEN, cards)), sum(map(DRAFTED, cards)), tuple(recently_changed(cards)))
 
     @cached_property
     def listed(self) -> list[Summary]:
@@ -517,6 +520,7 @@ class Renderer:
             "errors": len(overview.ids),
             "active": overview.active,
             "written": overview.written,
+            "drafted": overview.drafted,
             "exceptions": len(overview.groups["exception"]),
             "files": len(overview.groups["file"]),
             "tags": len(overview.groups["tag"]),
@@ -605,7 +609,10 @@ def record_data(record: Record) -> dict[str, Any]:
         data["tags"] = list(record.tags)
     if record.analysis:
         a = record.analysis
-        data["analysis"] = {k: v for k, v in {"by": a.by, "date": a.date, "note": a.note, "commit": a.commit}.items() if v}
+        data["analysis"] = {k: v for k, v in {"by": a.by, "date": a.date, "note": a.note, "commit": a.commit,
+                                              "model": a.model}.items() if v}
+        if a.reviewed:
+            data["analysis"]["reviewed"] = {"by": a.reviewed.by, "date": a.reviewed.date}
     if record.variants:
         data["variants"] = [{k: v for k, v in {"message": x.message, "kind": x.kind, "until": x.until}.items() if v}
                             for x in record.variants]

@@ -39,7 +39,7 @@ def summarize(record: Record) -> Summary:
     summary = Summary(
         id=record.id, title=record.title, exception=record.exception, message=record.message,
         path=source.path, line=source.line, function=source.function, commit=source.commit,
-        tags=record.tags, status=record.status, written=record.written,
+        tags=record.tags, status=record.status, written=record.written, drafted=record.drafted,
         analysis_date=analysis.date if analysis else None, analysis_commit=analysis.commit if analysis else None,
         variants=tuple(v.message for v in record.variants), related=record.related,
         words=message_words(record.message),
@@ -47,6 +47,12 @@ def summarize(record: Record) -> Summary:
     )
     return summary._replace(item=list_item(summary, ROOT).encode(), error_line=error_line(summary),
                    pattern_line=pattern_line(summary))
+
+
+def coverage(records: int, written: int, drafted: int) -> str:
+    """Return how many pages a person wrote or reviewed, how many are drafts, and how many show only the code."""
+    return (f"{written - drafted:,} written or reviewed by a person, {drafted:,} drafted (not yet reviewed), "
+            f"{records - written:,} from the code only")
 
 
 def reading_order(written: bool, title: str, record_id: str) -> str:
@@ -101,6 +107,8 @@ def list_item(r: Summary, root: str, show_line: bool = False, pill: bool = False
         meta += ' · <span class="badge removed">removed</span>'
     if pill and not r.written:
         meta += ' · <span class="badge">not yet written</span>'
+    if r.drafted:
+        meta += ' · <span class="badge drafted">AI draft, not reviewed</span>'
     return f'<li><a href="{root}{html(urls.error(r.id))}">{html(r.title)}</a>\n<span class="meta">{meta}</span></li>\n'
 
 

@@ -24,7 +24,7 @@ from synth import synthesize  # noqa: E402
 
 OPS = ["prose", "unwritten", "title", "message", "tags", "status", "related", "place", "variant", "add", "delete",
        "break", "template", "settings", "touch", "redirect", "repin", "dated", "exception", "unknown-related",
-       "collide"]
+       "collide", "drafted"]
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -51,6 +51,11 @@ def apply(op: str, n: int, content: Path, templates: Path) -> bool:
     target = present[n % len(present)]
     if op == "prose":
         edit(content, target, lambda d: d.update(meaning=f"Now `{n}` explains it."))
+    elif op == "drafted":
+        # An AI-assisted draft, reviewed every other time: its list item, the search and the counts change.
+        reviewed = {"reviewed": {"by": "Ada", "date": "2026-11-02"}} if n % 2 else {}
+        edit(content, target, lambda d: d.update(meaning=f"Drafted `{n}`.", analysis={
+            "by": "ai-assisted", "model": "m", "date": f"2026-11-{n % 28 + 1:02d}", **reviewed}))
     elif op == "unwritten":
         edit(content, target, lambda d: [d.pop(k, None) for k in ("meaning", "solutions", "example_fix", "when")])
     elif op == "status":

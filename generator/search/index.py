@@ -49,7 +49,8 @@ def search_entry(record: Record, store: Store | None = None) -> dict[str, Any]:
         "function": record.source.function or "", "tags": list(record.tags),
         "meaning": markdown.plain(record.meaning, store) if record.meaning else "",
         "status": record.status, "url": record.url,
-        "written": record.written, "variants": [v.message for v in record.variants],
+        "written": WRITTEN_BY_PERSON if record.written and not record.drafted else DRAFTED if record.drafted else 0,
+        "variants": [v.message for v in record.variants],
         "yielded": yielded(record),
     }
 
@@ -80,9 +81,18 @@ def document_terms(rec: dict[str, Any]) -> dict[str, int]:
     return tf
 
 
-def _is_written(rec: dict[str, Any]) -> bool:
-    """Return whether a search entry's page has prose (entries without `written`: whether it has a meaning)."""
-    return bool(rec["written"] if "written" in rec else rec.get("meaning"))
+WRITTEN_BY_PERSON = 2
+"""`written` of an index row whose prose a person wrote or reviewed."""
+DRAFTED = 1
+"""`written` of an index row whose prose is an AI-assisted draft not yet reviewed; 0 is a page without prose."""
+
+
+def _written(rec: dict[str, Any]) -> int:
+    """Return a search entry's `written`: who wrote its prose (entries without it: a meaning is a person's)."""
+    value = rec.get("written", bool(rec.get("meaning")))
+    if isinstance(value, bool):
+        return WRITTEN_BY_PERSON if value else 0
+    return value if value in (DRAFTED, WRITTEN_BY_PERSON) else 0
 
 
 def _pattern(segs: Segments) -> list[str | int]:
@@ -131,7 +141,7 @@ def _row(rec: dict[str, Any], length: int) -> list[Any]:
         "removed": 1 if rec.get("status") == "removed" else 0, "dl": length,
         "first": first_word(segs), "pattern": _pattern(segs),
         "spans": spans, "line": rec.get("line") or 0, "function": rec.get("function") or "",
-        "written": 1 if _is_written(rec) else 0, "reprs": repr_placeholders(rec["message"]),
+        "written": _written(rec), "reprs": repr_placeholders(rec["message"]),
         "variants": [_variant_json(m) for m in rec.get("variants") or ()],
         "yielded": 1 if rec.get("yielded") else 0,
     }

@@ -192,11 +192,11 @@ def retallied(tallies: dict[tuple[str, str], Tally], before: Iterable[Summary], 
     for sign, cards in ((-1, before), (1, after)):
         for card in cards:
             for group in tallied(card):
-                records, written = tallies.get(group, NO_TALLY)
-                tallies[group] = Tally(records + sign, written + sign * card.written)
+                records, written, drafted = tallies.get(group, NO_TALLY)
+                tallies[group] = Tally(records + sign, written + sign * card.written, drafted + sign * card.drafted)
 
 
-NO_TALLY = Tally(0, 0)
+NO_TALLY = Tally(0, 0, 0)
 """The tally of a group without records."""
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 CACHE_DIR = ".errorsite-cache"
 """The folder, beside the output, that holds every output's cache."""
-STATE_FORMAT = 13
+STATE_FORMAT = 14
 """Changes whenever the saved state's tables change: a state of another format is discarded."""
 
 

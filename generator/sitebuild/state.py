@@ -279,7 +279,7 @@ CREATE INDEX IF NOT EXISTS listed_by_name ON listed (kind, name);
 CREATE INDEX IF NOT EXISTS listed_by_id ON listed (id);
 CREATE TABLE IF NOT EXISTS tallies (
     kind TEXT NOT NULL, name TEXT NOT NULL, records INTEGER NOT NULL, written INTEGER NOT NULL,
-    PRIMARY KEY (kind, name));
+    drafted INTEGER NOT NULL, PRIMARY KEY (kind, name));
 """
 # `linked` holds each record's related ids again, so that the records whose pages link one are found
 # without reading every record's related errors. `cards` holds again what every build or edit reads
@@ -382,7 +382,7 @@ class SavedState:
                 db.execute("DELETE FROM tallies")
                 tallies: dict[tuple[str, str], Tally] = {}
                 retallied(tallies, (), (row.made.summary for row in state.rows.values()))
-                db.executemany("INSERT INTO tallies VALUES (?, ?, ?, ?)", ((*group, *tally) for group, tally in tallies.items()))
+                db.executemany("INSERT INTO tallies VALUES (?, ?, ?, ?, ?)", ((*group, *tally) for group, tally in tallies.items()))
                 db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?)",
                                ((path, row.key, row.sha) for path, row in state.outputs.items()
                                 if old.outputs.get(path) != row))
@@ -467,8 +467,8 @@ class SavedState:
     def tallies(self) -> dict[tuple[str, str], Tally]:
         """Return the tally of every group records are counted in (see `keys.tallied`), by (kind, name)."""
         try:
-            return {(kind, name): Tally(records, written)
-                    for kind, name, records, written in self._connect().execute("SELECT * FROM tallies")}
+            return {(kind, name): Tally(records, written, drafted)
+                    for kind, name, records, written, drafted in self._connect().execute("SELECT * FROM tallies")}
         except DAMAGE as error:
             raise Damaged(self.path) from error
 
@@ -616,8 +616,9 @@ def _retally(db: sqlite3.Connection, rows: list[RecordRow]) -> None:
              for found in db.execute("SELECT summary FROM cards WHERE id = ?", (row.record.id,))]
     change: dict[tuple[str, str], Tally] = {}
     retallied(change, saved, (row.made.summary for row in rows))
-    db.executemany("INSERT INTO tallies VALUES (?, ?, ?, ?) ON CONFLICT (kind, name) DO UPDATE SET "
-                   "records = records + excluded.records, written = written + excluded.written",
+    db.executemany("INSERT INTO tallies VALUES (?, ?, ?, ?, ?) ON CONFLICT (kind, name) DO UPDATE SET "
+                   "records = records + excluded.records, written = written + excluded.written, "
+                   "drafted = drafted + excluded.drafted",
                    [(*group, *tally) for group, tally in change.items() if tally != NO_TALLY])
     db.execute("DELETE FROM tallies WHERE records = 0")
 

@@ -467,7 +467,7 @@ def _overview(saved: SavedState, old: Summaries, new: Summaries, edited: set[str
     # The saved recent pages, but the edited records', with the edited records as they are now.
     recent = [new[i] for i in saved.recent(RECENT_LIMIT + len(edited)) if i not in edited]
     return Overview(tuple(new), groups, tallies.get(("status", "active"), NO_TALLY).records,
-                    sum(tally.written for tally in statuses),
+                    sum(tally.written for tally in statuses), sum(tally.drafted for tally in statuses),
                     tuple(recently_changed([*recent, *(new[i] for i in sorted(edited))])))
 
 
@@ -516,7 +516,7 @@ def _shown_by(path: str, summary: Summary, large: bool, recent: bool) -> object:
     if path == "index.html" and large:
         # Counts of every group and status, and the recently written pages (`render.recently_changed`),
         # which a record in neither list before nor after the edit does not change.
-        counted = (summary.exception, summary.path, tags, summary.written, summary.status)
+        counted = (summary.exception, summary.path, tags, summary.written, summary.drafted, summary.status)
         return counted + (summary.title, summary.order, summary.analysis_date, summary.analysis_commit,
                           summary.commit) if recent else counted
     return summary

@@ -305,7 +305,7 @@
       var templates = [{ message: get("message"), pattern: get("pattern"), spans: get("spans"),
         first: get("first"), reprs: get("reprs") }].concat(get("variants")).map(template);
       return { id: get("id"), url: index.url.replace("{id}", get("id")), title: get("title"), exception: get("exception"), path: get("path"), line: get("line"),
-        "function": get("function"), removed: !!get("removed"), written: !!get("written"), length: get("dl"), templates,
+        "function": get("function"), removed: !!get("removed"), written: !!get("written"), drafted: get("written") === 1, length: get("dl"), templates,
         yielded: !!get("yielded") };
     });
     var places = new Map(), byLine = new Map();

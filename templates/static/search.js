@@ -54,7 +54,8 @@
     a.setAttribute("role", "option");
     var notes = (r.places && r.places.length ? " · raised at " + (r.places.length + 1) + " places" : "") +
       (r.other_class ? " · printed as " + r.other_class : "");
-    a.append(el("span", "title", rec.title), el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind === "full" && !sure(r) ? "like" : r.kind] + notes));
+    a.append(el("span", "title", rec.title), el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind === "full" && !sure(r) ? "like" : r.kind] + notes
+      + (rec.drafted ? " · AI draft, not reviewed" : rec.written ? "" : " · not yet written")));
     if (full) highlighted(a.appendChild(el("p", "message-line")).appendChild(el("code")), exact ? message : rec.title, r.spans);
     return li;
   }

@@ -1,0 +1,109 @@
+"""Who wrote a page, told honestly: the provenance line, the draft notice, lists, search and the coverage counts."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errorsite import cli, load, render, validate
+from errorsite.search.index import index_of
+
+from conftest import edit_record
+
+DRAFT = {"by": "ai-assisted", "model": "tiny-7b", "date": "2026-11-20", "commit": "abcdef1234567"}
+
+
+def drafted(data: dict[str, Any]) -> None:
+    data["analysis"] = dict(DRAFT)
+
+
+def reviewed(data: dict[str, Any]) -> None:
+    data["analysis"] = {**DRAFT, "reviewed": {"by": "Ada Lovelace", "date": "2026-11-25"}}
+
+
+def unwritten_with_a_drafted_check(data: dict[str, Any]) -> None:
+    drafted(data)
+    data.update(meaning="Drafted meaning.", solutions=["Drafted fix."],
+                example_fix={"before": "a", "after": "b", "check": {"before": "false", "after": "true"}})
+
+
+def site_files(content: Path) -> dict[str, str]:
+    site = validate.build_site(load.load(content))
+    return {path: data.decode() for path, data in render.render_site(site).items() if path.endswith((".html", ".js"))}
+
+
+def footer(html: str) -> str:
+    found = re.search(r'<footer class="provenance">\s*<p>(.*?)</p>', html, re.S)
+    assert found
+    return re.sub(r"<[^>]+>", "", found.group(1))
+
+
+def test_a_draft_says_who_drafted_it_and_that_no_person_reviewed_it(content: Path) -> None:
+    edit_record(content, "batch-tokens-below-chunk", drafted)
+    html = site_files(content)["errors/batch-tokens-below-chunk/index.html"]
+    assert footer(html) == ("AI-assisted analysis of example/tinyserve@abcdef1234 (2026-11-20), model tiny-7b, "
+                            "not yet reviewed by a person.")
+    assert "AI-assisted draft, not yet reviewed by a person." in html
+    assert html.index("AI-assisted draft") < html.index('<h2 id="message">')
+
+
+def test_a_reviewed_draft_names_its_reviewer_and_drops_the_notice(content: Path) -> None:
+    edit_record(content, "batch-tokens-below-chunk", reviewed)
+    html = site_files(content)["errors/batch-tokens-below-chunk/index.html"]
+    assert footer(html) == ("AI-assisted analysis of example/tinyserve@abcdef1234 (2026-11-20), model tiny-7b. "
+                            "Reviewed by Ada Lovelace on 2026-11-25.")
+    assert "not yet reviewed" not in html
+
+
+def test_a_drafted_check_is_not_shown_as_checked_before_verify_holds(content: Path) -> None:
+    edit_record(content, "batch-tokens-multiple", unwritten_with_a_drafted_check)
+    html = site_files(content)["errors/batch-tokens-multiple/index.html"]
+    assert "Example fix" in html and "Example checked" not in html and "How it was checked" not in html
+
+
+def test_lists_search_and_coverage_tell_written_drafted_and_skeleton_apart(content: Path) -> None:
+    edit_record(content, "batch-tokens-multiple", unwritten_with_a_drafted_check)
+    edit_record(content, "old-kv-dtype", lambda d: [d.pop(k, None) for k in ("meaning", "solutions", "example_fix",
+                                                                              "when", "analysis")])
+    files = site_files(content)
+    listing = files["errors/index.html"]
+    item = re.search(r'<li><a href="[^"]*batch-tokens-multiple/index.html">.*?</li>', listing, re.S)
+    assert item and "AI draft, not reviewed" in item.group()
+    person = re.search(r'<li><a href="[^"]*batch-tokens-below-chunk/index.html">.*?</li>', listing, re.S)
+    assert person and "AI draft" not in person.group()
+    home = re.sub(r"<[^>]+>", "", files["index.html"])
+    assert ("1 of 3 pages written or reviewed by a person (33%); 1 drafted with AI assistance, not yet reviewed; "
+            "1 from the code only") in home
+    index = index_of(validate.build_site(load.load(content)))
+    at = index["fields"].index("written")
+    assert {row[0]: row[at] for row in index["records"]} == {
+        "batch-tokens-below-chunk": 2, "batch-tokens-multiple": 1, "old-kv-dtype": 0}
+    assert "AI draft, not reviewed" in files["static/search.js"]
+
+
+def test_check_counts_each_kind_of_page(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit_record(content, "batch-tokens-multiple", unwritten_with_a_drafted_check)
+    assert cli.main(["check", "--content", str(content)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # The removed record is not counted: these are the pages of errors the code raises now.
+    assert lines == ["active pages: 1 written or reviewed by a person, 1 drafted (not yet reviewed), "
+                     "0 from the code only", "ok: 3 records, no problems"]
+
+
+def test_an_unknown_field_in_reviewed_is_a_problem(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit_record(content, "batch-tokens-below-chunk",
+                lambda d: d.update(analysis={**DRAFT, "reviewed": {"by": "Ada", "date": "2026-11-25", "ok": True}}))
+    assert cli.main(["check", "--content", str(content)]) == 1
+    assert "/analysis/reviewed/ok: unknown field 'ok'" in capsys.readouterr().err
+
+
+def test_the_record_json_keeps_the_provenance(content: Path) -> None:
+    edit_record(content, "batch-tokens-below-chunk", reviewed)
+    site = validate.build_site(load.load(content))
+    data = json.loads(render.render_site(site)["api/errors/batch-tokens-below-chunk.json"])
+    assert data["analysis"]["reviewed"] == {"by": "Ada Lovelace", "date": "2026-11-25"}
+    assert data["analysis"]["model"] == "tiny-7b"
