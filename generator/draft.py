@@ -487,29 +487,33 @@ def check_answer(job: Job, answer: Answer) -> dict[str, Any]:
     try:
         prose = json.loads(fenced.group(1) if fenced else text)
     except ValueError as error:
-        raise Invalid(f"the answer is not JSON ({error}): {_excerpt(text.encode())}",
-                      page="draft-answer-rejected") from None
+        raise rejected(f"the answer is not JSON ({error}): {_excerpt(text.encode())}") from None
     if not isinstance(prose, dict):
-        raise Invalid("the answer is not a JSON object", page="draft-answer-rejected")
+        raise rejected("the answer is not a JSON object")
     for key in prose:
         if key not in PROSE_KEYS:
             hint = did_you_mean(key, PROSE_KEYS)
-            raise Invalid(f"the answer has the unknown field {key!r}" + (f" ({hint})" if hint else ""),
-                          page="draft-answer-rejected")
+            raise rejected(f"the answer has the unknown field {key!r}" + (f" ({hint})" if hint else ""))
     for key in REQUIRED:
         if _empty(prose.get(key)):
-            raise Invalid(f"the answer's {key!r} is missing or empty", page="draft-answer-rejected")
+            raise rejected(f"the answer's {key!r} is missing or empty")
     for pointer, value in _texts(prose):
         if not value.strip():
-            raise Invalid(f"the answer's {pointer} is empty", page="draft-answer-rejected")
+            raise rejected(f"the answer's {pointer} is empty")
     allowed = _placeholders([job.record.message, *(v.message for v in job.record.variants)])
     for pointer, value in _texts(prose):
         if pointer.startswith(("/example_fix/before", "/example_fix/after", "/example_fix/code", "/example_fix/check")):
             continue
         for name in _placeholders([_CODE_BLOCK.sub("", value)]) - allowed:
-            raise Invalid(f"the answer's {pointer} names the placeholder {{{name}}}, which the message does not have",
-                          page="draft-answer-rejected")
+            raise rejected(f"the answer's {pointer} names the placeholder {{{name}}}, which the message does not have")
     return prose
+
+
+def rejected(reason: str) -> Invalid:
+    """Return the error that says why an answer cannot be used; the record is left as it was."""
+    return Invalid(reason, hint="the record is left as it was; run errorsite draft again to ask again "
+                   "(a smaller or better model, or a server that honours response_format, fails less)",
+                   page="draft-answer-rejected")
 
 
 def _empty(value: Any) -> bool:
@@ -560,8 +564,8 @@ def valid(job: Job, data: dict[str, Any]) -> None:
     problems = list(validate.check_record(RawRecord(job.raw.file, data)))
     if problems:
         first = problems[0]
-        raise Invalid(f"the drafted record is not valid: {first.pointer}: {first.reason}",
-                      hint=first.hint, page="draft-answer-rejected")
+        raise rejected(f"the drafted record is not valid: {first.pointer}: {first.reason}"
+                       + (f" ({first.hint})" if first.hint else ""))
 
 
 # --- the run ------------------------------------------------------------------------
@@ -677,13 +681,11 @@ def _finish(job: Job, future: Future[Answer], model: str, date: str) -> Outcome:
         prose = check_answer(job, answer)
         data = drafted_record(job, prose, model, date)
         valid(job, data)
+        path = Path(record.file)
+        if path.read_bytes() != job.original:
+            raise rejected("the record's file changed while its draft was on the way; it is kept as it is now")
     except Invalid as error:
         return Outcome(record.id, record.file, _problem(job, error), *tokens)
-    path = Path(record.file)
-    if path.read_bytes() != job.original:
-        return Outcome(record.id, record.file, Problem(
-            record.file, "", "the file changed while its draft was on the way; it is left as it is",
-            "run errorsite draft again to draft it if it is still unwritten", "draft-answer-rejected"), *tokens)
     write_atomically(path, dumps(data))
     return Outcome(record.id, record.file, None, *tokens)
 
