@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .sitebuild.paths import CACHE_DIR
-from .problems import BUG_REPORT_URL, ProblemsFound, UsageError, UserError, crash_summary
+from .problems import BUG_REPORT_URL, Problem, ProblemsFound, UsageError, UserError, crash_summary
 
 # A command imports what it needs when it runs: `build` is run after every edit, and most of
 # what the other commands import would only lengthen it.
@@ -253,6 +253,13 @@ def _draft_arguments(draft: argparse.ArgumentParser) -> None:
                        help="also draft again the earlier AI-assisted drafts that nobody has reviewed")
     draft.add_argument("--limit", type=positive, metavar="N", help="draft at most N records")
     draft.set_defaults(run=run_draft)
+
+
+def _edit_arguments(edit: argparse.ArgumentParser) -> None:
+    edit.add_argument("id", metavar="ID", help="the record to edit")
+    edit.add_argument("--content", type=Path, default=Path(DEFAULT_CONTENT), metavar="DIR",
+                      help="folder with site.toml and errors/*.json (default: content)")
+    edit.set_defaults(run=run_edit)
 
 
 def positive(text: str) -> int:
@@ -588,6 +595,24 @@ class DraftProgress:
             print(file=sys.stderr)
 
 
+def run_edit(args: argparse.Namespace) -> int:
+    """Edit a record's prose as Markdown in $VISUAL or $EDITOR, and write it back validated."""
+    from . import edit
+
+    def ask(problems: list[Problem]) -> str:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if not sys.stdin.isatty():
+            return "k"
+        print("The record was not written. Edit again (e), or keep a copy of your text and stop (k)? [e/k] ",
+              end="", file=sys.stderr, flush=True)
+        return sys.stdin.readline().strip().lower()[:1] or "e"
+
+    result = edit.edit(args.content, args.id, edit.editor_command(os.environ), ask)
+    print(f"wrote {result.file}" if result.written else f"unchanged: {result.file}")
+    return 0
+
+
 def run_patterns(args: argparse.Namespace) -> int:
     """Write the patterns.json of the site's active records where the package wants it."""
     from . import patterns
@@ -622,6 +647,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "rename": ("give a record another id; its old URL redirects to the new one", _rename_arguments),
     "patterns": ("write the patterns file a library ships beside its vendored link helper", _patterns_arguments),
     "draft": ("draft the prose of unwritten records through an OpenAI-compatible API", _draft_arguments),
+    "edit": ("edit a record's prose as Markdown in your editor; it is written back validated", _edit_arguments),
     "vendor": ("copy the link helper and the current patterns into a package folder of the library", _vendor_arguments),
 }
 """Each command's name, its one-line help, and what adds its arguments, in the order `--help` lists them."""
