@@ -28,6 +28,7 @@ from typing import Any
 from . import load, validate
 from .draft import find_record
 from .load import RawRecord
+from .model import Config
 from .problems import Invalid, Problem, UserError
 from .recordjson import dumps, write_atomically
 
@@ -280,11 +281,11 @@ def problems_of(text: str, raw: RawRecord, known: set[str]) -> tuple[dict[str, A
         data = parse(text, raw.data)
     except Invalid as error:
         return None, [Problem.of(raw.file, "", error)]
-    found = list(validate.check_record(RawRecord(raw.file, data)))
-    for index, other in enumerate(data.get("related", [])):
-        if other not in known:
-            found.append(Problem(raw.file, f"/related/{index}", f"no record has the id {other!r}",
-                                 page="unknown-related"))
+    edited = RawRecord(raw.file, data)
+    found = list(validate.check_record(edited))
+    if not found:
+        seen = dict.fromkeys(known, "") | {data["id"]: raw.file}
+        found = list(validate.check_references(seen, [validate.to_record(edited, Config())], Config(), ""))
     return data, found
 
 
