@@ -28,7 +28,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from . import load, validate
@@ -368,37 +368,34 @@ class Answer:
     """The model the server says answered."""
 
 
-class Refused(Exception):
-    """A request that failed for good: the server refused it, or every try failed."""
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a request brought no answer."""
 
-    def __init__(self, reason: str, tokens: tuple[int, int] = (0, 0)) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.tokens = tokens
-
-
-class _TryAgain(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retry_after = retry_after
+    reason: str
+    """One line for the user."""
+    again: bool = False
+    """Whether the server refused it for now (429, 5xx, a timeout, a dropped connection): worth another try."""
+    retry_after: float | None = None
+    """The seconds the server asked to wait, if it said."""
 
 
-def ask(conn: Connection, body: dict[str, Any], retry: Retry, stop: threading.Event) -> Answer:
-    """Send one request, trying again after a pause while the server refuses it for now; return its answer."""
+def ask(conn: Connection, body: dict[str, Any], retry: Retry, stop: threading.Event) -> Answer | Failure:
+    """Send one request, trying again after a pause while the server refuses it for now; return its answer or why none."""
     data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-    for attempt in range(1, retry.attempts + 1):
-        try:
-            return _post(conn, data)
-        except _TryAgain as again:
-            if attempt == retry.attempts:
-                raise Refused(f"{again.reason} (tried {retry.attempts} times)") from None
-            if stop.wait(retry.pause(attempt, again.retry_after)):
-                raise Refused("the run was stopped") from None
-    raise AssertionError("unreachable: the last attempt returns or raises")
+    attempt = 1
+    got = _post(conn, data)
+    while isinstance(got, Failure) and got.again:
+        if attempt == retry.attempts:
+            return Failure(f"{got.reason} (tried {retry.attempts} times)")
+        if stop.wait(retry.pause(attempt, got.retry_after)):
+            return Failure("the run was stopped")
+        attempt += 1
+        got = _post(conn, data)
+    return got
 
 
-def _post(conn: Connection, data: bytes) -> Answer:
+def _post(conn: Connection, data: bytes) -> Answer | Failure:
     parts = urlsplit(conn.url)
     port = parts.port
     host = parts.hostname or ""
@@ -418,18 +415,18 @@ def _post(conn: Connection, data: bytes) -> Answer:
         response = client.getresponse()
         body = response.read(MAX_ANSWER_BYTES + 1)
     except (TimeoutError, socket.timeout):
-        raise _TryAgain(f"no answer within {conn.timeout:g} s") from None
+        return Failure(f"no answer within {conn.timeout:g} s", again=True)
     except (ConnectionError, http.client.HTTPException, OSError) as error:
-        raise _TryAgain(f"the connection failed: {_describe(error)}") from None
+        return Failure(f"the connection failed: {_describe(error)}", again=True)
     finally:
         client.close()
     if response.status in RETRY_STATUSES:
-        raise _TryAgain(f"the server answered {response.status} {response.reason}",
-                        retry_after(response.getheader("Retry-After")))
+        return Failure(f"the server answered {response.status} {response.reason}", again=True,
+                       retry_after=retry_after(response.getheader("Retry-After")))
     if response.status != 200:
-        raise Refused(f"the server answered {response.status} {response.reason}: {_excerpt(body)}")
+        return Failure(f"the server answered {response.status} {response.reason}: {_excerpt(body)}")
     if len(body) > MAX_ANSWER_BYTES:
-        raise Refused(f"the response is larger than {MAX_ANSWER_BYTES:,} bytes")
+        return Failure(f"the response is larger than {MAX_ANSWER_BYTES:,} bytes")
     return parse_response(body)
 
 
@@ -458,15 +455,15 @@ def retry_after(value: str | None) -> float | None:
     return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
 
 
-def parse_response(body: bytes) -> Answer:
+def parse_response(body: bytes) -> Answer | Failure:
     """Return the draft text and token counts of a chat-completions response."""
     try:
         response = json.loads(body)
         content = response["choices"][0]["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError):
-        raise Refused(f"the response is not a chat completion: {_excerpt(body)}") from None
+        return Failure(f"the response is not a chat completion: {_excerpt(body)}")
     if not isinstance(content, str):
-        raise Refused("the response's message has no text")
+        return Failure("the response's message has no text")
     usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
     tokens_in, tokens_out = usage.get("prompt_tokens"), usage.get("completion_tokens")
     model = response.get("model")
@@ -482,38 +479,46 @@ _CODE_BLOCK = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1", re.S | re.M)
 
 def check_answer(job: Job, answer: Answer) -> dict[str, Any]:
     """Return the draft's prose fields, or raise Invalid with why the answer cannot be used."""
-    text = answer.content
+    prose, reason = read_answer(job, answer.content)
+    if reason is not None:
+        reject(reason)
+    return prose
+
+
+def read_answer(job: Job, text: str) -> tuple[dict[str, Any], str | None]:
+    """Return the prose of an answer, and why it cannot be used (None when it can)."""
     fenced = _FENCED.match(text)
     try:
         prose = json.loads(fenced.group(1) if fenced else text)
     except ValueError as error:
-        raise rejected(f"the answer is not JSON ({error}): {_excerpt(text.encode())}") from None
+        return {}, f"the answer is not JSON ({error}): {_excerpt(text.encode())}"
     if not isinstance(prose, dict):
-        raise rejected("the answer is not a JSON object")
+        return {}, "the answer is not a JSON object"
     for key in prose:
         if key not in PROSE_KEYS:
             hint = did_you_mean(key, PROSE_KEYS)
-            raise rejected(f"the answer has the unknown field {key!r}" + (f" ({hint})" if hint else ""))
+            return prose, f"the answer has the unknown field {key!r}" + (f" ({hint})" if hint else "")
     for key in REQUIRED:
         if _empty(prose.get(key)):
-            raise rejected(f"the answer's {key!r} is missing or empty")
+            return prose, f"the answer's {key!r} is missing or empty"
     for pointer, value in _texts(prose):
         if not value.strip():
-            raise rejected(f"the answer's {pointer} is empty")
+            return prose, f"the answer's {pointer} is empty"
     allowed = _placeholders([job.record.message, *(v.message for v in job.record.variants)])
     for pointer, value in _texts(prose):
         if pointer.startswith(("/example_fix/before", "/example_fix/after", "/example_fix/code", "/example_fix/check")):
             continue
-        for name in _placeholders([_CODE_BLOCK.sub("", value)]) - allowed:
-            raise rejected(f"the answer's {pointer} names the placeholder {{{name}}}, which the message does not have")
-    return prose
+        for name in sorted(_placeholders([_CODE_BLOCK.sub("", value)]) - allowed):
+            return prose, f"the answer's {pointer} names the placeholder {{{name}}}, which the message does not have"
+    return prose, None
 
 
-def rejected(reason: str) -> Invalid:
-    """Return the error that says why an answer cannot be used; the record is left as it was."""
-    return Invalid(reason, hint="the record is left as it was; run errorsite draft again to ask again "
-                   "(a smaller or better model, or a server that honours response_format, fails less)",
-                   page="draft-answer-rejected")
+def reject(reason: str) -> NoReturn:
+    """Raise the error that says why an answer cannot be used; the record is left as it was."""
+    raise Invalid(f"draft rejected: {reason}",
+                  hint="the record is left as it was; run errorsite draft again to ask again (a better model, "
+                  "or a server that honours response_format, fails less)",
+                  page="draft-answer-rejected")
 
 
 def _empty(value: Any) -> bool:
@@ -564,8 +569,8 @@ def valid(job: Job, data: dict[str, Any]) -> None:
     problems = list(validate.check_record(RawRecord(job.raw.file, data)))
     if problems:
         first = problems[0]
-        raise rejected(f"the drafted record is not valid: {first.pointer}: {first.reason}"
-                       + (f" ({first.hint})" if first.hint else ""))
+        reason = f"the drafted record is not valid: {first.pointer}: {first.reason}"
+        reject(reason + (f" ({first.hint})" if first.hint else ""))
 
 
 # --- the run ------------------------------------------------------------------------
@@ -647,7 +652,7 @@ def run(planned: Plan, conn: Connection, *, retry: Retry = Retry(), today: str |
     outcomes: list[Outcome] = []
     total = len(planned.jobs)
     pool = ThreadPoolExecutor(max(1, min(conn.concurrency, total or 1)))
-    pending: dict[Future[Answer], Job] = {
+    pending: dict[Future[Answer | Failure], Job] = {
         pool.submit(ask, conn, request_body(job, conn.model), retry, stop): job for job in planned.jobs}
     stopped = False
     try:
@@ -666,32 +671,32 @@ def run(planned: Plan, conn: Connection, *, retry: Retry = Retry(), today: str |
     return Report(tuple(sorted(outcomes, key=lambda o: o.id)), planned.kept, time.perf_counter() - started, stopped)
 
 
-def _finish(job: Job, future: Future[Answer], model: str, date: str) -> Outcome:
+def _finish(job: Job, future: Future[Answer | Failure], model: str, date: str) -> Outcome:
     """Check one answer and write its record; return what became of it."""
     record = job.record
+    answer = future.result()
+    tokens = (answer.tokens_in, answer.tokens_out) if isinstance(answer, Answer) else (0, 0)
+    path = Path(record.file)
     try:
-        answer = future.result()
-    except Refused as refused:
-        return Outcome(record.id, record.file, _problem(job, Invalid(
-            f"the draft request failed: {refused.reason}",
-            hint="the record is left as it was; run errorsite draft again to retry it",
-            page="draft-request-failed")))
-    tokens = (answer.tokens_in, answer.tokens_out)
-    try:
-        prose = check_answer(job, answer)
-        data = drafted_record(job, prose, model, date)
+        if isinstance(answer, Failure):
+            request_failed(answer.reason)
+        data = drafted_record(job, check_answer(job, answer), model, date)
         valid(job, data)
-        path = Path(record.file)
         if path.read_bytes() != job.original:
-            raise rejected("the record's file changed while its draft was on the way; it is kept as it is now")
+            changed = "the record's file changed while its draft was on the way; it is kept as it is now"
+            reject(changed)
     except Invalid as error:
-        return Outcome(record.id, record.file, _problem(job, error), *tokens)
+        return Outcome(record.id, record.file, Problem(record.file, "", error.message, error.hint, error.page),
+                       *tokens)
     write_atomically(path, dumps(data))
     return Outcome(record.id, record.file, None, *tokens)
 
 
-def _problem(job: Job, error: Invalid) -> Problem:
-    return Problem(job.record.file, "", error.message, error.hint, error.page)
+def request_failed(reason: str) -> NoReturn:
+    """Raise the error that says why a record's request brought no answer."""
+    raise Invalid(f"the draft request failed: {reason}",
+                  hint="the record is left as it was; run errorsite draft again to retry it",
+                  page="draft-request-failed")
 
 
 def dry_run(planned: Plan, conn: Connection) -> str:

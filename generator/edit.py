@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import load, validate
 from .draft import find_record
@@ -149,7 +149,7 @@ def _not_misspelt(line: str, number: int) -> None:
         return
     close = difflib.get_close_matches(line, sorted(HEADINGS), n=1, cutoff=0.8)
     if close:
-        raise _bad(number, f"unknown heading {line!r}", f"did you mean {close[0]!r}?")
+        _fail(number, f"unknown heading {line!r}", f"did you mean {close[0]!r}?")
 
 
 def _trimmed(lines: list[str]) -> str:
@@ -168,18 +168,18 @@ def parse(text: str, old: dict[str, Any]) -> dict[str, Any]:
     top = ""
     for part in sections(text):
         if not part.heading:
-            raise _bad(part.line, "text before the first heading", "write it under one of the # headings")
+            _fail(part.line, "text before the first heading", "write it under one of the # headings")
         if part.heading.startswith("# "):
             top = part.heading[2:]
             if top in seen:
-                raise _bad(part.line, f"the section {part.heading!r} appears twice", "keep one of them")
+                _fail(part.line, f"the section {part.heading!r} appears twice", "keep one of them")
             seen.add(top)
         elif not _belongs(part.heading, top):
-            raise _bad(part.line, f"{part.heading!r} is not a part of {'# ' + top if top else 'any section'}",
+            _fail(part.line, f"{part.heading!r} is not a part of {'# ' + top if top else 'any section'}",
                        "keep each ## heading under the # heading it came with")
         value = _unescaped(part.text)
         if part.heading.startswith("# ") and value and top in ("Solutions", "Example fix", "When it happens"):
-            raise _bad(part.line, f"text directly under {part.heading!r}",
+            _fail(part.line, f"text directly under {part.heading!r}",
                        "write it under one of its ## headings" + (" (## Solution N)" if top == "Solutions" else ""))
         _place(data, fix, when, solutions, part, value, old)
     if solutions:
@@ -227,7 +227,7 @@ def _list(value: str, part: Section) -> list[str]:
         if not line.strip():
             continue
         if not line.startswith("- ") or not line[2:].strip():
-            raise _bad(number, f"{line!r} under {part.heading!r} is not a list item", "write one '- name' a line")
+            _fail(number, f"{line!r} under {part.heading!r} is not a list item", "write one '- name' a line")
         items.append(line[2:].strip())
     return items
 
@@ -244,7 +244,7 @@ def _provenance(data: dict[str, Any], value: str, part: Section, old: dict[str, 
             data["review"] = old["review"]
             continue
         if not colon or key not in keys:
-            raise _bad(number, f"{line!r} is not a provenance line",
+            _fail(number, f"{line!r} is not a provenance line",
                        "write 'key: value' with a key of: " + ", ".join(k for k, _ in PROVENANCE_KEYS))
         where = analysis
         for step in keys[key][:-1]:
@@ -271,8 +271,9 @@ def _kept_where_unchanged(data: dict[str, Any], old: dict[str, Any]) -> dict[str
     return kept
 
 
-def _bad(line: int, reason: str, hint: str) -> Invalid:
-    return Invalid(f"line {line}: {reason}", hint=hint, page="edit-bad-document")
+def _fail(line: int, reason: str, hint: str) -> NoReturn:
+    """Raise the error that says where the document cannot be read."""
+    raise Invalid(f"line {line}: {reason}", hint=hint, page="edit-bad-document")
 
 
 def problems_of(text: str, raw: RawRecord, known: set[str]) -> tuple[dict[str, Any] | None, list[Problem]]:
@@ -365,7 +366,7 @@ def edit(content: Path, record_id: str, editor: str, ask: Ask) -> Result:
             data, problems = problems_of(text, raw, file.known)
             if not problems and data is not None:
                 if not file.ours():
-                    raise _not_written(f"{record.file} changed while you edited it", draft_path, content)
+                    _not_written(f"{record.file} changed while you edited it", draft_path, content)
                 if data == raw.data:
                     file.put_back()
                     return Result(record.file, False)
@@ -373,7 +374,7 @@ def edit(content: Path, record_id: str, editor: str, ask: Ask) -> Result:
                 return Result(record.file, True)
             file.put_back()
             if ask(problems) != "e":
-                raise _not_written(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in the edit of "
+                _not_written(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in the edit of "
                                    f"{record.id}", draft_path, content)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -415,8 +416,9 @@ def _keep(document_path: Path, content: Path) -> Path:
     return copy
 
 
-def _not_written(reason: str, document_path: Path, content: Path) -> UserError:
-    return UserError(
+def _not_written(reason: str, document_path: Path, content: Path) -> NoReturn:
+    """Raise the error that says the record was not written, with where the user's text is kept."""
+    raise UserError(
         f"{reason}; the record was not written and your text is kept in {_keep(document_path, content)}",
         hint="fix the problems in a new errorsite edit, pasting your text from the copy",
         page="edit-not-written",

@@ -233,6 +233,7 @@ def test_a_bad_answer_is_rejected_with_its_reason_and_the_record_left_as_it_was(
     assert [o.id for o in report.failed] == ["alpha"]
     problem = report.failed[0].problem
     assert problem is not None and reason in problem.reason and problem.page == "draft-answer-rejected"
+    assert problem.reason.startswith("draft rejected: ")
     assert (content / "errors" / "alpha.json").read_bytes() == before
     assert read(content, "beta")["analysis"]["by"] == "ai-assisted"
     assert any("/errors/draft-answer-rejected/" in line for line in report.lines())
