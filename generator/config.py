@@ -200,8 +200,8 @@ def _check_type(value: Any, expected: type, hint: str, unit: str = "seconds") ->
     if expected is int and fits and not 1 <= value <= MAX_TIMEOUT:
         fits = False
     if not fits:
-        raise Invalid(f"must be {SETTING_TYPES[expected].format(unit=unit)}, got {value!r}", hint=hint,
-                      page="setting-wrong-type")
+        wanted = SETTING_TYPES[expected].format(unit=unit)
+        raise Invalid(f"must be {wanted}, got {value!r}", hint=hint, page="setting-wrong-type")
 
 
 def _url_pattern(value: str, names: tuple[str, ...]) -> None:
