@@ -66,13 +66,18 @@ def _marker(line: str) -> bool:
     return line in HEADINGS or SOLUTION.fullmatch(line) is not None
 
 
+def _special(line: str) -> bool:
+    """Return whether `line` reads as one of the document's headings, or nearly (see `_not_misspelt`)."""
+    return _marker(line) or _misspelt(line) is not None
+
+
 def _escaped(text: str) -> str:
     """Return a field's text with each line that reads as a heading (after any backslashes) given one more."""
-    return "\n".join("\\" + line if _marker(line.lstrip("\\")) else line for line in text.split("\n"))
+    return "\n".join("\\" + line if _special(line.lstrip("\\")) else line for line in text.split("\n"))
 
 
 def _unescaped(text: str) -> str:
-    return "\n".join(line[1:] if line.startswith("\\") and _marker(line.lstrip("\\")) else line
+    return "\n".join(line[1:] if line.startswith("\\") and _special(line.lstrip("\\")) else line
                      for line in text.split("\n"))
 
 
@@ -145,11 +150,17 @@ def sections(text: str) -> Iterator[Section]:
 
 def _not_misspelt(line: str, number: int) -> None:
     """Raise for a heading that is nearly one of the document's: a typo would hide its section in the one above."""
+    close = _misspelt(line)
+    if close is not None:
+        _fail(number, f"unknown heading {line!r}", f"did you mean {close!r}?")
+
+
+def _misspelt(line: str) -> str | None:
+    """Return the heading of the document that `line` nearly is, if it is nearly one and not one."""
     if not line.startswith("#") or _marker(line):
-        return
+        return None
     close = difflib.get_close_matches(line, sorted(HEADINGS), n=1, cutoff=0.8)
-    if close:
-        _fail(number, f"unknown heading {line!r}", f"did you mean {close[0]!r}?")
+    return close[0] if close else None
 
 
 def _trimmed(lines: list[str]) -> str:

@@ -51,7 +51,7 @@ TRICKY = {
     "id": "tricky", "exception": "ValueError", "message": "bad {x} --> {y}",
     "source": {"commit": "abcdef1", "path": "a.py", "line": 1, "snippet": {"start": 1, "code": "raise X\n"}},
     "title": "A title",
-    "meaning": "# Solutions\n\n\\# Solutions\n\n## Solution 3\n\n```\n# What it means\n```\n",
+    "meaning": "# Solutions\n\n\\# Solutions\n\n## Solution 3\n\n# Titel\n\n```\n# What it means\n```\n",
     "solutions": ["One\n\n## Solution 2 is not a heading here", "Two\n\n\n  indented"],
     "example_fix": {"before": "\n  x --flag\n", "after": "y", "check": {"before": "false", "after": "true"}},
     "when": {"situations": "Only situations."},
