@@ -47,7 +47,7 @@ from .. import __version__
 from ..recordjson import dumps
 from . import git
 from .globs import FileFilter, with_flags
-from .scan import scan_files
+from .scan import Memo, scan_files
 from .sites import RaiseSite
 from .sync import Existing, Known, _owner, match, read
 
@@ -123,7 +123,7 @@ def run(repo_dir: Path, content_dir: Path, repo: str | None = None, include: Seq
     wanted = FileFilter.of_settings(settings)
     listings = [{p: oid for p, oid in git.list_tree(repo_dir, t.commit).items() if wanted(p)} for t in tags]
     per_tag, scanned = tag_sites(repo_dir, listings, key_of, cache,
-                                 lambda files: scan_files(files, settings.asserts, settings.warnings).sites)
+                                 lambda files, memo: scan_files(files, settings.asserts, settings.warnings, memo).sites)
     cache.save()
     tracks = follow(tags, per_tag, renames(repo_dir, tags, listings))
     owner = repo or existing.config.repo
@@ -181,7 +181,7 @@ def _in_commit_order(tags: list[Tag], ancestors: dict[str, int]) -> list[Tag]:
 
 
 def tag_sites(repo_dir: Path, listings: list[dict[str, str]], key_of: Callable[[dict[str, str]], str],
-              cache: Cache, scan: Callable[[dict[str, bytes]], Sequence[RaiseSite]]) -> tuple[list[tuple[Site, ...]], int]:
+              cache: Cache, scan: Callable[[dict[str, bytes], Memo], Sequence[RaiseSite]]) -> tuple[list[tuple[Site, ...]], int]:
     """Return the sites of each tag, from the cache or a scan of its files (path -> blob id), and how many were scanned."""
     keys = [key_of(listing) for listing in listings]
     todo = sorted({k for k in keys if k not in cache.trees}, key=keys.index)
@@ -222,27 +222,40 @@ def renames(repo_dir: Path, tags: list[Tag], listings: list[dict[str, str]]) -> 
 
 
 _TREES: list[dict[str, bytes]] = []
-_SCAN: Callable[[dict[str, bytes]], Sequence[RaiseSite]] | None = None
+_SCAN: Callable[[dict[str, bytes], Memo], Sequence[RaiseSite]] | None = None
 """What forked scanners read, set before they fork."""
 
 
-def _scan_all(trees: list[dict[str, bytes]], scan: Callable[[dict[str, bytes]], Sequence[RaiseSite]]) -> list[tuple[Site, ...]]:
-    """Return the sites of each tree, scanned on every core when there are enough of them."""
+def _scan_all(trees: list[dict[str, bytes]], scan: Callable[[dict[str, bytes], Memo], Sequence[RaiseSite]]
+              ) -> list[tuple[Site, ...]]:
+    """Return the sites of each tree, in order; on every core, each taking a run of successive trees, when there are enough.
+
+    Successive releases share most files: a run of them is scanned with one `scan.Memo`, which
+    parses each file and finds each function's shape once.
+    """
     global _TREES, _SCAN
     jobs = min(len(trees), os.cpu_count() or 1)
     if jobs < 2 or len(trees) < PARALLEL_MIN or not hasattr(os, "fork"):
-        return [_sites(scan(files)) for files in trees]
+        return _scan_run(trees, scan)
     _TREES, _SCAN = trees, scan
+    size = -(-len(trees) // jobs)
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            return pool.map(_scan_one, range(len(trees)), chunksize=1)
+            runs = pool.map(_scan_part, [(start, start + size) for start in range(0, len(trees), size)], chunksize=1)
     finally:
         _TREES, _SCAN = [], None
+    return [sites for run in runs for sites in run]
 
 
-def _scan_one(number: int) -> tuple[Site, ...]:
+def _scan_part(part: tuple[int, int]) -> list[tuple[Site, ...]]:
     assert _SCAN is not None
-    return _sites(_SCAN(_TREES[number]))
+    return _scan_run(_TREES[part[0]:part[1]], _SCAN)
+
+
+def _scan_run(trees: list[dict[str, bytes]], scan: Callable[[dict[str, bytes], Memo], Sequence[RaiseSite]]
+              ) -> list[tuple[Site, ...]]:
+    memo = Memo()
+    return [_sites(scan(files, memo)) for files in trees]
 
 
 def _sites(found: Sequence[RaiseSite]) -> tuple[Site, ...]:

@@ -146,7 +146,8 @@ def module_name(path: str) -> str:
 class Repository:
     """Every function and class of the parsed files, with what each raises."""
 
-    def __init__(self, files: Sequence[ParsedFile]) -> None:
+    def __init__(self, files: Sequence[ParsedFile], shapes: dict[ast.AST, Shape] | None = None) -> None:
+        """Gather `files`; `shapes` keeps each function body's shape by its node, for scans that share parsed files."""
         self.files = list(files)
         self.functions: list[Function] = []
         self.classes: list[ClassInfo] = []
@@ -172,7 +173,8 @@ class Repository:
         self._in_file: dict[str, list[Function]] = defaultdict(list)
         for function in self.functions:
             self._in_file[function.file.path].append(function)
-        self.shapes: dict[int, Shape] = {id(f): Shape.of(f) for f in self.functions}
+        self.shapes: dict[int, Shape] = {
+            id(f): shapes[f.node] if shapes and f.node in shapes else Shape.of(f) for f in self.functions}
         """By `id()` of the Function: the raises, returns and calls of its body."""
         self.raisers: dict[int, Raiser] = {}
         """By `id()` of the Function: how it raises."""

@@ -31,13 +31,14 @@ import gc
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 
 from ..model import Variant
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
     unique_variants,
 )
-from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, ClassInfo, Function, ParsedFile, Raiser, Repository, body_nodes, module_name, with_hole
+from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, module_name, with_hole
 from .sites import Mapped, ParseFailure, RaiseSite, Scan, Skipped
 from .strings import Pieces, Scope, Strings, template_of
 
@@ -70,20 +71,35 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 """Characters a file name shown in the report may not hold."""
 
 
-def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = False) -> Scan:
-    """Return the raise sites, skipped raises and parse failures of `files`, in path order."""
+@dataclass
+class Memo:
+    """What scans of one library's successive releases share: each file parsed once, each function's shape found once.
+
+    A scan keeps only what it read, so that a walk over many releases holds two at most.
+    """
+
+    parsed: dict[tuple[str, bytes], ParsedFile | Skipped | ParseFailure] = field(default_factory=dict)
+    """(path, contents) -> the file parsed."""
+    shapes: dict[ast.AST, Shape] = field(default_factory=dict)
+    """A function's node -> its body's shape (see `raisers.Shape`)."""
+
+
+def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = False, memo: Memo | None = None) -> Scan:
+    """Return the raise sites, skipped raises and parse failures of `files`, in path order; `memo` shares work between scans."""
     collecting = gc.isenabled()
     # Every tree stays alive until the end; the collector would walk them all again and again for nothing.
     gc.disable()
     try:
-        return _scan(files, asserts, warns)
+        return _scan(files, asserts, warns, memo)
     finally:
         if collecting:
             gc.enable()
 
 
-def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool) -> Scan:
+def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | None = None) -> Scan:
     """Return what `scan_files` returns."""
+    known = memo.parsed if memo is not None else {}
+    read: dict[tuple[str, bytes], ParsedFile | Skipped | ParseFailure] = {}
     parsed: list[ParsedFile] = []
     skipped: list[Skipped] = []
     failures: list[ParseFailure] = []
@@ -91,14 +107,18 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool) -> Scan:
         # Old code trips invalid-escape warnings at parse time; they say nothing about raises.
         warnings.simplefilter("ignore")
         for path in sorted(files):
-            found = _parse(path, files[path])
+            key = (path, files[path])
+            found = read[key] = known[key] if key in known else _parse(path, files[path])
             if isinstance(found, ParsedFile):
                 parsed.append(found)
             elif isinstance(found, Skipped):
                 skipped.append(found)
             else:
                 failures.append(found)
-    repo = Repository(parsed)
+    repo = Repository(parsed, memo.shapes if memo is not None else None)
+    if memo is not None:
+        memo.parsed = read
+        memo.shapes = {f.node: repo.shapes[id(f)] for f in repo.functions}
     own = _own_messages(repo)
     sites = [site for found in own.values() for site in found]
     mapped: list[Mapped] = []
