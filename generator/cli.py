@@ -355,6 +355,10 @@ def run_build(args: argparse.Namespace) -> int:
             f"{result.rendered} files rendered, {result.written} written, {result.deleted} deleted")
         print(f"built {result.records} records, {result.pages} pages into {args.out} "
               f"in {result.seconds:.2f} s ({done})")
+        if result.coverage is not None:
+            from .summary import coverage
+
+            print("pages: " + coverage(*result.coverage))
     if not (args.out / "api" / "patterns.json").is_file():
         print("note: no api/patterns.json: the link helper prints absolute URLs, and base_url is relative;"
               " set base_url in site.toml or pass --base-url https://owner.github.io/repo/ to publish it",

@@ -107,3 +107,21 @@ def test_the_record_json_keeps_the_provenance(content: Path) -> None:
     data = json.loads(render.render_site(site)["api/errors/batch-tokens-below-chunk.json"])
     assert data["analysis"]["reviewed"] == {"by": "Ada Lovelace", "date": "2026-11-25"}
     assert data["analysis"]["model"] == "tiny-7b"
+
+
+def test_build_counts_each_kind_of_page_after_a_whole_build_an_edit_and_no_change(
+        content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "site"
+
+    def pages_line() -> str:
+        assert cli.main(["build", "--content", str(content), "--out", str(out)]) == 0
+        return capsys.readouterr().out.splitlines()[-1]
+
+    assert pages_line() == "pages: 2 written or reviewed by a person, 0 drafted (not yet reviewed), 1 from the code only"
+    edit_record(content, "batch-tokens-multiple", unwritten_with_a_drafted_check)
+    assert pages_line() == "pages: 2 written or reviewed by a person, 1 drafted (not yet reviewed), 0 from the code only"
+    assert pages_line() == "pages: 2 written or reviewed by a person, 1 drafted (not yet reviewed), 0 from the code only"
+    edit_record(content, "batch-tokens-multiple", lambda d: d["analysis"].update(reviewed={"by": "Ada", "date": "2026-12-01"}))
+    assert pages_line() == "pages: 3 written or reviewed by a person, 0 drafted (not yet reviewed), 0 from the code only"
+    home = (out / "index.html").read_text()
+    assert "<strong>3 of 3</strong> pages written or reviewed by a person (100%)." in home

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..model import Record
+from ..model import Record, Tally
 from .highlight import Store
 from .keys import digest, index_key, relating_key, summary_key
 from .state import Made, Search
@@ -36,6 +36,8 @@ class Result:
     """The path of the site's base_url: where a server serves it."""
     seconds: float = 0.0
     """How long the build took."""
+    coverage: Tally | None = None
+    """How many records the site has, how many of them are written, and how many of those are drafts."""
 
 
 def made_of(record: Record, store: Store | None = None) -> Made:

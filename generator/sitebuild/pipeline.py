@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import load
-from ..model import Config, Record, Site
+from ..model import Config, Record, Site, Tally
 from . import paths, workers, write
 from .inputs import Inputs, changed_files, config_key, marker, read_config, read_inputs, read_record
 from .keys import digest, page_keys, related_key, search_index_key
@@ -54,9 +54,19 @@ def build(content: Path, out: Path, base_url: str | None = None, *,
             # A damaged state is no user error: start again without it.
             saved.discard()
             result = _build(content, out, base_url, saved, jobs or os.cpu_count() or 1, progress)
+        result = replace(result, coverage=_coverage(saved))
     finally:
         saved.close()
     return replace(result, seconds=time.perf_counter() - started)
+
+
+def _coverage(saved: SavedState) -> Tally | None:
+    """Return the saved counts of every record, written and drafted (those of each status, added up)."""
+    try:
+        statuses = [tally for (kind, _), tally in saved.tallies().items() if kind == "status"]
+    except Damaged:
+        return None  # the site is built; only its counts are not known
+    return Tally(*(sum(column) for column in zip(*statuses))) if statuses else Tally(0, 0, 0)
 
 
 def _build(content: Path, out: Path, base_url: str | None, saved: SavedState, jobs: int,
