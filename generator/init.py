@@ -35,7 +35,10 @@ from .problems import UserError
 from .schema import REPO
 
 ACTION = "errorsite/errorsite"
-"""The repository whose root holds errorsite's GitHub Action (`action.yml`)."""
+"""The repository whose root holds errorsite's GitHub Action (`action.yml`).
+
+The workflow names it at `v<version>`, the tag the Release workflow creates on the commit it
+publishes; the Action installs errorsite from that tag's checkout."""
 
 WORKFLOW = ".github/workflows/errors.yml"
 """Where init writes the workflow, relative to the repository root."""

@@ -8,6 +8,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -109,17 +110,20 @@ def test_the_action_passes_actionlint_and_declares_what_it_uses() -> None:
 
 def test_pre_commit_hooks_run_errorsite_commands() -> None:
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
-    assert [h["id"] for h in hooks] == ["errorsite-check", "errorsite-check-source"]
+    assert [h["id"] for h in hooks] == ["errorsite-check", "errorsite-check-source", "errorsite-vendor"]
     parser = cli.make_parser()
-    for hook in hooks:
-        argv = shlex.split(hook["entry"])
+    # The vendor hook takes its folder from the library's `args`, as pre-commit appends them.
+    runs = [cli.run_check, cli.run_check, cli.run_vendor]
+    for hook, run, args in zip(hooks, runs, ([], [], ["src/mylib/_errorsite"])):
+        argv = shlex.split(hook["entry"]) + args
         assert argv[0] == "errorsite"
-        assert parser.parse_args(argv[1:]).run is cli.run_check
+        assert parser.parse_args(argv[1:]).run is run
         assert hook["language"] == "python" and hook["pass_filenames"] is False
     assert [bool(re.search(hooks[0]["files"], p)) for p in ("content/errors/a.json", "content/site.toml", "a.py")] == [
         True, True, False]
     assert [bool(re.search(hooks[1]["files"], p)) for p in ("content/errors/a.json", "src/lib/a.py", "README.md")] == [
         True, True, False]
+    assert hooks[2]["files"] == hooks[0]["files"]
 
 
 def evaluate(expression: str, inputs: dict[str, str], outputs: dict[str, str]) -> str:
@@ -137,15 +141,22 @@ def substitute(text: str, inputs: dict[str, str], outputs: dict[str, str]) -> st
     return re.sub(r"\$\{\{(.*?)\}\}", lambda m: evaluate(m[1], inputs, outputs), text)
 
 
+def condition_holds(condition: str, inputs: dict[str, str], outputs: dict[str, str]) -> bool:
+    """Return whether a step's `if:` holds: `a == 'b'` or `a != 'b'` of inputs and step outputs."""
+    equal = "!=" not in condition
+    left, right = condition.split("==" if equal else "!=")
+    return (evaluate(left, inputs, outputs) == right.strip(" '")) == equal
+
+
 def run_steps(repo: Path, runner: Path, given: dict[str, str], skip: tuple[str, ...] = (),
-              only: str | None = None, action_ref: str = "v0.1.0") -> list[int]:
+              only: str | None = None, action_path: Path = ROOT) -> list[int]:
     """Run the Action's shell steps in `repo` as a runner would, and return their exit statuses."""
     meta = action()
     inputs = {name: str(spec.get("default", "")) for name, spec in meta["inputs"].items()} | given
-    outputs = {"steps.pages.outputs.base_url": "https://acme.github.io/mylib", "github.action_ref": action_ref}
+    outputs = {"steps.pages.outputs.base_url": "https://acme.github.io/mylib"}
     github_path = runner / "path"
     github_path.touch()
-    # setup-python puts `python` on PATH; here it is the interpreter running the tests, unless a stub is there.
+    # setup-python puts `python` on PATH; here it is the interpreter running the tests.
     shims = runner / "shims"
     shims.mkdir(exist_ok=True)
     if not (shims / "python").exists():
@@ -155,11 +166,11 @@ def run_steps(repo: Path, runner: Path, given: dict[str, str], skip: tuple[str, 
         condition = step.get("if")
         if "run" not in step or step.get("name") in skip or only not in (None, step.get("name")):
             continue
-        if condition and evaluate(condition.split("==")[0], inputs, outputs) != condition.split("==")[1].strip(" '"):
+        if condition and not condition_holds(condition, inputs, outputs):
             continue
         added = github_path.read_text().split()
-        env = {**os.environ, "RUNNER_TEMP": str(runner), "GITHUB_ACTION_PATH": str(ROOT), "GITHUB_PATH": str(github_path),
-               "PATH": os.pathsep.join([*added, str(shims), os.environ["PATH"]])}
+        env = {**os.environ, "RUNNER_TEMP": str(runner), "GITHUB_ACTION_PATH": str(action_path),
+               "GITHUB_PATH": str(github_path), "PATH": os.pathsep.join([*added, str(shims), os.environ["PATH"]])}
         env.pop("VIRTUAL_ENV", None)
         env |= {key: substitute(str(value), inputs, outputs) for key, value in step.get("env", {}).items()}
         result = subprocess.run(["bash", "-e", "-c", substitute(step["run"], inputs, outputs)], cwd=repo, env=env,
@@ -168,6 +179,17 @@ def run_steps(repo: Path, runner: Path, given: dict[str, str], skip: tuple[str, 
         if result.returncode:
             print(result.stdout, result.stderr)
     return statuses
+
+
+def action_checkout(target: Path) -> Path:
+    """Return a copy of the Action's folder as GitHub checks it out at a tag: the files git tracks."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True, check=True).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
 
 
 def test_the_actions_steps_check_build_and_fail_on_an_undocumented_raise(tmp_path: Path) -> None:
@@ -180,7 +202,7 @@ def test_the_actions_steps_check_build_and_fail_on_an_undocumented_raise(tmp_pat
     runner = tmp_path / "runner"
     runner.mkdir()
 
-    assert run_steps(repo.path, runner, {"errorsite": "action", "strict": "true", "deploy": "true"}) == [0, 0, 0]
+    assert run_steps(repo.path, runner, {"strict": "true", "deploy": "true"}) == [0, 0, 0]
     site = runner / "errorsite-site"
     assert (site / "index.html").is_file()
     assert '<link rel="canonical" href="https://acme.github.io/mylib/"' in (site / "index.html").read_text()
@@ -208,27 +230,31 @@ def test_the_actions_steps_check_build_and_fail_on_an_undocumented_raise(tmp_pat
     assert f"/blob/{squashed}/src/mylib/__init__.py#L5" in next(site.glob("errors/*/index.html")).read_text()
 
 
-STUB_PYTHON = """#!/bin/sh
-# `python -m venv DIR` makes DIR/bin/python, which writes what it is asked to run into DIR/asked.
-if [ "$1" = -m ] && [ "$2" = venv ]; then
-  mkdir -p "$3/bin"
-  printf '#!/bin/sh\\necho "$@" > "%s/asked"\\n' "$3" > "$3/bin/python"
-  chmod +x "$3/bin/python"
-fi
-"""
-
-
-@pytest.mark.parametrize(("spec", "ref", "installed"), [
-    ("", "v1.2.3", "errorsite==1.2.3"),
-    ("", "main", "errorsite"),
-    ("errorsite==0.0.9", "v1.2.3", "errorsite==0.0.9"),
-    ("action", "v1.2.3", str(ROOT)),
-])
-def test_the_action_installs_its_own_release_by_default(tmp_path: Path, spec: str, ref: str, installed: str) -> None:
+def test_the_action_installs_errorsite_from_its_own_checkout(tmp_path: Path) -> None:
+    checkout = action_checkout(tmp_path / "_actions" / "errorsite" / "errorsite" / "v0.1.0")
+    # A mark only this checkout has: what pip installs is the Action's folder, never a registry's release.
+    with (checkout / "generator" / "__init__.py").open("a") as init_file:
+        init_file.write('CHECKOUT = "v0.1.0"\n')
     runner = tmp_path / "runner"
-    (runner / "shims").mkdir(parents=True)
-    (runner / "shims" / "python").write_text(STUB_PYTHON)
-    (runner / "shims" / "python").chmod(0o755)
-    assert run_steps(tmp_path, runner, {"errorsite": spec}, only="Install errorsite", action_ref=ref) == [0]
-    assert (runner / "errorsite-venv" / "asked").read_text() == f"-m pip install --quiet {installed}\n"
-    assert (runner / "path").read_text() == f"{runner}/errorsite-venv/bin\n"
+    runner.mkdir()
+    assert run_steps(tmp_path, runner, {}, only="Install errorsite", action_path=checkout) == [0]
+    venv = runner / "errorsite-venv" / "bin"
+    assert (runner / "path").read_text() == f"{venv}\n"
+    shown = subprocess.run([str(venv / "errorsite"), "--version"], capture_output=True, text=True, check=True)
+    assert shown.stdout == f"errorsite {cli.__version__}\n"
+    found = subprocess.run([str(venv / "python"), "-c", "import errorsite; print(errorsite.CHECKOUT, errorsite.__file__)"],
+                           capture_output=True, text=True, check=True)
+    mark, path = found.stdout.split()
+    assert mark == "v0.1.0" and Path(path).is_relative_to(runner / "errorsite-venv")
+
+
+def test_the_workflow_init_writes_names_the_tag_the_release_creates() -> None:
+    uses = {s["uses"] for job in yaml.safe_load(init.workflow("content"))["jobs"].values() for s in job["steps"]
+            if s["uses"].startswith("errorsite/")}
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert uses == {f"errorsite/errorsite@v{version}"}
+    release = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8"))
+    tagging = release["jobs"]["tag"]
+    assert set(tagging["needs"]) == {"build", "test"} and release["jobs"]["publish"]["needs"] == "tag"
+    assert 'git push origin "refs/tags/$TAG"' in tagging["steps"][-1]["run"]
+    assert "tag=v$version" in release["jobs"]["build"]["steps"][2]["run"]
