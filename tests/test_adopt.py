@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from test_gitrepo import Repo
+from test_workflows import ROOT, action_checkout, run_steps
 
 from errorsite import cli
 from errorsite.recordjson import dumps
@@ -191,3 +199,215 @@ def test_a_library_adopts_errorsite(tmp_path: Path, capsys: pytest.CaptureFixtur
     status, out, err = check()
     assert (status, err) == (0, "")
     assert out.splitlines()[-1] == "ok: 14 records, no problems"
+
+
+# --- the first week, as a maintainer lives it: the workflow's steps run as the Action runs them -----
+
+WEEK_CORE = '''\
+"""The library's core."""
+
+# Settings of a run.
+
+
+class Config:
+    def __init__(self, size, name):
+        if size <= 0:
+            raise ValueError(f"size must be positive, got {size}")
+        if not name:
+            raise ValueError("name must not be empty")
+        self.size, self.name = size, name
+
+
+def load(path):
+    if not path.endswith(".toml"):
+        raise ValueError(f"{path} is not a TOML file")
+    raise FileNotFoundError(f"no config at {path}")
+'''
+
+WEEK_PYPROJECT = '[project]\nname = "mylib"\nversion = "8.1.3"\n'
+
+EXAMPLE_CHECK = {
+    "before": "PYTHONPATH=src python3 -c 'from mylib.core import Config; Config(0, \"a\")'",
+    "after": "PYTHONPATH=src python3 -c 'from mylib.core import Config; Config(1, \"a\")'",
+}
+"""An example fix's check that raises from the record's own file (copied into the check's folder)."""
+
+HELPER_CALL = """
+import sys
+sys.path.insert(0, {src!r})
+from mylib._errorsite import url_for
+print(url_for({message!r}))
+"""
+
+
+def helper_url(src: Path, message: str) -> str:
+    """Return what the vendored link helper in `src/mylib/_errorsite` prints for `message`, in a fresh process."""
+    code = HELPER_CALL.format(src=str(src), message=message)
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def landing(site: Path, url: str, base: str) -> Path:
+    """Return the page a published URL shows in the built site, following a redirect page once."""
+    assert url.startswith(base)
+    page = site / url.removeprefix(base).partition("?")[0] / "index.html"
+    text = page.read_text(encoding="utf-8")
+    moved = re.search(r'http-equiv="refresh" content="0; url=([^"]+)"', text)
+    if moved is None:
+        return page.resolve()
+    target = (page.parent / moved.group(1)).resolve()
+    return target / "index.html" if target.is_dir() else target
+
+
+def job_inputs(workflow: dict, job: str) -> dict[str, str]:
+    """Return the inputs a job of the workflow gives errorsite's Action, as the runner passes them (strings)."""
+    [step] = [s for s in workflow["jobs"][job]["steps"] if s["uses"].startswith("errorsite/errorsite@")]
+    return {key: str(value).lower() if isinstance(value, bool) else str(value) for key, value in step["with"].items()}
+
+
+def test_the_first_week_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = Repo(tmp_path / "mylib")
+    repo.write("pyproject.toml", WEEK_PYPROJECT)
+    repo.write("src/mylib/__init__.py", '"""mylib."""\n')
+    repo.write("src/mylib/core.py", WEEK_CORE)
+    repo.git("remote", "add", "origin", "https://github.com/acme/mylib.git")
+    repo.git("branch", "-M", "main")
+    repo.commit("the library")
+    content = repo.path / "content"
+    errors = content / "errors"
+    src = repo.path / "src"
+    base = "https://acme.github.io/mylib/"
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        status = cli.main(list(argv))
+        captured = capsys.readouterr()
+        return status, captured.out, captured.err
+
+    # Monday: init, prose, an example checked, the helper vendored; all committed.
+    status, out, _ = run("init", str(repo.path))
+    assert status == 0 and "extract: added 4," in out
+    assert sorted(p.stem for p in errors.glob("*.json")) == [
+        "is-not-a-toml-file", "name-must-not-be-empty", "no-config-at", "size-must-be-positive-got"]
+    sized = errors / "size-must-be-positive-got.json"
+    record = json.loads(sized.read_text(encoding="utf-8"))
+    record.update(meaning="The size is zero or negative.", solutions=["Pass a positive size."],
+                  analysis={"by": "human", "date": "2026-12-01"},
+                  example_fix={"before": "Config(0, 'a')", "after": "Config(1, 'a')", "language": "python",
+                               "check": {"files": {"src/mylib/__init__.py": "", "src/mylib/core.py": WEEK_CORE},
+                                         **EXAMPLE_CHECK}})
+    sized.write_text(dumps(record), encoding="utf-8")
+    assert run("verify", "--content", str(content))[0] == 0
+    assert json.loads(sized.read_text(encoding="utf-8"))["example_fix"]["verified"]["by"] == "errorsite verify"
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    [vendor_hook] = [h for h in hooks if h["id"] == "errorsite-vendor"]
+    # The hook as pre-commit runs it in the library: its entry, then the library's args.
+    hook_argv = [*shlex.split(vendor_hook["entry"])[1:], str(src / "mylib" / "_errorsite"), "--content", str(content)]
+    status, out, _ = run(*hook_argv)
+    assert status == 0 and "(4 patterns," in out
+    repo.commit("error reference")
+
+    # The workflow init wrote, run as the Action runs it: errorsite installed from the Action's own folder.
+    workflow = yaml.safe_load((repo.path / ".github" / "workflows" / "errors.yml").read_text(encoding="utf-8"))
+    runner = tmp_path / "runner"
+    runner.mkdir()
+    checkout = action_checkout(tmp_path / "_actions" / "errorsite" / "errorsite" / f"v{cli.__version__}")
+    assert run_steps(repo.path, runner, job_inputs(workflow, "check"), action_path=checkout) == [0, 0]
+    assert (runner / "path").read_text() == f"{runner / 'errorsite-venv' / 'bin'}\n"
+    installed = {"action_path": checkout, "skip": ("Install errorsite",)}
+
+    def job(name: str) -> list[int]:
+        # Each job runs in its own checkout, as actions/checkout makes it: the full history, nothing else.
+        work = runner / "work"
+        shutil.rmtree(work, ignore_errors=True)
+        subprocess.run(["git", "clone", "-q", str(repo.path), str(work)], check=True)
+        return run_steps(work, runner, job_inputs(workflow, name), **installed)  # type: ignore[arg-type]
+
+    def pull_request() -> list[int]:
+        return job("check")
+
+    def deploy() -> list[int]:
+        return job("publish")
+
+    published = runner / "errorsite-site"
+    assert deploy() == [0, 0, 0] and (published / "errors" / "size-must-be-positive-got" / "index.html").is_file()
+
+    # Tuesday: a commit that only changes comments outside every snippet rewrites no record.
+    repo.write("src/mylib/core.py", WEEK_CORE.replace("# Settings of a run.", "# The settings of one run.")
+               + "\n\n# The end of the core.\n")
+    repo.commit("comments")
+    before = content_files(content)
+    status, out, _ = run("extract", str(repo.path), "--content", str(content))
+    assert status == 0 and "re-pinned 0," in out.splitlines()[-1]
+    assert content_files(content) == before
+    assert pull_request() == [0]
+
+    # Wednesday: three comment lines above the class move every raise; its verified example is kept, and the
+    # default branch's job re-pins, checks and builds: the deploy goes on.
+    moved = WEEK_CORE.replace("# Settings of a run.\n", "# Settings of a run.\n# Made once.\n# Checked when made.\n#\n")
+    repo.write("src/mylib/core.py", moved)
+    repo.commit("more comments")
+    assert deploy() == [0, 0, 0]
+    page = (published / "errors" / "size-must-be-positive-got" / "index.html").read_text(encoding="utf-8")
+    assert "core.py#L12" in page and "may be out of date" not in page
+    status, out, _ = run("extract", str(repo.path), "--content", str(content))
+    assert status == 0 and "re-pinned 4," in out.splitlines()[-1]
+    assert all("review" not in json.loads(p.read_text(encoding="utf-8")) for p in errors.glob("*.json"))
+    assert json.loads(sized.read_text(encoding="utf-8"))["example_fix"]["verified"]["by"] == "errorsite verify"
+    repo.commit("records re-pinned")
+    assert pull_request() == [0]
+
+    # Thursday: a readable name for a page; the old URL and the helper vendored before still reach it.
+    before_rename = helper_url(src, "no config at settings.toml")
+    # (No `?v=`: mylib is not installed here, so it has no version to report.)
+    assert before_rename == f"{base}errors/no-config-at/"
+    assert run("rename", "no-config-at", "config-file-missing", "--content", str(content))[0] == 0
+    # Before the commit: check names the stale vendored patterns and the command; the hook refreshes them.
+    status, out, err = run("check", "--content", str(content), "--source", str(repo.path))
+    assert status == 1 and "src/mylib/_errorsite/patterns.bin: the vendored patterns are not what the records give" in err
+    assert f"refresh it with `errorsite vendor {os.path.relpath(src / 'mylib' / '_errorsite')} --content {content}`" in err
+    assert run(*hook_argv)[0] == 0
+    assert helper_url(src, "no config at settings.toml").startswith(f"{base}errors/config-file-missing/")
+    repo.commit("rename")
+    assert pull_request() == [0]
+    assert deploy() == [0, 0, 0]
+    # The URL the helper printed before the rename (in a release of the library already installed) still lands.
+    assert landing(published, before_rename, base) == (published / "errors" / "config-file-missing" / "index.html").resolve()
+
+    # Friday: a reworded message. check names the record and the command; extract keeps the prose; the hook
+    # refreshes the patterns, and the helper links the new wording.
+    repo.write("src/mylib/core.py", moved.replace("size must be positive, got", "size must be 1 or more, got"))
+    repo.commit("clearer message")
+    status, out, err = run("check", "--content", str(content), "--source", str(repo.path), "--strict")
+    assert status == 1
+    assert f"documented by {sized}" in out + err
+    assert f"run: errorsite extract {repo.path}" in out + err
+    assert run("extract", str(repo.path), "--content", str(content))[0] == 0
+    record = json.loads(sized.read_text(encoding="utf-8"))
+    assert record["message"] == "size must be 1 or more, got {size}" and record["meaning"] == "The size is zero or negative."
+    status, out, err = run("check", "--content", str(content), "--source", str(repo.path), "--strict")
+    assert status == 1 and "vendored-patterns-stale" in err
+    assert helper_url(src, "size must be 1 or more, got 0") == "None"
+    assert run(*hook_argv)[0] == 0
+    assert helper_url(src, "size must be 1 or more, got 0").startswith(f"{base}errors/size-must-be-positive-got/")
+    assert helper_url(src, "size must be positive, got 0").startswith(f"{base}errors/size-must-be-positive-got/")
+    repo.commit("records of the clearer message")
+    assert pull_request() == [0]
+
+    # A feature branch squash-merged and collected: the deploy re-pins and publishes.
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("src/mylib/net.py", 'def get(url):\n    raise ConnectionError(f"cannot reach {url}")\n')
+    repo.commit("network")
+    assert run("extract", str(repo.path), "--content", str(content))[0] == 0
+    assert run(*hook_argv)[0] == 0
+    repo.commit("records of the network errors")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--squash", "feature")
+    squashed = repo.commit("network (#12)")
+    repo.git("branch", "-D", "feature")
+    repo.git("reflog", "expire", "--expire=now", "--all")
+    repo.git("gc", "-q", "--prune=now")
+    assert pull_request() == [1]
+    assert deploy() == [0, 0, 0]
+    net = (published / "errors" / "cannot-reach" / "index.html").read_text(encoding="utf-8")
+    assert f"/blob/{squashed}/src/mylib/net.py#L2" in net
