@@ -703,3 +703,15 @@ def test_review_names_the_commit_where_the_code_changed(tmp_path: Path) -> None:
     record = json.loads(path.read_text(encoding="utf-8"))
     assert record["review"] == {"since": at, "why": "code changed"}
     assert record["source"]["commit"] == head
+
+
+def test_a_function_moved_within_its_file_moves_its_lines_not_its_review_state(tmp_path: Path) -> None:
+    repo, content = Repo(tmp_path / "repo"), tmp_path / "content"
+    other = 'def g(y):\n    """Another function."""\n    return y * 2\n'
+    path, before = checked_record(repo, content, FUNCTION + "\n\n" + other)
+    repo.write("m.py", other + "\n\n" + FUNCTION)
+    commit = repo.commit("reorder")
+    [change] = run(repo, content).repinned
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert (change.note, record["source"]["line"], record["source"]["snippet"]["start"]) == ("", 8, 6)
+    assert "review" not in record and record["example_fix"]["verified"]["commit"] == commit
