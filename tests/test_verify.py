@@ -392,6 +392,8 @@ UNCHECKED = {
     "output-changed-during-build": "a race: another program must change the output folder after the build has "
                                    "checked its marker and before it swaps the new tree in; nothing outside the "
                                    "build can act in that window on cue",
+    "verified-stale": "a note, not a failure: check still exits 0 (a re-pin must not stop a deploy), so no "
+                      "command fails with it, which a check's `before` must",
 }
 """Active own records without a check, and why their error cannot be triggered from outside on demand."""
 
