@@ -287,9 +287,12 @@ def release_order(histories: Iterable[Sequence[Release]]) -> list[str]:
     return order + sorted((r for r in before_count if r not in order), key=natural)
 
 
-def natural(name: str) -> tuple[tuple[int, int | str], ...]:
-    """Return a key that sorts tag names with their numbers as numbers (`v8.10` after `v8.9`)."""
-    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.findall(r"\d+|\D+", name))
+def natural(name: str) -> tuple[object, ...]:
+    """Return a key that sorts tag names as versions (`8.0.0rc1` before `8.0.0`, `v8.10` after `v8.9`), and other
+    names after them with their numbers as numbers."""
+    key = version_key(name)
+    parts = tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.findall(r"\d+|\D+", name))
+    return (0, _padded(key, 6), parts) if key is not None and len(key) <= 8 else (1, (), parts)
 
 
 def release_notes(records: Iterable[Record]) -> list[Notes]:

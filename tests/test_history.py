@@ -151,3 +151,17 @@ def test_cli_extract_history_prints_what_it_walked(story: tuple[Repo, dict[str, 
     out = capsys.readouterr().out
     assert "history: 7 release tags (5 scanned, 2 known), 3 errors followed, 3 records with a history, 3 written" in out
     assert list((tmp_path / "xdg" / "errorsite" / "history").glob("*.json"))
+
+
+def test_a_class_renamed_and_its_message_reworded_in_one_release_is_one_history(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    old = 'class MultiCommand:\n    def check(self):\n        raise RuntimeError("Multi commands in chain mode cannot have optional arguments.")\n'
+    new = 'class Group:\n    def check(self):\n        raise RuntimeError("A group in chain mode cannot have optional arguments.")\n'
+    first = tag(repo, "v1", {"core.py": old})
+    second = tag(repo, "v2", {"core.py": new})
+    extract(repo, tmp_path / "content", tmp_path / "cache")
+    record = by_message(tmp_path / "content")["A group in chain mode cannot have optional arguments."]
+    assert record["history"] == [{"release": "v1", "commit": first, "change": "added"},
+                                 {"release": "v2", "commit": second, "change": "changed"}]
+    assert record["variants"] == [{"message": "Multi commands in chain mode cannot have optional arguments.",
+                                   "kind": "earlier", "until": second}]

@@ -168,6 +168,9 @@ def test_release_order_merges_the_histories_and_names_sort_with_numbers() -> Non
 
     assert releases.release_order([h("v1.9", "v1.10"), h("v1.2", "v1.9"), h("v0.9rc1")]) == [
         "v0.9rc1", "v1.2", "v1.9", "v1.10"]
+    # Releases no history puts in order go as versions: a release candidate before its release.
+    assert releases.release_order([h("8.0.0"), h("8.0.0rc1"), h("8.0.0a1"), h("7.1", "8.0.2")]) == [
+        "7.1", "8.0.0a1", "8.0.0rc1", "8.0.0", "8.0.2"]
     assert releases.release_url("v1.0") == "releases/v1.0/index.html"
     assert re.fullmatch(r"releases/release-1\.0-[0-9a-f]{8}/index.html", releases.release_url("release/1.0"))
 

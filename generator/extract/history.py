@@ -15,7 +15,8 @@ rerun after a new tag scans that tag alone. Scans of different tags run on every
 
 Sites are followed from tag to tag the way `extract` re-pins records (`sync.match`): the same
 place and message, the same message elsewhere (a raise moved to another file is one history),
-or a similar message in the same place (a rewording). A site that no tag after it matches is
+or a similar message in the same place (a rewording); between releases, also a similar message
+of the same exception in the same file whose function was renamed. A site that no tag after it matches is
 removed in that tag; a removed error that a later tag raises again is added again.
 
 Each record is then matched, the same way, to the history whose last site it is, and gets:
@@ -32,6 +33,7 @@ changes.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import hashlib
 import json
@@ -49,7 +51,7 @@ from . import git
 from .globs import FileFilter, with_flags
 from .scan import Memo, scan_files
 from .sites import RaiseSite
-from .sync import Existing, Known, _owner, match, read
+from .sync import SIMILARITY, Existing, Known, _owner, match, read
 
 CACHE_FORMAT = 1
 """The layout of the cache file; a file of another layout is ignored and replaced."""
@@ -344,7 +346,8 @@ def follow(tags: list[Tag], per_tag: list[tuple[Site, ...]], moves: list[dict[st
         for active in (True, False):
             candidates = [i for i, t in enumerate(tracks) if t.active == active]
             found = match([_known(i, tracks[i].last) for i in candidates], left)
-            for known, site, _ in found.pairs:
+            renamed = _renamed(found.records, found.sites) if active else []
+            for known, site in [*((k, s) for k, s, _ in found.pairs), *renamed]:
                 track = tracks[int(known.id)]
                 now = (site.path, site.line, site.function, site.exception, site.message)
                 if not track.active:
@@ -352,15 +355,38 @@ def follow(tags: list[Tag], per_tag: list[tuple[Site, ...]], moves: list[dict[st
                 elif site.message != track.last[4]:
                     track.events.append((tag, "changed", track.last[4]))
                 track.last, track.active = now, True
+            paired = {id(k) for k, _ in renamed}
             if active:
                 for known in found.records:
-                    tracks[int(known.id)].active = False
-                    tracks[int(known.id)].events.append((tag, "removed", None))
-            left = list(found.sites)
+                    if id(known) not in paired:
+                        tracks[int(known.id)].active = False
+                        tracks[int(known.id)].events.append((tag, "removed", None))
+            taken = {id(site) for _, site in renamed}
+            left = [site for site in found.sites if id(site) not in taken]
         for site in left:
             tracks.append(Track((site.path, site.line, site.function, site.exception, site.message),
                                 events=[(tag, "added", None)]))
     return tracks
+
+
+def _renamed(known: Sequence[Known], sites: Sequence[RaiseSite]) -> list[tuple[Known, RaiseSite]]:
+    """Return the errors of one file whose function was renamed and whose message was reworded in one release.
+
+    Re-pinning's rules (`sync.match`) want the same function for a reworded message; between two
+    releases a class is renamed as often as its messages are (click 8.2: `MultiCommand` became
+    `Group`, "Multi commands in chain mode ..." became "A group in chain mode ...").
+    """
+    candidates = sorted(
+        (-ratio, k.id, s.line, k, s) for k in known for s in sites
+        if k.path == s.path and k.exception == s.exception
+        and (ratio := difflib.SequenceMatcher(None, k.message, s.message).ratio()) >= SIMILARITY)
+    pairs: list[tuple[Known, RaiseSite]] = []
+    used: set[int] = set()
+    for _, _, _, k, s in candidates:
+        if id(k) not in used and id(s) not in used:
+            used |= {id(k), id(s)}
+            pairs.append((k, s))
+    return pairs
 
 
 def _raise_site(site: Site) -> RaiseSite:
