@@ -27,6 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import synthesize  # noqa: E402
 
+from errorsite.sitebuild import paths  # noqa: E402
+
 HUGO_CONFIG = """baseURL = "https://example.github.io/tinyserve/"
 title = "tinyserve errors"
 disableKinds = ["taxonomy", "term", "RSS", "sitemap", "robotsTXT", "404"]
@@ -120,15 +122,15 @@ def bench(n: int, work: Path, hugo: bool) -> dict[str, float]:
     content = work / f"content-{n}"
     synthesize(n, content)
     out = work / f"site-{n}"
-    cache = work / ".errorsite-cache"
+    cache = work / "cache"
     build = [sys.executable, "-m", "errorsite", "build", "--quiet", "--content", str(content), "--out", str(out)]
     shutil.rmtree(cache, ignore_errors=True)
+    shutil.rmtree(work / paths.CACHE_DIR, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
     row: dict[str, float] = {"records": n}
     row["cold"], row["rss"] = run(build)
     row["pages"] = sum(1 for _ in out.rglob("*.html"))
-    for state in (cache / out.name).glob("state-*.sqlite"):
-        state.unlink()
+    paths.state_path(out).unlink()
     shutil.rmtree(out)
     row["warm"], _ = run(build)
     record = sorted((content / "errors").glob("*.json"))[n // 2]
@@ -203,6 +205,7 @@ def main() -> None:
     # process, as under PYTHONDONTWRITEBYTECODE, which costs every build about 45 ms.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ["PYTHONPYCACHEPREFIX"] = str(work / "bytecode")
+    os.environ["XDG_CACHE_HOME"] = str(work / "cache")  # each build's cache (see errorsite.sitebuild.paths)
     header = (f"{'records':>8} {'pages':>7} {'cold s':>7} {'pages/s':>8} {'warm s':>7} {'1-change s':>10} "
               f"{'no-change s':>11} {'peak MB':>8}")
     if hugo:

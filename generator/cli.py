@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import errno
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
-from .sitebuild.paths import CACHE_DIR
+from .sitebuild.paths import CACHE_DIR, user_cache
 from .problems import BUG_REPORT_URL, Problem, ProblemsFound, UsageError, UserError, crash_summary
 
 # A command imports what it needs when it runs: `build` is run after every edit, and most of
@@ -101,7 +102,8 @@ def users_error(error: OSError, args: argparse.Namespace) -> bool:
     """Return whether `error` is the user's to fix: the machine refused, or it is about a path they chose.
 
     The paths they chose are those on the command line (and the default content folder), anything
-    inside them, and what errorsite keeps beside them (the cache, a build's staging and old folders).
+    inside them, what errorsite keeps beside them (the previous tree, a build's staging and old folders), and
+    the build cache in the user's cache folder, and the folders on the way to them.
     Any other file (errorsite's own, one it made and lost) failing is a bug.
     """
     if error.errno in ENVIRONMENT_ERRORS or isinstance(error, InterruptedError):
@@ -110,6 +112,8 @@ def users_error(error: OSError, args: argparse.Namespace) -> bool:
     if getattr(args, "content", None) is None and "content" in vars(args):
         named.append(Path(DEFAULT_CONTENT))
     roots: list[Path] = []
+    with contextlib.suppress(UserError):
+        roots.append(user_cache())
     for path in named:
         path = path.absolute()
         roots += [path, path.parent / CACHE_DIR]
@@ -117,6 +121,8 @@ def users_error(error: OSError, args: argparse.Namespace) -> bool:
         if not isinstance(name, (str, bytes)) or not name:
             continue
         where = Path(name.decode(errors="replace") if isinstance(name, bytes) else name).absolute()
+        if any(path.absolute().is_relative_to(where) for path in named):
+            return True  # a folder on the way to a path they chose
         for place in (where, *where.parents):
             if place in roots or any(place.parent == path.absolute().parent and
                                      place.name.startswith((f".{path.name}.new-", f".{path.name}.old-"))

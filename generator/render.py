@@ -1,26 +1,21 @@
 """Site -> {site-relative path: bytes}: every page, the API and the search index.
 
-It writes no output; it reads the templates and may keep compiled ones in a folder it is given.
+It writes no output; it reads the templates, and may keep compiled ones in a cache it is given.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
 import json
 from json.encoder import encode_basestring
-import os
 from html import escape as html_escape
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property, partial
 from operator import attrgetter
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
-from jinja2.bccache import Bucket
+from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from . import __version__, markdown, releases, urls
@@ -32,7 +27,6 @@ from .search.related import Links, Related, related_links
 from .search.template import compile_template, template_parts
 from .summary import COMPACT, ROOT, ROOT_BYTES, Mark, error_line, html, list_item, pattern_line, summarize, visible
 from .schema import SCHEMA
-from .sitebuild.write import process_running
 
 HOME_LIST_LIMIT = 1000
 """Above this many records the home page lists groups, not every error."""
@@ -48,56 +42,13 @@ REVIEW_REASONS = {"message changed": "the message changed", "code changed": "the
 """How the review notice says why the prose may be out of date."""
 
 
-class SealedBytecodeCache(FileSystemBytecodeCache):
-    """Compiled templates on disk, each file sealed with a hash of its bytes.
-
-    A file that is damaged or cut short (a build stopped while writing it, a full disk) fails
-    its seal and is compiled again, instead of failing the build or running damaged code.
-    """
-
-    def __init__(self, folder: Path) -> None:
-        super().__init__(str(folder), "%s.sealed")
-        for stale in folder.glob("*.tmp-*"):
-            pid = stale.name.rpartition("-")[2]
-            if not pid.isdigit() or not process_running(int(pid)):
-                stale.unlink(missing_ok=True)
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        """Fill `bucket` from its file when the file is whole and current."""
-        path = Path(self._get_cache_filename(bucket))
-        try:
-            data = path.read_bytes()
-        except OSError:
-            return
-        seal, body = data[:SEAL_BYTES], data[SEAL_BYTES:]
-        if seal != hashlib.blake2b(body, digest_size=SEAL_BYTES).digest():
-            path.unlink(missing_ok=True)
-            return
-        bucket.load_bytecode(io.BytesIO(body))
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        """Write `bucket` to its file, whole or not at all."""
-        buffer = io.BytesIO()
-        bucket.write_bytecode(buffer)
-        body = buffer.getvalue()
-        path = Path(self._get_cache_filename(bucket))
-        temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-        temporary.write_bytes(hashlib.blake2b(body, digest_size=SEAL_BYTES).digest() + body)
-        os.replace(temporary, path)
-
-
-SEAL_BYTES = 16
-
-
-def environment(highlighter: highlight.Highlighter, lists: Lists, compiled: Path | None = None) -> Environment:
+def environment(highlighter: highlight.Highlighter, lists: Lists, compiled: BytecodeCache | None = None) -> Environment:
     """Return the Jinja environment: autoescaped, and strict so a typo fails the build.
 
-    With `compiled`, compiled templates are kept in that folder (by the hash of their source).
+    With `compiled`, compiled templates are kept there (see `sitebuild.compiled`).
     """
-    if compiled is not None:
-        compiled.mkdir(parents=True, exist_ok=True)
     env = Environment(
-        bytecode_cache=SealedBytecodeCache(compiled) if compiled is not None else None,
+        bytecode_cache=compiled,
         loader=FileSystemLoader(str(templates_dir())),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
@@ -239,7 +190,7 @@ class Renderer:
     """
 
     def __init__(self, site: Site, related: Links | None = None,
-                 highlighter: highlight.Highlighter | None = None, compiled: Path | None = None,
+                 highlighter: highlight.Highlighter | None = None, compiled: BytecodeCache | None = None,
                  search_entries: Mapping[str, dict[str, Any]] | None = None,
                  search_terms: Mapping[str, dict[str, int]] | None = None,
                  summaries: Mapping[str, Summary] | None = None, known: Known | None = None,

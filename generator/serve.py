@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from .sitebuild import pipeline
 from .sitebuild.inputs import scan
 from .sitebuild.keys import tree_stamp
-from .sitebuild.paths import CACHE_DIR
+from .sitebuild import paths
 from .assets import templates_dir
 from .problems import BUG_REPORT_URL, UserError, crash_summary
 
@@ -59,7 +59,7 @@ class Server:
     def __init__(self, content: Path, port: int = 8000, base_url: str | None = None,
                  log: Callable[[str], None] = print, debug: bool = False) -> None:
         self.content = content
-        self.out = content.absolute().parent / CACHE_DIR / "serve" / "site"
+        self.out = paths.serve_output(content)
         self.base_url = base_url
         self.log = log
         self.debug = debug

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any, Callable
@@ -14,6 +15,14 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # Built sites, the local server and Chromium for the checks in real tools, once per session;
 # skips that fail under ERRORSITE_NO_SKIP; pytester, to run pytest on a sample.
 pytest_plugins = ["browser_support", "no_skip", "pytester"]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Keep every build's cache in a folder of the test session, not in the user's cache folder."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    return folder / "errorsite"
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from errorsite import cli
+from errorsite.sitebuild.paths import user_cache
 from errorsite.sitebuild.write import MARKER
 
 from conftest import edit_record
@@ -45,7 +46,7 @@ def test_failed_build_leaves_the_previous_site_untouched(content: Path, tmp_path
     assert "https://errorsite.github.io/errorsite/errors/unknown-field/" in err
     assert "Traceback" not in err
     assert snapshot(out) == before
-    # The build cache (.errorsite-cache) may sit beside the output; no staging folder may remain.
+    # The previous tree (in .errorsite-cache) may sit beside the output; no staging folder may remain.
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".errorsite-cache") == ["content", "site"]
 
 
@@ -268,7 +269,8 @@ def test_an_os_error_about_errorsites_own_files_is_a_bug(content: Path, tmp_path
     PermissionError(13, "Permission denied", "/somewhere/else"),
     OSError(28, "No space left on device", "/tmp/x"),
     FileNotFoundError(2, "No such file or directory", "{out}/errors/x/index.html"),
-    FileNotFoundError(2, "No such file or directory", "{out_parent}/.errorsite-cache/site/state-4.sqlite"),
+    FileNotFoundError(2, "No such file or directory", "{out_parent}/.errorsite-cache/site.0123/errors"),
+    FileNotFoundError(2, "No such file or directory", "{cache}/builds/0123/state-12.sqlite"),
     NotADirectoryError(20, "Not a directory", "{out_parent}/.site.new-123/errors"),
     FileNotFoundError(2, "No such file or directory", "{content}/errors/gone.json"),
 ])
@@ -276,7 +278,7 @@ def test_an_os_error_about_a_path_the_user_chose_is_theirs(content: Path, tmp_pa
                                                             capsys: pytest.CaptureFixture[str],
                                                             monkeypatch: pytest.MonkeyPatch, error: OSError) -> None:
     out = tmp_path / "site"
-    error.filename = error.filename.format(out=out, out_parent=tmp_path, content=content)
+    error.filename = error.filename.format(out=out, out_parent=tmp_path, content=content, cache=user_cache())
     crash_with(monkeypatch, error)
     assert run("build", "--content", str(content), "--out", str(out)) == 1
     err = capsys.readouterr().err

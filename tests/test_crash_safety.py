@@ -120,7 +120,8 @@ def test_a_hundred_clean_builds_with_workers_never_crash(tmp_path: Path, monkeyp
     out = tmp_path / "site"
     first = None
     for _ in range(100):
-        shutil.rmtree(tmp_path / paths.CACHE_DIR, ignore_errors=True)
+        shutil.rmtree(paths.cache_folder(out), ignore_errors=True)
+        shutil.rmtree(paths.templates_path(), ignore_errors=True)
         shutil.rmtree(out, ignore_errors=True)
         pipeline.build(content, out, jobs=2)
         first = first or tree(out)
@@ -148,22 +149,22 @@ def test_a_damaged_cache_file_is_discarded_and_made_again(tmp_path: Path, which:
     out = tmp_path / "site"
     pipeline.build(content, out, jobs=1)
     clean = tree(out)
-    folder = tmp_path / paths.CACHE_DIR
-    files = {"highlight": [folder / "highlight.sqlite"],
-             "state": sorted((folder / "site").glob("state-*.sqlite")),
-             "templates": sorted((folder / "templates").iterdir())}[which]
+    folder = paths.cache_folder(out)
+    files = {"highlight": [paths.highlight_path(out)],
+             "state": sorted(folder.glob("state-*.sqlite")),
+             "templates": sorted(paths.templates_path().iterdir())}[which]
     assert files
     for path in files:
         damage(path, how)
     if which != "state":
         # Only a build that renders reads these: one without a state or an output renders every page.
-        for state in (folder / "site").glob("state-*"):
+        for state in folder.glob("state-*"):
             state.unlink()
         shutil.rmtree(out)
     pipeline.build(content, out, jobs=1)
     assert tree(out) == clean
     shutil.rmtree(out)
-    (folder / "site" / f"state-{paths.STATE_FORMAT}.sqlite").unlink()
+    paths.state_path(out).unlink()
     pipeline.build(content, out, jobs=1)
     assert tree(out) == clean
 
@@ -172,15 +173,15 @@ def test_a_damaged_highlight_cache_is_rewritten_whole(tmp_path: Path) -> None:
     content = tmp_path / "content"
     synthesize(3, content, seed=4)
     store_path = tmp_path / "highlight.sqlite"
-    store = HighlightStore(store_path, "salt")
+    store = HighlightStore(store_path, "salt", b"key")
     store.put("<b>x</b>", "lines", "python", "x")
     store.close()
     damage(store_path, "truncated")
-    store = HighlightStore(store_path, "salt")
+    store = HighlightStore(store_path, "salt", b"key")
     assert store.get("lines", "python", "x") is None
     store.put("<b>y</b>", "lines", "python", "y")
     store.close()
-    store = HighlightStore(store_path, "salt")
+    store = HighlightStore(store_path, "salt", b"key")
     assert store.get("lines", "python", "y") == "<b>y</b>"
     store.close()
 

@@ -1,23 +1,76 @@
 """Where a build keeps what is not the site: its state, highlighted code, compiled templates, the previous tree.
 
-All of it lives in `.errorsite-cache/` beside the output folder (`site/` -> `.errorsite-cache/site/`).
-Deleting that folder is always safe: the next build is a full one and fills it again.
+A build trusts what it reads back from its cache (compiled templates are code, highlighted code
+is HTML), so the cache lives where no repository can put a file: errorsite's folder in the
+user's cache folder (`user_cache`), one folder per output named by the hash of the output's
+absolute path. The folders errorsite makes there must be its own: real folders (not links),
+owned by the user, writable by nobody else, and not tracked by git; any other is refused. Each
+cached value is also authenticated with a key that only that folder holds (`key`), so a value
+that did not come from a build of this user's fails its check and is made again.
+
+The previous tree (the output before the last build) must be on the output's file system, to
+be exchanged with the output in one rename, so it lies beside the output, in `.errorsite-cache/`,
+under a name made with that key: no repository can hold a file at a path it cannot know.
+Deleting any of it is always safe: the next build is a full one and fills it again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import stat
+import subprocess
+import sys
+from functools import lru_cache
 from pathlib import Path
 
+from ..problems import UserError
+
+class UnsafeCache(UserError):
+    """A folder or file of the build cache is not errorsite's own: a build would trust what another put there."""
+
+    def __init__(self, place: Path, why: str) -> None:
+        super().__init__(
+            f"refused to use the build cache: {str(place)!r} {why}",
+            hint="errorsite trusts only a cache folder of your own that no repository can fill; remove that "
+            "folder (deleting the cache is always safe), or set XDG_CACHE_HOME to a folder of your own",
+            page="cache-folder-unsafe")
+        self.place = place
+        """The folder or file refused."""
+
+
 CACHE_DIR = ".errorsite-cache"
-"""The folder, beside the output, that holds every output's cache."""
+"""The folder, beside the output, that holds the previous tree of each output."""
 STATE_FORMAT = 14
 """Changes whenever the saved state's tables change: a state of another format is discarded."""
+KEY_BYTES = 32
+"""Length of the user's cache key (`key`)."""
+
+
+def user_cache() -> Path:
+    """Return errorsite's folder in the user's cache folder (it may not exist yet).
+
+    `$XDG_CACHE_HOME/errorsite` when that is set to an absolute path, else the platform's place:
+    `~/.cache/errorsite`, `~/Library/Caches/errorsite` (macOS), `%LOCALAPPDATA%\\errorsite\\cache` (Windows).
+    """
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg) / "errorsite"
+    if sys.platform == "win32" and os.path.isabs(os.environ.get("LOCALAPPDATA", "")):
+        return Path(os.environ["LOCALAPPDATA"]) / "errorsite" / "cache"
+    try:
+        home = Path.home()
+    except RuntimeError:
+        raise UnsafeCache(Path("~"), "is unknown: errorsite finds no folder to keep its build cache in") from None
+    if sys.platform == "darwin":
+        return home / "Library" / "Caches" / "errorsite"
+    return home / ".cache" / "errorsite"
 
 
 def cache_folder(out: Path) -> Path:
-    """Return the cache folder of the output folder `out`."""
-    out = out.absolute()
-    return out.parent / CACHE_DIR / out.name
+    """Return the cache folder of the output folder `out`, made and proven errorsite's own."""
+    name = hashlib.sha256(os.fsencode(_absolute(out))).hexdigest()[:32]
+    return own_folder(user_cache() / "builds" / name)
 
 
 def state_path(out: Path) -> Path:
@@ -26,15 +79,101 @@ def state_path(out: Path) -> Path:
 
 
 def highlight_path(out: Path) -> Path:
-    """Return the SQLite file of highlighted code, shared by every output beside `out`."""
-    return cache_folder(out).parent / "highlight.sqlite"
+    """Return the SQLite file of highlighted code of the builds of `out`."""
+    return cache_folder(out) / "highlight.sqlite"
 
 
-def templates_path(out: Path) -> Path:
-    """Return the folder of compiled templates, shared by every output beside `out`."""
-    return cache_folder(out).parent / "templates"
+def templates_path() -> Path:
+    """Return the folder of compiled templates, shared by every build of this user (they are errorsite's own)."""
+    return own_folder(user_cache() / "templates")
+
+
+def serve_output(content: Path) -> Path:
+    """Return the folder that `errorsite serve` builds the site of `content` into."""
+    name = hashlib.sha256(os.fsencode(_absolute(content))).hexdigest()[:32]
+    return own_folder(user_cache() / "serve" / name) / "site"
 
 
 def previous_tree(out: Path) -> Path:
     """Return where the output as it was before the last build is kept (see `write.commit_changes`)."""
-    return cache_folder(out) / "previous"
+    out = Path(_absolute(out))
+    token = hashlib.blake2b(os.fsencode(out), key=key(), digest_size=12, person=b"previous").hexdigest()
+    folder = out.parent / CACHE_DIR
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise UnsafeCache(folder, "is a link or not a folder")
+    return folder / f"{out.name}.{token}"
+
+
+def key() -> bytes:
+    """Return the user's cache key: random bytes kept in the user's cache folder, made on first use."""
+    return _key(own_folder(user_cache()))
+
+
+def _key(folder: Path) -> bytes:
+    path = folder / "key"
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "wb") as made:
+            made.write(os.urandom(KEY_BYTES))
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise UnsafeCache(path, f"cannot be read ({error.strerror})") from None
+    with os.fdopen(fd, "rb") as kept:
+        _check_owned(path, os.fstat(kept.fileno()), file=True)
+        data = kept.read(KEY_BYTES + 1)
+    if len(data) != KEY_BYTES:
+        raise UnsafeCache(path, f"does not hold a key of {KEY_BYTES} bytes")
+    return data
+
+
+def own_folder(folder: Path) -> Path:
+    """Return `folder`, made when missing, once it is proven a folder of errorsite's own (see the module)."""
+    root = user_cache()
+    root.parent.mkdir(parents=True, exist_ok=True)
+    for place in reversed((folder, *folder.parents)):
+        if place != root and not place.is_relative_to(root):
+            continue
+        try:
+            place.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+        _check_owned(place, place.lstat(), file=False)
+    _not_tracked(root)
+    return folder
+
+
+def _check_owned(place: Path, info: os.stat_result, file: bool) -> None:
+    if stat.S_ISLNK(info.st_mode):
+        raise UnsafeCache(place, "is a link")
+    if not (stat.S_ISREG(info.st_mode) if file else stat.S_ISDIR(info.st_mode)):
+        raise UnsafeCache(place, f"is not a {'file' if file else 'folder'}")
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise UnsafeCache(place, "belongs to another user")
+    if hasattr(os, "getuid") and info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise UnsafeCache(place, "may be written by other users")
+
+
+@lru_cache(maxsize=8)
+def _not_tracked(root: Path) -> None:
+    """Raise unless no git repository tracks a file under `root` (the cache folder of a repository is input)."""
+    top = next((place for place in (root, *root.parents) if (place / ".git").exists()), None)
+    if top is None:
+        return
+    try:
+        tracked = subprocess.run(["git", "-C", str(top), "ls-files", "-z", "--", str(root)],
+                                 capture_output=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        tracked = b""  # no git to ask: nothing it tracks can have been checked out here by it
+    if tracked:
+        raise UnsafeCache(root, f"holds files tracked by the git repository {str(top)!r}")
+
+
+def _absolute(path: Path) -> str:
+    """Return `path` absolute, its parent resolved (the path itself may not exist yet, or be a link)."""
+    path = path.absolute()
+    return str(path.parent.resolve() / path.name)

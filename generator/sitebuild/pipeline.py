@@ -225,9 +225,10 @@ def renderer(site: Site, related: Links, made: Mapping[str, Made], store: Highli
     """Return the renderer of `site`, highlighting through `store` and knowing every record's search terms."""
     from . import highlight
     from ..render import Renderer
+    from .compiled import CompiledTemplates
 
     return Renderer(site, related=related, highlighter=highlight.Highlighter(store, lexers),
-                    compiled=paths.templates_path(out),
+                    compiled=CompiledTemplates(paths.templates_path(), paths.key()),
                     search_entries={i: m.search.entry for i, m in made.items()},
                     search_terms={i: m.search.terms for i, m in made.items()},
                     summaries={i: m.summary for i, m in made.items()})
@@ -293,7 +294,7 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
     made = made_all(records, inputs.code, old, jobs)
     relations = relate(made, old)
     new_salt, lexers = salt(), lexers_of(site, inputs, old)
-    store = HighlightStore(paths.highlight_path(inputs.out), new_salt)
+    store = HighlightStore(paths.highlight_path(inputs.out), new_salt, paths.key())
     plan = renderer(site, relations.links, made, store, lexers, inputs.out).plan()
     common = digest(inputs.env, repr(site.config))
     search = {i: m.search for i, m in made.items()}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import sqlite3
 from pathlib import Path
 
@@ -13,12 +15,16 @@ class HighlightStore:
     """Highlighted code by content hash, kept across builds in one SQLite file.
 
     Only the process that made the store writes to the file; the worker processes forked from
-    it only read. A damaged file is a cache miss, then deleted and made again when written.
+    it only read. A damaged file is a cache miss, then deleted and made again when written. The
+    HTML goes into pages as it is, so each row carries a code made with the user's cache key
+    (`paths.key`) from its key and its HTML: a row that anything else wrote is a miss.
     """
 
-    def __init__(self, path: Path, salt: str) -> None:
+    def __init__(self, path: Path, salt: str, key: bytes) -> None:
         self.path = path
         self.salt = salt
+        self.key = key
+        """The user's cache key, which authenticates each row."""
         self.new: dict[str, str] = {}
         self._db: sqlite3.Connection | None = None
         self._reader = False
@@ -73,9 +79,15 @@ class HighlightStore:
         except sqlite3.DatabaseError:
             self._damaged = True
             return None
-        if row is None or type(row[0]) is not str or row[1] != digest(row[0]):
-            return None  # a damaged row is a miss, and replaced when written
+        if row is None or type(row[0]) is not str or type(row[1]) is not str \
+                or not hmac.compare_digest(row[1], self._code(key, row[0])):
+            return None  # a damaged or foreign row is a miss, and replaced when written
         return row[0]
+
+    def _code(self, key: str, html: str) -> str:
+        """Return the authentication code of the row of `key` holding `html`."""
+        data = f"{len(key)}:{key}{html}".encode("utf-8", "surrogatepass")
+        return hashlib.blake2b(data, key=self.key, digest_size=16).hexdigest()
 
     def put(self, html: str, *parts: str) -> None:
         """Keep the HTML made from `parts`, to be written when the store closes."""
@@ -103,7 +115,7 @@ class HighlightStore:
         db = self._connect()
         with db:
             db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?, ?)",
-                           ((key, html, digest(html)) for key, html in sorted(entries.items())))
+                           ((key, html, self._code(key, html)) for key, html in sorted(entries.items())))
 
     def close(self) -> None:
         """Write what this process highlighted, and close."""

@@ -79,7 +79,7 @@ def update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], jo
     follows when an edit changes a record's id, breaks a record, names an unknown related id or
     makes a list page that collides with another: it reports problems as `check` does.
     """
-    store = HighlightStore(paths.highlight_path(inputs.out), head.meta.salt)
+    store = HighlightStore(paths.highlight_path(inputs.out), head.meta.salt, paths.key())
     try:
         return _update(inputs, saved, head, changed, jobs, store)
     finally:
@@ -535,10 +535,11 @@ def _known(out: Path, saved: SavedState, pages: list[str], edited: set[str]) -> 
 def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan, store: HighlightStore) -> dict[str, bytes]:
     """Return the bytes of every file the plan renders."""
     from .. import render
+    from .compiled import CompiledTemplates
 
     site = Site(config, tuple(plan.records[i] for i in sorted(plan.records)))
     renderer = render.Renderer(site, related=plan.links, highlighter=highlight.Highlighter(store, head.meta.lexers),
-                               compiled=paths.templates_path(inputs.out), summaries=plan.summaries, known=plan.known,
+                               compiled=CompiledTemplates(paths.templates_path(), paths.key()), summaries=plan.summaries, known=plan.known,
                                overview=plan.overview)
     makers = renderer.plan()
     return {path: makers[path]() for path in plan.keys if path not in plan.beside}

@@ -141,7 +141,7 @@ def commit_changes(staging: Path, out: Path, previous: Path, changed: Iterable[s
     previous = _resolved(previous)
     try:
         changed, gone = set(changed), set(gone)
-        if behind is None or not (previous / MARKER).is_file():
+        if behind is None or previous.is_symlink() or not (previous / MARKER).is_file():
             copy_tree(out, previous)
             behind = ()
         for path in sorted(changed | gone | set(behind)):

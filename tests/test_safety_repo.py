@@ -1,0 +1,196 @@
+"""A repository is input from strangers: nothing in its tree is run, unpickled, trusted as HTML, or followed out.
+
+Each test plays one attempt a hostile repository (or pull request) can make on a maintainer who
+builds, checks, verifies or sets up errorsite in it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from errorsite import cli
+from errorsite.assets import templates_dir
+from errorsite.sitebuild import paths
+from errorsite.sitebuild.keys import digest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from synth import synthesize  # noqa: E402
+
+PAYLOAD = '<img src="x" onerror="document.title=1" id="forged">'
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    """Return the exit status and standard error of one errorsite command."""
+    status = cli.main(list(argv))
+    return status, capsys.readouterr().err
+
+
+def pages(out: Path) -> str:
+    """Return every file of a built site, as one text."""
+    return "".join(p.read_text(errors="replace") for p in sorted(out.rglob("*")) if p.is_file())
+
+
+class Run:
+    """What unpickling a forged file runs: it leaves a file behind."""
+
+    def __init__(self, witness: Path) -> None:
+        self.witness = witness
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (exec, (f"open({str(self.witness)!r}, 'w').write('ran')",))
+
+
+def forged_compiled_template(witness: Path) -> bytes:
+    """Return a compiled template as Jinja's file cache reads it, sealed as the old cache checked, that runs code."""
+    from jinja2 import bccache
+
+    body = bccache.bc_magic + pickle.dumps(Run(witness), 2)
+    return hashlib.blake2b(body, digest_size=16).digest() + body
+
+
+def test_compiled_templates_a_repository_holds_are_never_loaded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = tmp_path / "repo"
+    synthesize(3, repo / "content", seed=1)
+    witness = tmp_path / "ran"
+    # What a repository can commit: a compiled template for each template, where the cache beside
+    # the output used to be, named as Jinja names them for an installed errorsite.
+    folder = repo / paths.CACHE_DIR / "templates"
+    folder.mkdir(parents=True)
+    for template in sorted(templates_dir().glob("*.html")):
+        name = hashlib.sha1(f"{template.name}|{os.path.normpath(template)}".encode()).hexdigest()
+        (folder / f"{name}.sealed").write_bytes(forged_compiled_template(witness))
+    status, err = run(capsys, "build", "--content", str(repo / "content"), "--out", str(repo / "site"), "--quiet")
+    assert status == 0, err
+    assert not witness.exists()
+    assert (repo / "site" / "index.html").is_file()
+
+
+def test_a_compiled_template_not_made_with_the_users_key_is_compiled_again(tmp_path: Path) -> None:
+    from errorsite.sitebuild import pipeline
+
+    content, out = tmp_path / "content", tmp_path / "site"
+    synthesize(3, content, seed=1)
+    pipeline.build(content, out, jobs=1)
+    clean = pages(out)
+    compiled = sorted(paths.templates_path().glob("*.code"))
+    assert compiled
+    for path in compiled:
+        # Right but for its authentication code: what anyone without the key can write.
+        data = path.read_bytes()
+        path.write_bytes(hashlib.sha256(data[32:]).digest() + data[32:].replace(b"Related errors", b"Forged errors!"))
+    shutil.rmtree(out)
+    paths.state_path(out).unlink()
+    pipeline.build(content, out, jobs=1)
+    assert pages(out) == clean
+
+
+def test_highlighted_code_in_the_cache_is_not_trusted_without_the_users_key(tmp_path: Path) -> None:
+    from errorsite.sitebuild import pipeline
+
+    content, out = tmp_path / "content", tmp_path / "site"
+    synthesize(3, content, seed=1)
+    pipeline.build(content, out, jobs=1)
+    assert PAYLOAD not in pages(out)
+    # Every row forged as anyone can: its HTML and its unkeyed hash, which the old check compared.
+    with sqlite3.connect(paths.highlight_path(out)) as db:
+        keys = [key for key, in db.execute("SELECT key FROM lines")]
+        assert keys
+        db.executemany("UPDATE lines SET html = ?, sum = ? WHERE key = ?",
+                       [(PAYLOAD, digest(PAYLOAD), key) for key in keys])
+    db.close()
+    shutil.rmtree(out)
+    paths.state_path(out).unlink()
+    pipeline.build(content, out, jobs=1)
+    assert PAYLOAD not in pages(out)
+
+
+def test_a_highlight_cache_a_repository_holds_is_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first, clone = tmp_path / "first", tmp_path / "clone"
+    synthesize(3, first / "content", seed=1)
+    assert run(capsys, "build", "--content", str(first / "content"), "--out", str(first / "site"), "--quiet")[0] == 0
+    # The clone holds what a repository can commit: everything the first build left beside its output, forged.
+    shutil.copytree(first, clone, ignore=shutil.ignore_patterns("site"), symlinks=True)
+    for store in (clone / paths.CACHE_DIR).rglob("*.sqlite"):
+        with sqlite3.connect(store) as db:
+            if db.execute("SELECT name FROM sqlite_master WHERE name = 'lines'").fetchone():
+                db.execute("UPDATE lines SET html = ?, sum = ?",
+                           (PAYLOAD, digest(PAYLOAD)))
+        db.close()
+    assert run(capsys, "build", "--content", str(clone / "content"), "--out", str(clone / "site"), "--quiet")[0] == 0
+    assert PAYLOAD not in pages(clone / "site")
+
+
+@pytest.mark.parametrize("link", ["templates", "site/previous", "site"])
+def test_a_link_a_repository_holds_in_the_cache_leads_no_write_out(tmp_path: Path, link: str,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    synthesize(3, repo / "content", seed=1)
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    (outside / "x.sealed.tmp-999999999").write_text("mine too")
+    place = repo / paths.CACHE_DIR / link
+    place.parent.mkdir(parents=True)
+    place.symlink_to(outside)
+    for _ in range(2):
+        status, err = run(capsys, "build", "--content", str(repo / "content"), "--out", str(repo / "site"), "--quiet")
+        assert status == 0, err
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.txt", "x.sealed.tmp-999999999"]
+    assert place.is_symlink()
+
+
+def test_a_cache_folder_that_is_a_link_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    synthesize(3, repo / "content", seed=1)
+    outside.mkdir()
+    (repo / paths.CACHE_DIR).symlink_to(outside)
+    status, err = run(capsys, "build", "--content", str(repo / "content"), "--out", str(repo / "site"), "--quiet")
+    assert status == 1 and "is a link" in err and "errors/cache-folder-unsafe/" in err
+    assert list(outside.iterdir()) == []
+
+
+def test_a_users_cache_folder_that_is_a_link_or_shared_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    synthesize(3, tmp_path / "content", seed=1)
+    build = ("build", "--content", str(tmp_path / "content"), "--out", str(tmp_path / "site"), "--quiet")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "errorsite").symlink_to(elsewhere)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    status, err = run(capsys, *build)
+    assert status == 1 and "is a link" in err and "errors/cache-folder-unsafe/" in err
+    assert list(elsewhere.iterdir()) == []
+    (tmp_path / "cache" / "errorsite").unlink()
+    (tmp_path / "cache" / "errorsite").mkdir(mode=0o777)
+    os.chmod(tmp_path / "cache" / "errorsite", 0o777)
+    status, err = run(capsys, *build)
+    assert status == 1 and "may be written by other users" in err
+    os.chmod(tmp_path / "cache" / "errorsite", 0o700)
+    assert run(capsys, *build)[0] == 0
+
+
+def test_a_cache_folder_tracked_by_git_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tmp_path / "repo"
+    synthesize(3, repo / "content", seed=1)
+    # A repository that carries a cache folder, and a settings file that points XDG_CACHE_HOME into it.
+    (repo / "cache" / "errorsite").mkdir(parents=True, mode=0o700)
+    (repo / "cache" / "errorsite" / "key").write_bytes(b"k" * 32)
+    os.chmod(repo / "cache" / "errorsite" / "key", 0o600)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-C", str(repo)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(repo / "cache"))
+    status, err = run(capsys, "build", "--content", str(repo / "content"), "--out", str(repo / "site"), "--quiet")
+    assert status == 1 and "tracked by the git repository" in err and "errors/cache-folder-unsafe/" in err
+    assert not (repo / "site").exists()
