@@ -7,6 +7,7 @@ that rewrite a record read its bytes again only to keep what they leave as it wa
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import re
@@ -111,7 +112,12 @@ def inside(path: Path, folder: Path) -> Path:
         # Directly in the folder and no link: inside by construction, and opening it with
         # O_NOFOLLOW keeps it so. Resolving every record's path would cost more than reading it.
         return path
-    real, home = path.resolve(), folder.resolve()
+    try:
+        real, home = Path(os.path.realpath(path, strict=True)), folder.resolve()
+    except (OSError, RuntimeError) as error:
+        # A link that leads nowhere, or round in a loop: unreadable, named like any other file.
+        reason = error.strerror if isinstance(error, OSError) else os.strerror(errno.ELOOP)
+        raise Invalid(f"cannot read the file: {reason}", page="unreadable-file") from None
     if not real.is_relative_to(home):
         raise Invalid(
             f"a link to {str(real)!r}, outside {str(home)!r}",

@@ -194,3 +194,25 @@ def test_a_cache_folder_tracked_by_git_is_refused(tmp_path: Path, capsys: pytest
     status, err = run(capsys, "build", "--content", str(repo / "content"), "--out", str(repo / "site"), "--quiet")
     assert status == 1 and "tracked by the git repository" in err and "errors/cache-folder-unsafe/" in err
     assert not (repo / "site").exists()
+
+
+@pytest.mark.parametrize("kind", ["loop", "dangling"])
+@pytest.mark.parametrize("when", ["new", "replacing a record"])
+def test_a_record_file_whose_link_cannot_be_followed_is_a_problem(tmp_path: Path, kind: str, when: str,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    content, out = tmp_path / "content", tmp_path / "site"
+    synthesize(3, content, seed=1)
+    build = ("build", "--content", str(content), "--out", str(out), "--quiet")
+    assert run(capsys, *build)[0] == 0
+    before = pages(out)
+    name = content / "errors" / "zz-linked.json"
+    if when != "new":
+        name = sorted((content / "errors").glob("*.json"))[1]
+        name.unlink()
+    name.symlink_to(name.name if kind == "loop" else "gone.json")
+    for command in (("check", "--content", str(content)), build):
+        status, err = run(capsys, *command)
+        assert status == 1, err
+        assert f"{name}: cannot read the file: " in err and "errors/unreadable-file/" in err
+        assert "bug" not in err
+    assert pages(out) == before  # the site is never published without the record

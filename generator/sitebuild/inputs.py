@@ -21,6 +21,8 @@ from . import write
 from .keys import code_digest, digest, tree_digest, tree_stamp
 from .state import RACY, Encoded, FileStat, Head, Meta, Stamp, encode
 
+UNREADABLE = (-1, -1)
+"""The size and time of a record file whose link cannot be followed: no saved stamp has them."""
 RACY_NS = 2_000_000_000
 """A file changed this close to a build may change again without its size or time changing."""
 
@@ -86,7 +88,10 @@ def scan(errors: Path) -> dict[str, FileStat]:
             try:
                 st = entry.stat()
             except OSError:
-                continue  # deleted since the scan began
+                if entry.is_symlink():
+                    # A link that leads nowhere or to itself: read, so that it is a problem, never skipped.
+                    found[entry.path] = stat_of(UNREADABLE)
+                continue  # else deleted since the scan began
             found[entry.path] = stat_of((st.st_size, st.st_mtime_ns))
     return found
 
