@@ -192,9 +192,26 @@ def decode(data: bytes) -> str:
         ) from None
 
 
+def read_record(path: Path) -> bytes:
+    """Return the bytes of a record file: a regular file in its folder, never a link.
+
+    `errorsite verify` writes a record file back; a link would be replaced by a file, or lead
+    the write elsewhere, so a record that is a link is a problem wherever records are read.
+    """
+    real = inside(path, path.parent)
+    if real != path:
+        raise Invalid(
+            f"the record file is a link to {str(real)!r}",
+            hint="replace the link by the file it points to (errorsite verify writes record files back, "
+            "and never through a link)",
+            page="record-is-a-link",
+        )
+    return read_bytes(path)
+
+
 def read_json(path: Path) -> Any:
     """Return the parsed JSON of a record file."""
-    return parse_json(read_bytes(path))
+    return parse_json(read_record(path))
 
 
 def parse_json(data: bytes) -> Any:

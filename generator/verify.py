@@ -25,6 +25,7 @@ import json
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -224,7 +225,11 @@ def _verify_one(record: Record, index: dict[str, Any], timeout: int, date: str) 
             _does_not_hold(failure.why)
         except Invalid as error:
             problem = Problem.of(record.file, failure.pointer, error)
-    written = record_outcome(Path(record.file), record, held=problem is None, date=date)
+    try:
+        written = record_outcome(Path(record.file), record, held=problem is None, date=date)
+    except Invalid as error:
+        # The file became something verify does not write back (a link) while the checks ran.
+        return Outcome(record, Problem.of(record.file, "", error), None, False)
     return Outcome(record, problem, failure.run if failure else None, written)
 
 
@@ -333,14 +338,31 @@ def record_outcome(path: Path, record: Record, held: bool, date: str) -> bool:
     if not held and current is None:
         return False
     verified = {"commit": record.source.commit, "date": date, "by": BY} if held else None
-    data = path.read_bytes()
+    # Read as every record is read: a regular file in its folder, never a link (load.read_record).
+    data = load.read_record(path)
     bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
     text = with_verified(data[len(bom):].decode("utf-8"), verified)
-    temporary = path.with_name(f".{path.name}.verify-tmp")
-    temporary.write_bytes(bom + text.encode("utf-8"))
-    os.chmod(temporary, path.stat().st_mode & 0o7777)
-    os.replace(temporary, path)
+    replace_file(path, bom + text.encode("utf-8"))
     return True
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Put a file holding `data` in the place of the regular file `path`, in one rename, keeping its mode.
+
+    The new file is made beside it under a name nobody can have chosen, created exclusively and
+    without following a link (`mkstemp`), so nothing a pull request placed in the folder is
+    written through; the rename replaces the directory entry, never a link's target.
+    """
+    mode = stat.S_IMODE(os.lstat(path).st_mode)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".verify-tmp")
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.chmod(name, mode)
+        os.replace(name, path)
+    except BaseException:
+        os.unlink(name)
+        raise
 
 
 @dataclass(frozen=True, slots=True)

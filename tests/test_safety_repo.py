@@ -216,3 +216,52 @@ def test_a_record_file_whose_link_cannot_be_followed_is_a_problem(tmp_path: Path
         assert f"{name}: cannot read the file: " in err and "errors/unreadable-file/" in err
         assert "bug" not in err
     assert pages(out) == before  # the site is never published without the record
+
+
+def verify_content(folder: Path) -> Path:
+    """Return a content folder with one record whose check holds."""
+    from errorsite.recordjson import dumps
+
+    data = {
+        "id": "disk-full", "exception": "OSError", "message": "disk full while writing {path}",
+        "source": {"commit": "4f2a9c1d0b7e", "path": "mylib/store.py", "line": 2,
+                   "snippet": {"start": 1, "code": "def f(x):\n    raise OSError(x)\n"}},
+        "meaning": "The note $(touch /tmp/errorsite-pwned) is only text.",
+        "example_fix": {"before": "mylib save /full/disk", "after": "mylib save /tmp/out",
+                        "check": {"before": "echo 'OSError: disk full while writing /full/disk' >&2; exit 1",
+                                  "after": "echo saved"}},
+    }
+    (folder / "errors").mkdir(parents=True)
+    (folder / "site.toml").write_text('title = "mylib errors"\nrepo = "acme/mylib"\n', encoding="utf-8")
+    (folder / "errors" / "disk-full.json").write_text(dumps(data), encoding="utf-8")
+    return folder
+
+
+def test_verify_writes_through_no_link_a_pull_request_placed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    content = verify_content(tmp_path / "content")
+    profile = tmp_path / "home" / ".bashrc"
+    profile.parent.mkdir()
+    profile.write_text("# mine\n")
+    record = content / "errors" / "disk-full.json"
+    (record.parent / f".{record.name}.verify-tmp").symlink_to(profile)
+    status = cli.main(["verify", "--content", str(content)])
+    assert status == 0, capsys.readouterr()
+    assert profile.read_text() == "# mine\n"
+    assert not record.is_symlink() and '"verified"' in record.read_text()
+    assert (record.parent / f".{record.name}.verify-tmp").is_symlink()
+
+
+def test_a_record_that_is_a_link_is_a_problem_for_check_build_and_verify(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    content = verify_content(tmp_path / "content")
+    record = content / "errors" / "disk-full.json"
+    stored = record.with_name("stored.txt")
+    record.rename(stored)
+    record.symlink_to(stored.name)
+    before = stored.read_bytes()
+    for command in (["check"], ["build", "--out", str(tmp_path / "site")], ["verify"]):
+        status, err = run(capsys, *command, "--content", str(content))
+        assert status == 1, err
+        assert f"{record}: the record file is a link to {str(stored)!r}" in err and "errors/record-is-a-link/" in err
+    assert record.is_symlink() and stored.read_bytes() == before
+    assert not (tmp_path / "site").exists()
