@@ -26,12 +26,16 @@ from pathlib import Path
 
 from ..problems import UserError
 
+KEY_BYTES = 32
+"""Length of the user's cache key (`key`)."""
+
+
 class UnsafeCache(UserError):
     """A folder or file of the build cache is not errorsite's own: a build would trust what another put there."""
 
-    def __init__(self, place: Path, why: str) -> None:
+    def __init__(self, place: Path, why: str, detail: str = "") -> None:
         super().__init__(
-            f"refused to use the build cache: {str(place)!r} {why}",
+            f"refused to use the build cache: {str(place)!r} {UNSAFE[why].format(detail)}",
             hint="errorsite trusts only a cache folder of your own that no repository can fill; remove that "
             "folder (deleting the cache is always safe), or set XDG_CACHE_HOME to a folder of your own",
             page="cache-folder-unsafe")
@@ -39,12 +43,23 @@ class UnsafeCache(UserError):
         """The folder or file refused."""
 
 
+UNSAFE = {
+    "home": "is unknown, and XDG_CACHE_HOME is not set: errorsite finds no folder to keep its build cache in",
+    "link": "is a link",
+    "kind": "is not a {}",
+    "owner": "belongs to another user",
+    "shared": "may be written by other users",
+    "unreadable": "cannot be read ({})",
+    "key": f"does not hold a key of {KEY_BYTES} bytes",
+    "tracked": "holds files tracked by the git repository {!r}",
+}
+"""Why a folder or file of the cache is refused (`UnsafeCache`), by a short name; `{}` is the detail."""
+
+
 CACHE_DIR = ".errorsite-cache"
 """The folder, beside the output, that holds the previous tree of each output."""
 STATE_FORMAT = 14
 """Changes whenever the saved state's tables change: a state of another format is discarded."""
-KEY_BYTES = 32
-"""Length of the user's cache key (`key`)."""
 
 
 def user_cache() -> Path:
@@ -61,7 +76,7 @@ def user_cache() -> Path:
     try:
         home = Path.home()
     except RuntimeError:
-        raise UnsafeCache(Path("~"), "is unknown: errorsite finds no folder to keep its build cache in") from None
+        raise UnsafeCache(Path("~"), "home") from None
     if sys.platform == "darwin":
         return home / "Library" / "Caches" / "errorsite"
     return home / ".cache" / "errorsite"
@@ -100,7 +115,7 @@ def previous_tree(out: Path) -> Path:
     token = hashlib.blake2b(os.fsencode(out), key=key(), digest_size=12, person=b"previous").hexdigest()
     folder = out.parent / CACHE_DIR
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-        raise UnsafeCache(folder, "is a link or not a folder")
+        raise UnsafeCache(folder, "link" if folder.is_symlink() else "kind", "folder")
     return folder / f"{out.name}.{token}"
 
 
@@ -122,12 +137,12 @@ def _key(folder: Path) -> bytes:
     try:
         fd = os.open(path, flags)
     except OSError as error:
-        raise UnsafeCache(path, f"cannot be read ({error.strerror})") from None
+        raise UnsafeCache(path, "unreadable", error.strerror or "") from None
     with os.fdopen(fd, "rb") as kept:
         _check_owned(path, os.fstat(kept.fileno()), file=True)
         data = kept.read(KEY_BYTES + 1)
     if len(data) != KEY_BYTES:
-        raise UnsafeCache(path, f"does not hold a key of {KEY_BYTES} bytes")
+        raise UnsafeCache(path, "key")
     return data
 
 
@@ -149,13 +164,13 @@ def own_folder(folder: Path) -> Path:
 
 def _check_owned(place: Path, info: os.stat_result, file: bool) -> None:
     if stat.S_ISLNK(info.st_mode):
-        raise UnsafeCache(place, "is a link")
+        raise UnsafeCache(place, "link")
     if not (stat.S_ISREG(info.st_mode) if file else stat.S_ISDIR(info.st_mode)):
-        raise UnsafeCache(place, f"is not a {'file' if file else 'folder'}")
+        raise UnsafeCache(place, "kind", "file" if file else "folder")
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise UnsafeCache(place, "belongs to another user")
+        raise UnsafeCache(place, "owner")
     if hasattr(os, "getuid") and info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise UnsafeCache(place, "may be written by other users")
+        raise UnsafeCache(place, "shared")
 
 
 @lru_cache(maxsize=8)
@@ -170,7 +185,7 @@ def _not_tracked(root: Path) -> None:
     except (OSError, subprocess.TimeoutExpired):
         tracked = b""  # no git to ask: nothing it tracks can have been checked out here by it
     if tracked:
-        raise UnsafeCache(root, f"holds files tracked by the git repository {str(top)!r}")
+        raise UnsafeCache(root, "tracked", str(top))
 
 
 def _absolute(path: Path) -> str:
