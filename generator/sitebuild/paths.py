@@ -35,7 +35,7 @@ class UnsafeCache(UserError):
 
     def __init__(self, place: Path, why: str, detail: str = "") -> None:
         super().__init__(
-            f"refused to use the build cache: {str(place)!r} {UNSAFE[why].format(detail)}",
+            f"refused to use the build cache: {str(place)!r} {why.format(detail)}",
             hint="errorsite trusts only a cache folder of your own that no repository can fill; remove that "
             "folder (deleting the cache is always safe), or set XDG_CACHE_HOME to a folder of your own",
             page="cache-folder-unsafe")
@@ -43,17 +43,15 @@ class UnsafeCache(UserError):
         """The folder or file refused."""
 
 
-UNSAFE = {
-    "home": "is unknown, and XDG_CACHE_HOME is not set: errorsite finds no folder to keep its build cache in",
-    "link": "is a link",
-    "kind": "is not a {}",
-    "owner": "belongs to another user",
-    "shared": "may be written by other users",
-    "unreadable": "cannot be read ({})",
-    "key": f"does not hold a key of {KEY_BYTES} bytes",
-    "tracked": "holds files tracked by the git repository {!r}",
-}
-"""Why a folder or file of the cache is refused (`UnsafeCache`), by a short name; `{}` is the detail."""
+# Why a folder or file of the cache is refused (`UnsafeCache`); `{}` is the detail given.
+NO_HOME = "is unknown, and XDG_CACHE_HOME is not set: errorsite finds no folder to keep its build cache in"
+LINK = "is a link"
+KIND = "is not a {}"
+OWNER = "belongs to another user"
+SHARED = "may be written by other users"
+UNREADABLE = "cannot be read ({})"
+NO_KEY = f"does not hold a key of {KEY_BYTES} bytes"
+TRACKED = "holds files tracked by the git repository {!r}"
 
 
 CACHE_DIR = ".errorsite-cache"
@@ -76,7 +74,7 @@ def user_cache() -> Path:
     try:
         home = Path.home()
     except RuntimeError:
-        raise UnsafeCache(Path("~"), "home") from None
+        raise UnsafeCache(Path("~"), NO_HOME) from None
     if sys.platform == "darwin":
         return home / "Library" / "Caches" / "errorsite"
     return home / ".cache" / "errorsite"
@@ -115,7 +113,7 @@ def previous_tree(out: Path) -> Path:
     token = hashlib.blake2b(os.fsencode(out), key=key(), digest_size=12, person=b"previous").hexdigest()
     folder = out.parent / CACHE_DIR
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-        raise UnsafeCache(folder, "link" if folder.is_symlink() else "kind", "folder")
+        raise UnsafeCache(folder, LINK if folder.is_symlink() else KIND, "folder")
     return folder / f"{out.name}.{token}"
 
 
@@ -137,12 +135,12 @@ def _key(folder: Path) -> bytes:
     try:
         fd = os.open(path, flags)
     except OSError as error:
-        raise UnsafeCache(path, "unreadable", error.strerror or "") from None
+        raise UnsafeCache(path, UNREADABLE, error.strerror or "") from None
     with os.fdopen(fd, "rb") as kept:
         _check_owned(path, os.fstat(kept.fileno()), file=True)
         data = kept.read(KEY_BYTES + 1)
     if len(data) != KEY_BYTES:
-        raise UnsafeCache(path, "key")
+        raise UnsafeCache(path, NO_KEY)
     return data
 
 
@@ -164,13 +162,13 @@ def own_folder(folder: Path) -> Path:
 
 def _check_owned(place: Path, info: os.stat_result, file: bool) -> None:
     if stat.S_ISLNK(info.st_mode):
-        raise UnsafeCache(place, "link")
+        raise UnsafeCache(place, LINK)
     if not (stat.S_ISREG(info.st_mode) if file else stat.S_ISDIR(info.st_mode)):
-        raise UnsafeCache(place, "kind", "file" if file else "folder")
+        raise UnsafeCache(place, KIND, "file" if file else "folder")
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise UnsafeCache(place, "owner")
+        raise UnsafeCache(place, OWNER)
     if hasattr(os, "getuid") and info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise UnsafeCache(place, "shared")
+        raise UnsafeCache(place, SHARED)
 
 
 @lru_cache(maxsize=8)
@@ -185,7 +183,7 @@ def _not_tracked(root: Path) -> None:
     except (OSError, subprocess.TimeoutExpired):
         tracked = b""  # no git to ask: nothing it tracks can have been checked out here by it
     if tracked:
-        raise UnsafeCache(root, "tracked", str(top))
+        raise UnsafeCache(root, TRACKED, str(top))
 
 
 def _absolute(path: Path) -> str:
