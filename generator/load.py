@@ -7,7 +7,6 @@ that rewrite a record read its bytes again only to keep what they leave as it wa
 
 from __future__ import annotations
 
-import errno
 import math
 import os
 import re
@@ -112,12 +111,8 @@ def inside(path: Path, folder: Path) -> Path:
         # Directly in the folder and no link: inside by construction, and opening it with
         # O_NOFOLLOW keeps it so. Resolving every record's path would cost more than reading it.
         return path
-    try:
-        real, home = Path(os.path.realpath(path, strict=True)), folder.resolve()
-    except (OSError, RuntimeError) as error:
-        # A link that leads nowhere, or round in a loop: unreadable, named like any other file.
-        reason = error.strerror if isinstance(error, OSError) else os.strerror(errno.ELOOP)
-        raise Invalid(f"cannot read the file: {reason}", page="unreadable-file") from None
+    # Strictly: a link that leads nowhere, or round in a loop, raises the OSError that makes it unreadable.
+    real, home = Path(os.path.realpath(path, strict=True)), folder.resolve()
     if not real.is_relative_to(home):
         raise Invalid(
             f"a link to {str(real)!r}, outside {str(home)!r}",
@@ -127,10 +122,21 @@ def inside(path: Path, folder: Path) -> Path:
     return real
 
 
-def read_bytes(path: Path, limit: int = MAX_RECORD_BYTES, folder: Path | None = None) -> bytes:
-    """Return the bytes of a regular file inside `folder` (default: its own folder), of at most `limit` bytes."""
-    real = inside(path, path.parent if folder is None else folder)
+def read_bytes(path: Path, limit: int = MAX_RECORD_BYTES, folder: Path | None = None, link: bool = True) -> bytes:
+    """Return the bytes of a regular file inside `folder` (default: its own folder), of at most `limit` bytes.
+
+    With `link` False, the file must not be a link: `errorsite verify` writes a record file back,
+    and through a link it would replace the link by a file, or write elsewhere.
+    """
     try:
+        real = inside(path, path.parent if folder is None else folder)
+        if real != path and not link:
+            raise Invalid(
+                f"the record file is a link to {str(real)!r}",
+                hint="replace the link by the file it points to (errorsite verify writes record files back, "
+                "and never through a link)",
+                page="record-is-a-link",
+            )
         data, size = _read_regular(real, limit)
     except OSError as error:
         raise Invalid(f"cannot read the file: {error.strerror}", page="unreadable-file") from None
@@ -192,26 +198,9 @@ def decode(data: bytes) -> str:
         ) from None
 
 
-def read_record(path: Path) -> bytes:
-    """Return the bytes of a record file: a regular file in its folder, never a link.
-
-    `errorsite verify` writes a record file back; a link would be replaced by a file, or lead
-    the write elsewhere, so a record that is a link is a problem wherever records are read.
-    """
-    real = inside(path, path.parent)
-    if real != path:
-        raise Invalid(
-            f"the record file is a link to {str(real)!r}",
-            hint="replace the link by the file it points to (errorsite verify writes record files back, "
-            "and never through a link)",
-            page="record-is-a-link",
-        )
-    return read_bytes(path)
-
-
 def read_json(path: Path) -> Any:
     """Return the parsed JSON of a record file."""
-    return parse_json(read_record(path))
+    return parse_json(read_bytes(path, link=False))
 
 
 def parse_json(data: bytes) -> Any:

@@ -338,8 +338,8 @@ def record_outcome(path: Path, record: Record, held: bool, date: str) -> bool:
     if not held and current is None:
         return False
     verified = {"commit": record.source.commit, "date": date, "by": BY} if held else None
-    # Read as every record is read: a regular file in its folder, never a link (load.read_record).
-    data = load.read_record(path)
+    # Read as every record is read: a regular file in its folder, never a link.
+    data = load.read_bytes(path, link=False)
     bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
     text = with_verified(data[len(bom):].decode("utf-8"), verified)
     replace_file(path, bom + text.encode("utf-8"))

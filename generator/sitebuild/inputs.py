@@ -186,7 +186,7 @@ def read_record(name: str, config: Config, known: str | None) -> ReadRecord | No
     from .. import validate
 
     try:
-        data = load.read_record(Path(name))
+        data = load.read_bytes(Path(name), link=False)
         sha = digest(data)
         if sha == known:
             return ReadRecord(sha, None)
