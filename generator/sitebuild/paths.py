@@ -46,7 +46,8 @@ class UnsafeCache(UserError):
 # Why a folder or file of the cache is refused (`UnsafeCache`); `{}` is the detail given.
 NO_HOME = "is unknown, and XDG_CACHE_HOME is not set: errorsite finds no folder to keep its build cache in"
 LINK = "is a link"
-KIND = "is not a {}"
+NOT_FOLDER = "is not a folder"
+NOT_FILE = "is not a regular file"
 OWNER = "belongs to another user"
 SHARED = "may be written by other users"
 UNREADABLE = "cannot be read ({})"
@@ -113,7 +114,7 @@ def previous_tree(out: Path) -> Path:
     token = hashlib.blake2b(os.fsencode(out), key=key(), digest_size=12, person=b"previous").hexdigest()
     folder = out.parent / CACHE_DIR
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-        raise UnsafeCache(folder, LINK if folder.is_symlink() else KIND, "folder")
+        raise UnsafeCache(folder, LINK if folder.is_symlink() else NOT_FOLDER)
     return folder / f"{out.name}.{token}"
 
 
@@ -164,7 +165,7 @@ def _check_owned(place: Path, info: os.stat_result, file: bool) -> None:
     if stat.S_ISLNK(info.st_mode):
         raise UnsafeCache(place, LINK)
     if not (stat.S_ISREG(info.st_mode) if file else stat.S_ISDIR(info.st_mode)):
-        raise UnsafeCache(place, KIND, "file" if file else "folder")
+        raise UnsafeCache(place, NOT_FILE if file else NOT_FOLDER)
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
         raise UnsafeCache(place, OWNER)
     if hasattr(os, "getuid") and info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
