@@ -31,7 +31,7 @@ from . import __version__
 from .extract import git, sync
 from .extract.globs import FileFilter
 from .extract.sync import ExtractReport
-from .problems import UserError
+from .problems import CONTROL_CHARACTER, ProblemsFound, UserError
 from .schema import REPO
 
 ACTION = "errorsite/errorsite"
@@ -116,6 +116,28 @@ class InitReport:
         return out
 
 
+class FirstExtractFailed(UserError):
+    """The first extract stopped on a user error after init wrote its files: it says which files those are."""
+
+    def __init__(self, written: list[str], error: UserError) -> None:
+        super().__init__(error.message, hint=error.hint, page=error.page)
+        self.exit_code = error.exit_code
+        self.written = written
+        """The files init wrote before the extract ran."""
+        self.error = error
+        """Why the extract stopped."""
+
+    def __str__(self) -> str:
+        done = "init wrote " + ", ".join(self.written) if self.written else "init wrote no file"
+        if isinstance(self.error, ProblemsFound):
+            count = len(self.error.problems)
+            why = "\n".join([*map(str, self.error.problems), f"{count} problem{'s' if count != 1 else ''} found."])
+        else:
+            why = str(self.error)
+        return (f"{done}; then the first extract stopped, and wrote no record:\n{why}\n"
+                "  fix that, then run `errorsite extract` (init keeps the files it wrote; a second init changes none)")
+
+
 @dataclass
 class _Plan:
     """Files init would write, and notes, gathered before anything is written."""
@@ -145,7 +167,10 @@ def init(repo_dir: Path, content_dir: Path | None = None) -> InitReport:
         missing = [line for line in IGNORED if line not in _lines(repo_dir / ".gitignore")]
         if missing:
             plan.notes.append("add to .gitignore: " + " ".join(missing))
-    report = _first_extract(repo_dir, content_dir, plan.notes)
+    try:
+        report = _first_extract(repo_dir, content_dir, plan.notes)
+    except UserError as error:
+        raise FirstExtractFailed(written, error) from None
     if written:
         plan.notes.append(f"next: write the prose into {content}/errors/*.json, `errorsite build --content {content}`"
                           " to see the site, commit, and on GitHub set Settings > Pages > Source to GitHub Actions")
@@ -166,17 +191,50 @@ def _inside(repo_dir: Path, content_dir: Path) -> str:
 
 
 def _write_new(repo_dir: Path, files: dict[str, str]) -> tuple[list[str], list[str]]:
-    """Write each file that does not exist yet; return (written, kept) paths."""
-    written, kept = [], []
+    """Write each file that does not exist yet; return (written, kept) paths.
+
+    Every file is proven inside the repository, its folders resolved (a `.github` that is a link
+    leads elsewhere), before any is written; each is created exclusively, never through a link.
+    """
+    home = repo_dir.resolve()
+    new = {}
     for name, text in sorted(files.items()):
         path = repo_dir / name
-        if path.exists() or path.is_symlink():
-            kept.append(name)
-            continue
+        if not (path.exists() or path.is_symlink()):
+            new[name] = (_proven_inside(home, path, name), _utf8(text, name))
+    for name, (path, data) in new.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))
-        written.append(name)
-    return written, kept
+        with open(path, "xb") as file:
+            file.write(data)
+    return list(new), sorted(files.keys() - new.keys())
+
+
+def _proven_inside(home: Path, path: Path, name: str) -> Path:
+    """Return `path` once its nearest existing folder resolves inside the repository `home`."""
+    folder = path.parent
+    while not folder.exists() and not folder.is_symlink():
+        folder = folder.parent
+    if not folder.resolve().is_relative_to(home):
+        raise UserError(
+            f"refused to write {name!r}: {str(folder)!r} leads to {str(folder.resolve())!r}, outside the repository",
+            hint="init writes only inside the repository; replace the link by a folder, or write the file yourself",
+            page="init-outside-repository",
+        )
+    return path
+
+
+def _utf8(text: str, name: str) -> bytes:
+    """Return `text` as UTF-8; a folder name that is not UTF-8 cannot be written into a settings file."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        shown = text[error.start:error.end].encode("utf-8", "surrogateescape")
+        raise UserError(
+            f"cannot write {name!r}: a folder name in it holds bytes that are not UTF-8 ({shown!r})",
+            hint="TOML and YAML files are UTF-8: rename the folder to a UTF-8 name, or give --content a folder "
+            "whose path is UTF-8",
+            page="name-not-utf8",
+        ) from None
 
 
 def _lines(path: Path) -> set[str]:
@@ -252,7 +310,8 @@ def _not_code_folder(path: str) -> str | None:
 
 def site_toml(repo: str | None, folder_name: str, layout: Layout) -> str:
     """Return the text of a new `site.toml`."""
-    name = repo.partition("/")[2] if repo else folder_name
+    # A title is one line of text (validate.py refuses control characters): a folder's odd name loses them.
+    name = repo.partition("/")[2] if repo else re.sub(CONTROL_CHARACTER, "", folder_name)
     lines = [
         "# errorsite settings: https://errorsite.github.io/errorsite/ documents every key.",
         f"title = {_toml(f'{name} error reference')}",
@@ -279,8 +338,19 @@ def site_toml(repo: str | None, folder_name: str, layout: Layout) -> str:
 
 
 def _toml(text: str) -> str:
-    """Return a TOML basic string (JSON's escapes are TOML's)."""
-    return json.dumps(text, ensure_ascii=False)
+    """Return a TOML basic string (JSON's escapes are TOML's; TOML also wants DEL escaped)."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007F")
+
+
+def _yaml(text: str) -> str:
+    """Return a YAML double-quoted string that GitHub Actions reads back as `text`.
+
+    JSON's escapes are YAML's; YAML also wants DEL, the C1 controls and the non-characters
+    escaped, and the line and paragraph separators are escaped for parsers that break lines at
+    them. `${{`, which Actions would read as the start of an expression, is written by one.
+    """
+    quoted = json.dumps(text, ensure_ascii=False).replace("${{", "${{ '${{' }}")
+    return re.sub("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]", lambda found: f"\\u{ord(found.group()):04x}", quoted)
 
 
 def _toml_list(items: Iterable[str]) -> str:
@@ -317,7 +387,7 @@ jobs:
           fetch-depth: 0
       - uses: {action}
         with:
-          content: {content}
+          content: {_yaml(content)}
           strict: true
 
   publish:
@@ -340,7 +410,7 @@ jobs:
       - id: errors
         uses: {action}
         with:
-          content: {content}
+          content: {_yaml(content)}
           # The records' pins may name commits a squash merge removed: the site is built from fresh ones.
           repin: true
           deploy: true

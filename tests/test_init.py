@@ -133,7 +133,7 @@ def test_without_a_remote_init_says_so_and_writes_no_repo(tmp_path: Path, capsys
     assert "note: the repository has no git remote" in capsys.readouterr().out
     settings = tomllib.loads((repo.path / "docs" / "errors" / "site.toml").read_text())
     assert "repo" not in settings and "base_url" not in settings and settings["title"] == "lib error reference"
-    assert "content: docs/errors" in (repo.path / ".github/workflows/errors.yml").read_text()
+    assert 'content: "docs/errors"' in (repo.path / ".github/workflows/errors.yml").read_text()
 
 
 def test_a_repository_without_commits_gets_settings_and_a_note(tmp_path: Path) -> None:

@@ -265,3 +265,82 @@ def test_a_record_that_is_a_link_is_a_problem_for_check_build_and_verify(tmp_pat
         assert f"{record}: the record file is a link to {str(stored)!r}" in err and "errors/record-is-a-link/" in err
     assert record.is_symlink() and stored.read_bytes() == before
     assert not (tmp_path / "site").exists()
+
+
+def library(path: Path, remote: bool = True) -> Path:
+    """Return a git repository of a small library, committed."""
+    from test_gitrepo import Repo
+
+    repo = Repo(path)
+    repo.write("src/mylib/__init__.py", 'def f(x):\n    raise ValueError(f"bad {x}")\n')
+    if remote:
+        repo.git("remote", "add", "origin", "git@github.com:acme/mylib.git")
+    repo.commit()
+    return repo.path
+
+
+def test_init_writes_nothing_through_a_github_folder_that_is_a_link(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    repo, outside = library(tmp_path / "lib"), tmp_path / "outside"
+    outside.mkdir()
+    (repo / ".github").symlink_to(outside)
+    status, err = run(capsys, "init", str(repo))
+    assert status == 1 and "refused to write '.github/workflows/errors.yml'" in err
+    assert "errors/init-outside-repository/" in err
+    assert list(outside.iterdir()) == []
+    assert not (repo / "content").exists() and not (repo / ".gitignore").exists()  # checked before any is written
+
+
+@pytest.mark.parametrize("name", ["errors #1", "errors\nstrict: false\ndeploy: true", "a: b", "${{ github.token }}",
+                                  "odd\x7f\x85\u2028name", '"quoted"'])
+def test_init_quotes_the_content_folder_in_the_workflow(tmp_path: Path, name: str) -> None:
+    import yaml
+
+    from errorsite import init
+
+    repo = library(tmp_path / "lib")
+    init.init(repo, repo / name)
+    workflow = yaml.safe_load((repo / ".github" / "workflows" / "errors.yml").read_text(encoding="utf-8"))
+    for job in workflow["jobs"].values():
+        inputs = job["steps"][-1]["with"]
+        assert inputs["content"].replace("${{ '${{' }}", "${{") == name
+        assert set(inputs) <= {"content", "strict", "repin", "deploy"} and inputs.get("strict", True) is True
+
+
+def test_init_writes_valid_toml_for_a_folder_name_with_del(tmp_path: Path) -> None:
+    import tomllib
+
+    from errorsite import init
+
+    repo = library(tmp_path / "lib\x7fname", remote=False)  # the title is then the folder's name
+    init.init(repo)
+    settings = tomllib.loads((repo / "content" / "site.toml").read_text(encoding="utf-8"))
+    assert settings["title"] == "libname error reference"
+    assert cli.main(["check", "--content", str(repo / "content")]) == 0
+    workflow = (repo / ".github" / "workflows" / "errors.yml").read_bytes()
+    assert b"\x7f" not in workflow
+
+
+def test_init_in_a_folder_whose_name_is_not_utf8_is_a_user_error(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from test_gitrepo import Repo
+
+    path = Path(os.fsdecode(os.fsencode(tmp_path) + b"/lib\xff"))
+    repo = Repo(path)
+    repo.write("mylib/__init__.py", 'def f(x):\n    raise ValueError(f"bad {x}")\n')
+    repo.commit()
+    status, err = run(capsys, "init", str(path))
+    assert status == 1 and "not UTF-8" in err and "errors/name-not-utf8/" in err and "bug" not in err
+    assert not (path / "content").exists()
+
+
+def test_when_the_first_extract_fails_init_says_what_it_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = library(tmp_path / "lib")
+    (repo / "content").mkdir()
+    (repo / "content" / "site.toml").write_text("title = 1\n")
+    status, err = run(capsys, "init", str(repo))
+    assert status == 1
+    assert "init wrote .github/workflows/errors.yml, .gitignore; then the first extract stopped, and wrote no record" in err
+    assert "nothing was written" not in err
+    assert "content/site.toml: /title: must be a string" in err
+    assert sorted(p.name for p in (repo / "content").iterdir()) == ["site.toml"]
