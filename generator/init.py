@@ -134,8 +134,11 @@ class FirstExtractFailed(UserError):
             why = "\n".join([*map(str, self.error.problems), f"{count} problem{'s' if count != 1 else ''} found."])
         else:
             why = str(self.error)
-        return (f"{done}; then the first extract stopped, and wrote no record:\n{why}\n"
-                "  fix that, then run `errorsite extract` (init keeps the files it wrote; a second init changes none)")
+        return "\n".join([f"{done}; then the first extract stopped, and wrote no record:", why, AFTER_EXTRACT])
+
+
+AFTER_EXTRACT = "  fix that, then run `errorsite extract` (init keeps the files it wrote; a second init changes none)"
+"""What to do when the first extract stopped (`FirstExtractFailed`)."""
 
 
 @dataclass
