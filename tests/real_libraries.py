@@ -320,6 +320,8 @@ class Measure:
     """Pastes whose first answer documents the error (or is a page that lists the one that does)."""
     confident_wrong: int
     """Pastes whose first answer is confident and neither documents the error nor lists the page that does."""
+    through_places: int
+    """Pastes whose first answer is right only as a page that lists the raise that documents the error."""
     missed: tuple[tuple[str, str, str], ...]
     """(use, form, first id) of each paste whose first answer is not right."""
 
@@ -331,17 +333,18 @@ def right(result: dict[str, Any], expected: frozenset[str]) -> bool:
 
 def measure(site: Site, cases: list[Paste]) -> Measure:
     """Return how often lookup puts a page that documents the error first, and how often it is confidently wrong."""
-    first = wrong = 0
+    first = wrong = listed = 0
     missed = []
     for case in cases:
         results = site.search(case.text)
         top = results[0] if results else None
         ok = top is not None and right(top, case.expected)
         first += ok
+        listed += bool(ok and top is not None and top["id"] not in case.expected)
         wrong += bool(top and top["confident"] and not ok)
         if not ok:
             missed.append((case.use, case.form, top["id"] if top else ""))
-    return Measure(len(cases), first, wrong, tuple(missed))
+    return Measure(len(cases), first, wrong, listed, tuple(missed))
 
 
 def confident_elsewhere(site: Site, cases: list[Paste]) -> list[tuple[str, str, str]]:
