@@ -35,6 +35,34 @@ class Snippet:
 
 
 @dataclass(frozen=True, slots=True)
+class Caller:
+    """A place where the library calls the raising function (record format `source.callers`)."""
+
+    path: str
+    """Relative POSIX path of the calling file."""
+    line: int
+    """Line of the call."""
+    function: str
+    """Qualified name of the calling function; "" at module level."""
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """Where a user sets a name the message or the guard reads (record format `source.names`)."""
+
+    path: str
+    """Relative POSIX path of the file that defines it."""
+    line: int
+    """Line of the definition: the parameter, the option's call, the field, the constant."""
+    kind: str
+    """`parameter`, `option` or `constant`."""
+    help: str | None = None
+    """The definition's own help text or docstring, whitespace folded, when it has one."""
+    flag: str | None = None
+    """For a command-line option, the flag as a user types it (`--num-workers`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Source:
     """Where the error is raised, pinned to one commit."""
 
@@ -49,6 +77,12 @@ class Source:
     function: str | None
     """Qualified name of the enclosing function."""
     snippet: Snippet
+    guard: tuple[str, ...] = ()
+    """The conditions that hold when the raise runs, outermost first, as `ast.unparse` writes them (written by extract)."""
+    callers: tuple[Caller, ...] = ()
+    """Where the library calls the raising function, nearest to a public name first (written by extract)."""
+    names: tuple[tuple[str, Definition], ...] = ()
+    """Names the message and the guard read, each with where a user sets it, in the order they are read (written by extract)."""
 
 
 @dataclass(frozen=True, slots=True)

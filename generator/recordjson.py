@@ -12,7 +12,7 @@ KEY_ORDER: dict[str, tuple[str, ...]] = {
         "$schema", "id", "exception", "message", "title", "status", "source",
         "meaning", "solutions", "example_fix", "when", "related", "tags", "analysis",
     ),
-    "source": ("repo", "commit", "path", "line", "function", "snippet"),
+    "source": ("repo", "commit", "path", "line", "function", "snippet", "guard", "callers", "names"),
     "snippet": ("start", "code"),
     "example_fix": ("before", "after", "language", "code", "code_language", "note", "check", "verified"),
     "check": ("files", "before", "after"),
@@ -20,6 +20,7 @@ KEY_ORDER: dict[str, tuple[str, ...]] = {
     "when": ("trigger", "situations"),
     "analysis": ("by", "date", "note"),
     "reviewed": ("by", "date"),
+    "name": ("path", "line", "kind", "flag", "help"),
 }
 """Key order of each object in a record; unknown keys follow, sorted."""
 
@@ -30,7 +31,8 @@ def ordered(data: Any, where: str = "") -> Any:
         return data
     order = KEY_ORDER.get(where, ())
     keys = [k for k in order if k in data] + sorted(k for k in data if k not in order)
-    return {k: ordered(data[k], k if isinstance(data[k], dict) else "") for k in keys}
+    # The objects under `source.names` are keyed by the name they describe: each is a "name".
+    return {k: ordered(data[k], "name" if where == "names" else k if isinstance(data[k], dict) else "") for k in keys}
 
 
 def dumps(record: dict[str, Any]) -> str:

@@ -341,6 +341,10 @@ class Renderer:
             has_values=any(map(has_placeholders, [record.message, *(v.message for v in record.variants)])),
             places=self.places(record),
             successors=self.successors(record),
+            guard=Markup(self.highlighter.code_html("\n".join(source.guard), "python")) if source.guard else None,
+            callers=[(caller, self.code_link(record, caller.path, caller.line)) for caller in source.callers],
+            names=[(name, definition, self.code_link(record, definition.path, definition.line))
+                   for name, definition in source.names],
         )
 
     def places(self, record: Record) -> list[Summary]:
@@ -449,9 +453,12 @@ class Renderer:
 
     def source_link(self, record: Record) -> str | None:
         """Return the permalink of the raise at its pinned commit, when the repo is known."""
-        source = record.source
-        return _format_url(self.config.source_url, repo=source.repo or "", commit=source.commit,
-                           path=quote(source.path), line=str(source.line))
+        return self.code_link(record, record.source.path, record.source.line)
+
+    def code_link(self, record: Record, path: str, line: int) -> str | None:
+        """Return the permalink of a line of the repository at the record's pinned commit, when the repo is known."""
+        return _format_url(self.config.source_url, repo=record.source.repo or "", commit=record.source.commit,
+                           path=quote(path), line=str(line))
 
     def issue_link(self, record: Record) -> str | None:
         """Return the link that opens an issue about this page."""
@@ -536,6 +543,11 @@ def record_data(record: Record) -> dict[str, Any]:
             "repo": source.repo, "commit": source.commit, "path": source.path, "line": source.line,
             "function": source.function,
             "snippet": {"start": source.snippet.start, "code": source.snippet.code},
+            "guard": list(source.guard) or None,
+            "callers": [{"path": c.path, "line": c.line, "function": c.function} for c in source.callers] or None,
+            "names": {name: {k: v for k, v in (("path", d.path), ("line", d.line), ("kind", d.kind), ("flag", d.flag),
+                                               ("help", d.help)) if v is not None}
+                      for name, d in source.names} or None,
         }.items() if v is not None},
     }
     if record.meaning:

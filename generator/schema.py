@@ -104,6 +104,53 @@ SCHEMA: dict[str, Any] = {
                         ["start", "code"],
                         "the lines around the raise",
                     ),
+                    "guard": {
+                        "type": "array",
+                        "description": "written by extract: the conditions that hold when the raise runs, outermost "
+                        "first, as ast.unparse writes them",
+                        "items": _string("a condition (`x is None`, `not (test)`, `except E`, `case <pattern>`)",
+                                         minLength=1),
+                    },
+                    "callers": {
+                        "type": "array",
+                        "description": "written by extract: where the library calls the raising function, nearest "
+                        "to a public name first",
+                        "maxItems": 5,
+                        "items": _object(
+                            {
+                                "path": _string("a relative POSIX path: no leading /, no empty, . or .. segment, no "
+                                                "backslash, no control character", pattern=SAFE_PATH, minLength=1),
+                                "line": {"type": "integer", "minimum": 1, "maximum": MAX_LINE,
+                                         "description": "line of the call"},
+                                "function": _string("qualified name of the calling function, in one line; empty at "
+                                                    "module level", pattern=ONE_LINE),
+                            },
+                            ["path", "line", "function"],
+                            "a call of the raising function",
+                        ),
+                    },
+                    "names": {
+                        "type": "object",
+                        "description": "written by extract: for each name the message or guard reads, where a user "
+                        "sets it",
+                        "propertyNames": _string("a dotted Python name such as cfg.page_size", pattern=DOTTED_NAME),
+                        "additionalProperties": _object(
+                            {
+                                "path": _string("a relative POSIX path: no leading /, no empty, . or .. segment, no "
+                                                "backslash, no control character", pattern=SAFE_PATH, minLength=1),
+                                "line": {"type": "integer", "minimum": 1, "maximum": MAX_LINE,
+                                         "description": "line of the definition"},
+                                "kind": {"type": "string", "enum": ["parameter", "option", "constant"],
+                                         "description": "parameter, option (a command-line option, a field or "
+                                         "settings key) or constant"},
+                                "help": _string("the definition's own help text or docstring"),
+                                "flag": _string("for a command-line option, the flag as a user types it "
+                                                "(--num-workers)", pattern=ONE_LINE, minLength=1),
+                            },
+                            ["path", "line", "kind"],
+                            "where a user sets the name",
+                        ),
+                    },
                 },
                 ["commit", "path", "line", "snippet"],
                 "where the error is raised, pinned to one commit",

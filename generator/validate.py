@@ -12,7 +12,10 @@ from .search.template import template_parts
 from .config import settings_to_config, with_base_url
 from .sitebuild.highlight import lexer_exists
 from .load import Content, RawRecord, pointer_part
-from .model import Analysis, Check, Config, ExampleFix, Record, Release, Review, Reviewed, Site, Snippet, Source, Variant, Verified, When
+from .model import (
+    Analysis, Caller, Check, Config, Definition, ExampleFix, Record, Release, Review, Reviewed, Site, Snippet, Source, Variant,
+    Verified, When,
+)
 from .problems import Invalid, Problem, ProblemsFound, did_you_mean
 from .schema import SCHEMA
 
@@ -149,6 +152,9 @@ def _check_value(value: Any, schema: dict[str, Any]) -> None:
             hint=_closest(value, schema["enum"]),
             page="not-allowed-value",
         )
+    if isinstance(value, list) and len(value) > schema.get("maxItems", len(value)):
+        raise Invalid(f"has {len(value)} items; at most {schema['maxItems']} are allowed",
+                      hint=schema.get("description"), page="too-many-items")
     if isinstance(value, str):
         _check_string(value, schema)
     if isinstance(value, (int, float)) and value < schema.get("minimum", value):
@@ -348,6 +354,11 @@ def to_record(raw: RawRecord, config: Config) -> Record:
             line=int(source["line"]),
             function=source.get("function") or None,
             snippet=Snippet(int(source["snippet"]["start"]), source["snippet"]["code"]),
+            guard=tuple(source.get("guard", ())),
+            callers=tuple(Caller(c["path"], int(c["line"]), c["function"]) for c in source.get("callers", ())),
+            names=tuple((name, Definition(d["path"], int(d["line"]), d["kind"], d.get("help") or None,
+                                          d.get("flag") or None))
+                        for name, d in source.get("names", {}).items()),
         ),
         meaning=data.get("meaning") or None,
         solutions=tuple(s for s in data.get("solutions", ()) if s.strip()),

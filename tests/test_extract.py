@@ -448,6 +448,8 @@ def test_run_writes_one_skeleton_record_per_site(tmp_path: Path) -> None:
         "source": {
             "repo": "owner/name", "commit": commit, "path": "pkg/a.py", "line": 3, "function": "f",
             "snippet": {"start": 1, "code": 'def f(x):\n    if x:\n        raise ValueError(f"bad {x!r}")\n    raise ValueError(x)'},
+            "guard": ["x"],
+            "names": {"x": {"path": "pkg/a.py", "line": 1, "kind": "parameter"}},
         },
     }
     [unicode] = [r for r in records.values() if r["exception"] == "KeyError"]

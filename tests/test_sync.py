@@ -150,6 +150,7 @@ def test_records_follow_the_code_and_keep_prose(history: tuple[Repo, str, str], 
     assert empty["source"] == {
         "repo": REPO, "commit": second, "path": "pkg/config.py", "line": 9, "function": "Loader.load",
         "snippet": {"start": 7, "code": "\n".join(V2["pkg/config.py"].splitlines()[6:10])},
+        "guard": ["not path"], "names": {"path": {"path": "pkg/config.py", "line": 7, "kind": "parameter"}},
     }
     assert by_id[empty["id"]] in report.repinned
 

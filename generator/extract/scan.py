@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ..model import Variant
+from .context import Context, Guards, index_file
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
     unique_variants,
@@ -84,19 +85,24 @@ class Memo:
     """A function's node -> its body's shape (see `raisers.Shape`)."""
 
 
-def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = False, memo: Memo | None = None) -> Scan:
-    """Return the raise sites, skipped raises and parse failures of `files`, in path order; `memo` shares work between scans."""
+def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = False, memo: Memo | None = None,
+               context: bool = False) -> Scan:
+    """Return the raise sites, skipped raises and parse failures of `files`, in path order; `memo` shares work between scans.
+
+    With `context`, each site has its callers and names (`context.Context`): extract writes them; a walk
+    over releases and a check of pins have no use for them.
+    """
     collecting = gc.isenabled()
     # Every tree stays alive until the end; the collector would walk them all again and again for nothing.
     gc.disable()
     try:
-        return _scan(files, asserts, warns, memo)
+        return _scan(files, asserts, warns, memo, context)
     finally:
         if collecting:
             gc.enable()
 
 
-def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | None = None) -> Scan:
+def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | None = None, context: bool = False) -> Scan:
     """Return what `scan_files` returns."""
     known = memo.parsed if memo is not None else {}
     read: dict[tuple[str, bytes], ParsedFile | Skipped | ParseFailure] = {}
@@ -119,6 +125,7 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     if memo is not None:
         memo.parsed = read
         memo.shapes = {f.node: repo.shapes[id(f)] for f in repo.functions}
+    joined = Context(index_file(file.path, file.tree, _calls(repo, file)) for file in parsed) if context else None
     own = _own_messages(repo)
     sites = [site for found in own.values() for site in found]
     mapped: list[Mapped] = []
@@ -132,7 +139,19 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
                 mapped.append(found_site)
             else:
                 skipped.append(found_site)
-    return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
+    return Scan(tuple(sorted(joined.annotate(sites) if joined is not None else sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
+
+
+def _calls(repo: Repository, file: ParsedFile) -> Iterator[tuple[str, ast.Call]]:
+    """Yield each call of a file with the qualified name of its function: from the bodies the repository walked, and
+    at module level."""
+    for function in repo.functions_in(file):
+        shape = repo.shapes[id(function)]
+        for call in (*shape.raised, *shape.returned, *shape.calls):
+            yield function.qualname, call
+    for node in body_nodes(file.tree.body):
+        if isinstance(node, ast.Call):
+            yield "", node
 
 
 def _parse(path: str, data: bytes) -> ParsedFile | Skipped | ParseFailure:
@@ -228,7 +247,8 @@ def _own_site(method: Function, node: ast.stmt | ast.expr, argument: ast.expr, i
     found = inline(found, source, names)
     if not says_something(found.text) or _DECORATION.match(found.text):
         return None
-    return _make_site(method.file, node, method.qualname, _scope(method), info.qualname, found, "class")
+    return _make_site(method.file, node, method.qualname, _scope(method), info.qualname, found, "class",
+                      Guards(method.file.tree))
 
 
 class _Finder:
@@ -242,6 +262,7 @@ class _Finder:
         self._handlers: dict[int, set[str]] = {}
         """The names `except ... as name` binds in each function met, by `id()`."""
         self.strings = strings
+        self.guards = Guards(file.tree)
 
     def names(self, where: Function | None) -> Names:
         """Return the names a message can follow inside `where` (the module's at module level)."""
@@ -526,7 +547,7 @@ class _Finder:
             return Skipped(self.file.path, node.lineno, f"message longer than {MESSAGE_MAX:,} characters")
         if cls is not None:
             found = self._as_printed(found, cls)
-        return _make_site(self.file, node, qualname, scope, exception, found, kind)
+        return _make_site(self.file, node, qualname, scope, exception, found, kind, self.guards)
 
     def _as_printed(self, found: Message, cls: ClassInfo) -> Message:
         """Return a message with the wordings its class prints it in as alternatives.
@@ -547,10 +568,11 @@ class _Finder:
 
 
 def _make_site(file: ParsedFile, node: ast.stmt | ast.expr, qualname: str, scope: tuple[int, int] | None,
-               exception: str, found: Message, kind: str) -> RaiseSite:
-    """Return the site of a message at a node, with its snippet."""
+               exception: str, found: Message, kind: str, guards: Guards) -> RaiseSite:
+    """Return the site of a message at a node, with its snippet and guard."""
     start, code = _snippet(file.source, node, scope)
-    return RaiseSite(file.path, node.lineno, qualname, exception, found.text, start, code, found.variants, kind)
+    return RaiseSite(file.path, node.lineno, qualname, exception, found.text, start, code, found.variants, kind,
+                     guards.of(node))
 
 
 def _yielded_call(stmt: ast.stmt) -> ast.Call | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model import Variant
+from ..model import Caller, Definition, Variant
 
 SITE_KINDS = ("raise", "variable", "helper", "class", "yield", "key", "attribute", "wrap", "assert", "warning")
 """How a site was found, for counting (`Scan.by_kind`); docs/extract.md describes each."""
@@ -36,6 +36,12 @@ class RaiseSite:
     """Plural and alternative wordings of the message (record format `variants`)."""
     kind: str = field(default="raise", compare=False)
     """How the site was found: one of SITE_KINDS."""
+    guard: tuple[str, ...] = field(default=(), compare=False)
+    """The conditions that hold when it raises (record format `source.guard`; `context.guard`)."""
+    callers: tuple[Caller, ...] = field(default=(), compare=False)
+    """Where the library calls its function, nearest to a public name first (`source.callers`)."""
+    names: tuple[tuple[str, Definition], ...] = field(default=(), compare=False)
+    """Where a user sets the names its message and guard read (`source.names`)."""
 
 
 @dataclass(frozen=True, order=True)

@@ -249,7 +249,7 @@ def run(
     existing = read(content_dir)
     settings = with_flags(existing.config.source, include, exclude, asserts, warns)
     snap = git.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
-    return sync(content_dir, existing, scan_files(snap.files, settings.asserts, settings.warnings), snap.commit, repo,
+    return sync(content_dir, existing, scan_files(snap.files, settings.asserts, settings.warnings, context=True), snap.commit, repo,
                 lambda pins: git.history(repo_dir, snap.commit, pins),
                 lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,
                                                         settings.asserts, settings.warnings))
@@ -352,7 +352,11 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
     record = with_variants({k: v for k, v in data.items() if k != "status"} if restored else dict(data), site)
     new_variants = record.get("variants") != data.get("variants")
     if same_pin and in_history:
-        notes = ["restored, was removed"] * restored + ["variants updated"] * new_variants
+        context = with_code_context(source, site)
+        if context != source:
+            record["source"] = context
+        notes = (["restored, was removed"] * restored + ["variants updated"] * new_variants
+                 + ["guard, callers or names updated"] * (context != source))
         return Update(record, "changed" if notes else "unchanged", "; ".join(notes))
     record = {**record, "message": site.message, "source": _source(source, site, commit)}
     if not (moved or edited or code_changed):
@@ -610,13 +614,31 @@ def with_variants(record: dict[str, Any], site: RaiseSite) -> dict[str, Any]:
 
 
 def _source(old: dict[str, Any], site: RaiseSite, commit: str) -> dict[str, Any]:
-    """Return `old` source fields with the pin of `site` at `commit`."""
+    """Return `old` source fields with the pin of `site` at `commit`, and what the code says there."""
     source = {k: v for k, v in old.items() if k != "function"}
     source.update(commit=commit, path=site.path, line=site.line,
                   snippet={"start": site.snippet_start, "code": site.snippet_code})
     if site.function:
         source["function"] = site.function
-    return source
+    return with_code_context(source, site)
+
+
+CODE_CONTEXT_FIELDS = ("guard", "callers", "names")
+"""Fields of `source` that extract writes from the code on every run (record format 1.2); never prose."""
+
+
+def with_code_context(source: dict[str, Any], site: RaiseSite) -> dict[str, Any]:
+    """Return a record's `source` with the guard, callers and names of `site`, each left out when empty."""
+    updated = {k: v for k, v in source.items() if k not in CODE_CONTEXT_FIELDS}
+    if site.guard:
+        updated["guard"] = list(site.guard)
+    if site.callers:
+        updated["callers"] = [{"path": c.path, "line": c.line, "function": c.function} for c in site.callers]
+    if site.names:
+        updated["names"] = {name: {k: v for k, v in (("path", d.path), ("line", d.line), ("kind", d.kind),
+                                                    ("help", d.help), ("flag", d.flag)) if v is not None}
+                            for name, d in site.names}
+    return updated
 
 
 def check_repo_name(repo: str) -> None:
