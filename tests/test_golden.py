@@ -1,4 +1,4 @@
-"""Golden output: one record's page, byte for byte. Refresh deliberately with UPDATE_GOLDEN=1."""
+"""Golden output: two records' pages, byte for byte. Refresh deliberately with UPDATE_GOLDEN=1."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from errorsite import load, render, validate
 from conftest import FIXTURES
 
 GOLDEN = Path(__file__).parent / "golden"
-PAGES = ("errors/batch-tokens-below-chunk/index.html", "api/errors/batch-tokens-below-chunk.json")
+PAGES = ("errors/batch-tokens-below-chunk/index.html", "api/errors/batch-tokens-below-chunk.json",
+         "errors/batch-tokens-multiple/index.html")
+"""A written page, its JSON, and a page not yet written (what the code says is all it has)."""
 
 
 def test_pages_match_their_golden_copies() -> None:

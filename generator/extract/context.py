@@ -34,7 +34,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import NamedTuple, TypeGuard
 
 from ..model import Caller, Definition
 from .sites import RaiseSite
@@ -165,7 +165,7 @@ def _containing(body: Sequence[ast.stmt], target: tuple[int, int]) -> int | None
     return None
 
 
-def _early_exit(stmt: ast.stmt) -> bool:
+def _early_exit(stmt: ast.stmt) -> TypeGuard[ast.If]:
     """Return whether a statement is `if test:` without `else` whose body ends by leaving the block."""
     return (isinstance(stmt, ast.If) and not stmt.orelse
             and isinstance(stmt.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)))
@@ -210,6 +210,8 @@ class OptionRow(NamedTuple):
     """The flag a user types, for a command-line option."""
     owner: str
     """The class a field belongs to; "" for a command-line option."""
+    function: str = ""
+    """The command whose parameter a `click`/`typer` option is (its qualified name); "" otherwise."""
 
 
 class ClassRow(NamedTuple):
@@ -256,7 +258,7 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             inner = names + (node.name,)
             functions.append(FunctionRow(".".join(inner), node.lineno, _params(node, in_class), in_class))
-            options += _typer_options(node) + _click_options(node)
+            options += _typer_options(node, ".".join(inner)) + _click_options(node, ".".join(inner))
         elif isinstance(node, ast.ClassDef):
             inner, in_class_body = names + (node.name,), True
             classes.append(_class_row(node))
@@ -422,7 +424,7 @@ def _argparse_option(call: ast.Call) -> OptionRow | None:
     return OptionRow(name, call.lineno, _keyword_help(call), flag, "") if name.isidentifier() else None
 
 
-def _click_options(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[OptionRow]:
+def _click_options(node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str) -> list[OptionRow]:
     """Return the options and arguments a function's `@click.option(...)`/`@click.argument(...)` decorators define."""
     found = []
     for decorator in node.decorator_list:
@@ -443,11 +445,11 @@ def _click_options(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[OptionR
         else:
             continue
         flag = next((f for f in flags if f.startswith("--")), flags[0]) if flags else None
-        found.append(OptionRow(name, decorator.lineno, _keyword_help(decorator), flag, ""))
+        found.append(OptionRow(name, decorator.lineno, _keyword_help(decorator), flag, "", qualname))
     return found
 
 
-def _typer_options(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[OptionRow]:
+def _typer_options(node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str) -> list[OptionRow]:
     """Return the options of parameters whose default is `typer.Option(...)`."""
     args = node.args
     positional = [*args.posonlyargs, *args.args]
@@ -463,7 +465,7 @@ def _typer_options(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[OptionR
             continue
         flags = [part for s in _strings(default) if s.startswith("-") for part in s.split("/")[:1]]
         flag = next((f for f in flags if f.startswith("--")), f"--{arg.arg.replace('_', '-')}")
-        found.append(OptionRow(arg.arg, default.lineno, _keyword_help(default), flag, ""))
+        found.append(OptionRow(arg.arg, default.lineno, _keyword_help(default), flag, "", qualname))
     return found
 
 
@@ -644,12 +646,12 @@ class Context:
         function = self.functions.get((site.path, site.function))
         if len(parts) == 1 and function is not None and _param(function, last) is not None:
             if _public(site.path, function.qualname):
-                return _parameter(site.path, function, last)
+                return self._parameter(site.path, function, last)
             for caller in callers:
                 other = self.functions.get((caller.path, caller.function))
                 if other is not None and _public(caller.path, other.qualname) and _param(other, last) is not None:
-                    return _parameter(caller.path, other, last)
-            return self._option(last, site, dotted=False) or _parameter(site.path, function, last)
+                    return self._parameter(caller.path, other, last)
+            return self._option(last, site, dotted=False) or self._parameter(site.path, function, last)
         if _CONSTANT.fullmatch(last):
             constant = self._constant(last, site.path)
             if constant is not None:
@@ -659,6 +661,15 @@ class Context:
             if owner is not None:
                 return self._option(last, site, dotted=True) or owner
         return self._option(last, site, dotted=len(parts) > 1)
+
+    def _parameter(self, path: str, function: FunctionRow, name: str) -> Definition:
+        """Return the definition of a function's parameter: the option that sets it when the function is a command."""
+        for other_path, row in self.options.get(name, ()):
+            if other_path == path and row.function == function.qualname:
+                return Definition(path, row.line, "option", row.help, row.flag)
+        param = _param(function, name)
+        assert param is not None
+        return Definition(path, param[1], "parameter", param[2])
 
     def _option(self, name: str, site: RaiseSite, dotted: bool) -> Definition | None:
         """Return the option or field `name` that a read at `site` most likely means."""
@@ -689,7 +700,7 @@ class Context:
         for end in range(len(parts) - 1, 0, -1):
             init = self.functions.get((site.path, ".".join(parts[:end]) + ".__init__"))
             if init is not None and _param(init, name) is not None:
-                return _parameter(site.path, init, name)
+                return self._parameter(site.path, init, name)
         return None
 
 
@@ -720,11 +731,6 @@ def _param(function: FunctionRow, name: str) -> tuple[str, int, str | None] | No
     return next((p for p in function.params if p[0] == name), None)
 
 
-def _parameter(path: str, function: FunctionRow, name: str) -> Definition:
-    """Return the definition of a function's parameter."""
-    param = _param(function, name)
-    assert param is not None
-    return Definition(path, param[1], "parameter", param[2])
 
 
 def _placeholders(message: str) -> Iterator[str]:

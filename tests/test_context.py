@@ -1,0 +1,305 @@
+"""What extract writes of the code around each raise: `source.guard`, `source.callers`, `source.names`."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+from test_gitrepo import Repo
+
+from errorsite import load, validate
+from errorsite.extract import sync
+from errorsite.extract.scan import scan_files
+from errorsite.extract.sites import RaiseSite
+from errorsite.model import Caller, Definition
+from errorsite.recordjson import dumps
+
+FIXTURE = Path(__file__).parent / "fixtures" / "context" / "guards.py"
+
+
+def canonical(condition: str) -> str:
+    """Return a condition as `ast.unparse` writes it (`except`/`case` lines are not expressions: kept as they are)."""
+    if condition.startswith(("except", "case ")):
+        return condition
+    return ast.unparse(ast.parse(condition, mode="eval"))
+
+
+def sites(files: dict[str, str]) -> dict[str, RaiseSite]:
+    """Return the sites of `files` by message."""
+    found = scan_files({path: text.encode() for path, text in files.items()}).sites
+    return {site.message: site for site in found}
+
+
+GUARDS = [
+    ("nested if", ["a > 0", "b is None"]),
+    ("elif", ["not (mode == 'fast')", "mode == 'slow'"]),
+    ("else of an elif chain", ["not (mode == 'fast')", "not (mode == 'slow')", "not (mode in ('a', 'b'))"]),
+    ("early exits in two blocks", ["not (not items)", "not (item is None)", "item > limit"]),
+    ("while", ["queue and queue[0] != 'stop'"]),
+    ("while else", ["not (queue and queue[0] != 'stop')"]),
+    ("except tuple", ["except (OSError, ValueError)"]),
+    ("except then if", ["except KeyError", "error.args"]),
+    ("except", ["except Exception"]),
+    ("case with guard", ["case ['go', direction] if direction != 'up'"]),
+    ("case mapping", ["case {'kind': 'load', **rest}"]),
+    ("and, or, not", ["a and (b or not c)"]),
+    ("walrus", ["not (a and (b or not c))", "(n := len(data)) > 10 and not (a or b)"]),
+    ("for and with add nothing", []),
+    ("inner function's own guard", ["value < 0"]),
+    ("the call in a test is not guarded by that test", []),
+]
+
+
+@pytest.mark.parametrize(("message", "expected"), GUARDS, ids=[m for m, _ in GUARDS])
+def test_guard_of_every_construct(message: str, expected: list[str]) -> None:
+    found = sites({"pkg/guards.py": FIXTURE.read_text(encoding="utf-8")})
+    assert found[message].guard == tuple(canonical(c) for c in expected)
+
+
+def test_guard_text_is_what_ast_unparse_writes() -> None:
+    found = sites({"pkg/guards.py": FIXTURE.read_text(encoding="utf-8")})
+    assert found["else of an elif chain"].guard[2] == "not mode in ('a', 'b')"
+    assert found["walrus"].guard[1] == "(n := len(data)) > 10 and (not (a or b))"
+    assert found["early exits in two blocks"].guard[0] == "not not items"
+
+
+def test_an_assert_raises_when_its_test_fails() -> None:
+    text = "def f(x):\n    if x:\n        assert x > 2, 'x must be above two'\n"
+    found = {s.message: s for s in scan_files({"a.py": text.encode()}, asserts=True).sites}
+    assert found["x must be above two"].guard == ("x", "not x > 2")
+
+
+PACKAGE = {
+    "pkg/core.py": (
+        "def _validate(size):\n"
+        "    if size < 0:\n"
+        "        raise ValueError(f'size {size} must not be negative')\n"
+        "\n"
+        "\n"
+        "class Pool:\n"
+        "    def __init__(self, workers):\n"
+        "        if workers < 1:\n"
+        "            raise ValueError('a pool needs workers')\n"
+        "\n"
+        "    def resize(self, n):\n"
+        "        raise RuntimeError(f'cannot resize to {n}')\n"
+        "\n"
+        "    def get(self, key):\n"
+        "        raise KeyError('no such thing here')\n"
+        "\n"
+        "    def grow(self):\n"
+        "        self.resize(len(self.workers) + 1)\n"
+    ),
+    "pkg/api.py": (
+        "from .core import Pool, _validate\n"
+        "\n"
+        "\n"
+        "def _internal(size):\n"
+        "    _validate(size)\n"
+        "\n"
+        "\n"
+        "def allocate(size):\n"
+        "    _validate(size)\n"
+        "    _validate(size * 2)\n"
+        "\n"
+        "\n"
+        "def start(config):\n"
+        "    pool = Pool(4)\n"
+        "    pool.resize(2)\n"
+        "    return config.get('workers')\n"
+    ),
+    "pkg/_private.py": "from .core import _validate\n\n\ndef helper(size):\n    return _validate(size)\n",
+}
+
+
+def test_callers_across_modules_public_first() -> None:
+    found = sites(PACKAGE)
+    assert found["size {size} must not be negative"].callers == (
+        Caller("pkg/api.py", 9, "allocate"),
+        Caller("pkg/_private.py", 5, "helper"),
+        Caller("pkg/api.py", 5, "_internal"),
+    )
+
+
+def test_callers_of_a_constructor_and_of_methods() -> None:
+    found = sites(PACKAGE)
+    assert found["a pool needs workers"].callers == (Caller("pkg/api.py", 14, "start"),)
+    assert found["cannot resize to {n}"].callers == (Caller("pkg/api.py", 15, "start"), Caller("pkg/core.py", 18, "Pool.grow"))
+    # `config.get(...)` is as likely a dict's: it is no caller of Pool.get.
+    assert found["no such thing here"].callers == ()
+
+
+def test_at_most_five_callers() -> None:
+    calls = "".join(f"def use{n}():\n    run()\n\n\n" for n in range(8))
+    found = sites({"a.py": "def run():\n    raise ValueError('ran')\n\n\n" + calls})
+    assert [c.function for c in found["ran"].callers] == ["use0", "use1", "use2", "use3", "use4"]
+
+
+NAMES = {
+    "tool/cli.py": (
+        "import argparse\n"
+        "\n"
+        "import click\n"
+        "\n"
+        "\n"
+        "def main(argv=None):\n"
+        "    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--num-workers', type=int, help='How many worker processes to start.')\n"
+        "    args = parser.parse_args(argv)\n"
+        "    if args.num_workers < 1:\n"
+        "        raise SystemExit(f'--num-workers must be positive, got {args.num_workers}')\n"
+        "\n"
+        "\n"
+        "@click.command()\n"
+        "@click.option('--page-size', '-p', type=int, help='Tokens per KV-cache page.')\n"
+        "def serve(page_size):\n"
+        "    if page_size % 2:\n"
+        "        raise click.BadParameter(f'page size {page_size} must be even')\n"
+    ),
+    "tool/config.py": (
+        "from dataclasses import dataclass, field\n"
+        "from typing import Annotated, ClassVar\n"
+        "\n"
+        "from pydantic import BaseModel, Field\n"
+        "\n"
+        "MAX_LEN = 4096\n"
+        '"""Longest input, in tokens."""\n'
+        "\n"
+        "\n"
+        "@dataclass\n"
+        "class ServerArgs:\n"
+        "    chunk_size: int = 8\n"
+        '    """Tokens per prefill chunk."""\n'
+        "    max_batch: Annotated[int, 'The most requests in one batch.'] = 32\n"
+        "    dtype: str = field(default='auto', metadata={'help': 'Data type of the weights.'})\n"
+        "    registry: ClassVar[dict] = {}\n"
+        "\n"
+        "    def check(self):\n"
+        "        if self.dtype != 'auto' and self.chunk_size > self.max_batch:\n"
+        "            raise ValueError(f'chunk_size {self.chunk_size} exceeds max_batch {self.max_batch}')\n"
+        "\n"
+        "\n"
+        "class Limits(BaseModel):\n"
+        "    timeout: float = Field(30.0, description='Seconds to wait for a reply.')\n"
+        "\n"
+        "\n"
+        "def clip(n, limits):\n"
+        '    """Clip a length.\n'
+        "\n"
+        "    Args:\n"
+        "        n: the length to clip, in tokens.\n"
+        "        limits: the limits to clip to.\n"
+        '    """\n'
+        "    if n > MAX_LEN or limits.timeout < 0:\n"
+        "        raise ValueError(f'{n} is longer than {MAX_LEN}')\n"
+        "\n"
+        "\n"
+        "def _check_size(size):\n"
+        "    if size < 0:\n"
+        "        raise ValueError(f'size {size} must not be negative')\n"
+        "\n"
+        "\n"
+        "def resize(size):\n"
+        '    """:param size: the new size, in pages."""\n'
+        "    _check_size(size)\n"
+    ),
+}
+
+
+def test_names_of_a_parameter_options_fields_and_constants() -> None:
+    found = sites(NAMES)
+    assert dict(found["--num-workers must be positive, got {args.num_workers}"].names) == {
+        "args.num_workers": Definition("tool/cli.py", 8, "option", "How many worker processes to start.", "--num-workers"),
+    }
+    assert dict(found["page size {page_size} must be even"].names) == {
+        "page_size": Definition("tool/cli.py", 15, "option", "Tokens per KV-cache page.", "--page-size"),
+    }
+    assert dict(found["chunk_size {self.chunk_size} exceeds max_batch {self.max_batch}"].names) == {
+        "self.chunk_size": Definition("tool/config.py", 12, "option", "Tokens per prefill chunk."),
+        "self.max_batch": Definition("tool/config.py", 14, "option", "The most requests in one batch."),
+        "self.dtype": Definition("tool/config.py", 15, "option", "Data type of the weights."),
+    }
+    assert dict(found["{n} is longer than {MAX_LEN}"].names) == {
+        "n": Definition("tool/config.py", 27, "parameter", "the length to clip, in tokens."),
+        "MAX_LEN": Definition("tool/config.py", 6, "constant", "Longest input, in tokens."),
+        "limits.timeout": Definition("tool/config.py", 24, "option", "Seconds to wait for a reply."),
+    }
+
+
+def test_a_private_functions_parameter_is_set_at_its_public_caller() -> None:
+    found = sites(NAMES)
+    assert dict(found["size {size} must not be negative"].names) == {
+        "size": Definition("tool/config.py", 43, "parameter", "the new size, in pages."),
+    }
+
+
+def test_the_fields_are_written_validated_and_read_back(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    for path, text in NAMES.items():
+        repo.write(path, text)
+    repo.commit()
+    content = tmp_path / "content"
+    sync.run(repo.path, "HEAD", "acme/tool", content, [], [], False)
+    raws = load.load(content).records
+    data = {raw.data["message"]: raw.data for raw in raws}["page size {page_size} must be even"]
+    assert data["source"]["guard"] == ["page_size % 2"]
+    assert data["source"]["names"] == {"page_size": {"path": "tool/cli.py", "line": 15, "kind": "option",
+                                                      "flag": "--page-size", "help": "Tokens per KV-cache page."}}
+    assert "callers" not in data["source"]
+    site = validate.build_site(load.load(content))
+    record = next(r for r in site.records if r.message == "page size {page_size} must be even")
+    assert record.source.guard == ("page_size % 2",)
+    assert not record.written
+
+
+def test_a_changed_guard_is_rewritten_without_review_and_prose_is_kept(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("a.py", "def f(x):\n    if x:\n        raise ValueError('bad x')\n")
+    repo.commit()
+    content = tmp_path / "content"
+    sync.run(repo.path, "HEAD", "acme/a", content, [], [], False)
+    path = next((content / "errors").glob("*.json"))
+    prose = {"meaning": "x was set.", "when": {"trigger": "Setting x."}, "analysis": {"by": "human"}}
+    path.write_text(dumps({**json.loads(path.read_text(encoding="utf-8")), **prose}), encoding="utf-8")
+    # Only the test changes: the snippet changes too, so the pin moves; nothing the prose says is touched.
+    repo.write("a.py", "def f(x):\n    if x > 1:\n        raise ValueError('bad x')\n")
+    repo.commit()
+    sync.run(repo.path, "HEAD", "acme/a", content, [], [], False)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["source"]["guard"] == ["x > 1"]
+    assert {k: data[k] for k in prose} == prose
+    assert data["review"]["why"] == "code changed"  # the snippet's code changed, as before 1.2
+
+
+def test_context_alone_is_written_into_a_record_without_a_review(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("a.py", "def f(x):\n    if x:\n        raise ValueError('bad x')\n")
+    repo.commit()
+    content = tmp_path / "content"
+    sync.run(repo.path, "HEAD", "acme/a", content, [], [], False)
+    path = next((content / "errors").glob("*.json"))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    # A record written before 1.2, with prose: same pin, no guard yet.
+    old = {**data, "meaning": "x was set.", "source": {k: v for k, v in data["source"].items() if k not in ("guard", "names")}}
+    path.write_text(dumps(old), encoding="utf-8")
+    report = sync.run(repo.path, "HEAD", "acme/a", content, [], [], False)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["source"]["guard"] == ["x"]
+    assert "review" not in data
+    assert data["meaning"] == "x was set."
+    assert [c.note for c in report.changed] == ["guard, callers or names updated"]
+    # A second run finds nothing to do.
+    report = sync.run(repo.path, "HEAD", "acme/a", content, [], [], False)
+    assert len(report.unchanged) == 1 and not report.changed
+
+
+def test_too_many_callers_is_a_problem() -> None:
+    raw = load.RawRecord("content/errors/a.json", {
+        "id": "a", "exception": "ValueError", "message": "bad",
+        "source": {"commit": "abcdef1", "path": "a.py", "line": 1, "snippet": {"start": 1, "code": "raise"},
+                   "callers": [{"path": "b.py", "line": n, "function": "f"} for n in range(1, 7)]},
+    })
+    problems = list(validate.check_record(raw))
+    assert [(p.pointer, p.reason) for p in problems] == [("/source/callers", "has 6 items; at most 5 are allowed")]
