@@ -40,7 +40,10 @@ def test_full_record_has_every_section_in_order(files: dict[str, bytes]) -> None
 
 def test_sections_without_data_are_left_out(files: dict[str, bytes]) -> None:
     html = page(files, "errors/batch-tokens-multiple/index.html")
-    assert headings(html) == ["Error message", "Source", "Related errors"]
+    # Not yet written: what the code says (its guard and callers) is all "When it happens" holds.
+    assert headings(html) == ["Error message", "Source", "When it happens", "Related errors"]
+    assert "<h3 id=\"from-the-code\">From the code</h3>" in html and "<dt>Trigger</dt>" not in html
+    assert headings(page(files, "errors/old-kv-dtype/index.html")).count("When it happens") == 0
     assert "This page is not yet written" in html
     assert "content/errors/batch-tokens-multiple.json" in html
 
