@@ -28,7 +28,7 @@ def canonical(condition: str) -> str:
 
 def sites(files: dict[str, str]) -> dict[str, RaiseSite]:
     """Return the sites of `files` by message."""
-    found = scan_files({path: text.encode() for path, text in files.items()}).sites
+    found = scan_files({path: text.encode() for path, text in files.items()}, context=True).sites
     return {site.message: site for site in found}
 
 

@@ -640,8 +640,9 @@ def test_a_header_comment_moves_lines_only(tmp_path: Path) -> None:
     run(repo, content)
     after = path.read_text(encoding="utf-8")
     assert "review" not in json.loads(after)
+    # The raise's line and the line of its parameter `x` (`source.names`) both move down.
     assert sorted(line.split(":")[0].strip("-+ ") for line in changed_lines(before, after)) == [
-        '"commit"', '"commit"', '"commit"', '"commit"', '"line"', '"line"', '"start"', '"start"']
+        '"commit"', '"commit"', '"commit"', '"commit"', '"line"', '"line"', '"line"', '"line"', '"start"', '"start"']
     # A commit that does not touch the code moves nothing and writes nothing.
     repo.write("README", "news\n")
     repo.commit()

@@ -249,7 +249,8 @@ def run(
     existing = read(content_dir)
     settings = with_flags(existing.config.source, include, exclude, asserts, warns)
     snap = git.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
-    return sync(content_dir, existing, scan_files(snap.files, settings.asserts, settings.warnings, context=True), snap.commit, repo,
+    scan = scan_files(snap.files, settings.asserts, settings.warnings, context=True)
+    return sync(content_dir, existing, scan, snap.commit, repo,
                 lambda pins: git.history(repo_dir, snap.commit, pins),
                 lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,
                                                         settings.asserts, settings.warnings))
