@@ -165,3 +165,17 @@ def test_a_class_renamed_and_its_message_reworded_in_one_release_is_one_history(
                                  {"release": "v2", "commit": second, "change": "changed"}]
     assert record["variants"] == [{"message": "Multi commands in chain mode cannot have optional arguments.",
                                    "kind": "earlier", "until": second}]
+
+
+def test_no_matching_release_tag_is_a_user_error_that_names_the_tags_there_are(
+        story: tuple[Repo, dict[str, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo, _ = story
+    content = tmp_path / "content"
+    extract(repo, content, tmp_path / "cache")
+    before = {p.name: p.read_bytes() for p in (content / "errors").glob("*.json")}
+    (content / "site.toml").write_text('[history]\ntags = "release-*"\n')
+    assert cli.main(["extract", str(repo.path), "--content", str(content), "--history"]) == 1
+    err = capsys.readouterr().err
+    assert f"{repo.path}: no release tag matches [history] tags 'release-*'" in err
+    assert "hint: its newest tags are " in err and "errors/no-release-tags/" in err
+    assert {p.name: p.read_bytes() for p in (content / "errors").glob("*.json")} == before

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..problems import UserError
 from ..recordjson import dumps
 from . import git
 from .globs import FileFilter, with_flags
@@ -120,6 +121,9 @@ def run(repo_dir: Path, content_dir: Path, repo: str | None = None, include: Seq
     existing = read(content_dir)
     settings = with_flags(existing.config.source, include, exclude, asserts, warns)
     tags = release_tags(repo_dir, existing.config.history.tags)
+    if not tags:
+        # Writing histories from no release would strip every record of the one it has.
+        raise no_release_tags(repo_dir, existing.config.history.tags)
     key_of = _key_maker(settings.include, settings.exclude, settings.asserts, settings.warnings)
     cache = Cache.open(cache_path(repo_dir, cache_dir))
     wanted = FileFilter.of_settings(settings)
@@ -152,6 +156,17 @@ def release_tags(repo_dir: Path, pattern: str) -> list[Tag]:
     ancestors = _tag_ancestors(repo_dir, unique)
     tags = [Tag(n, c, dates[c]) for n, c in commits.items()]
     return _in_commit_order(tags, ancestors)
+
+
+def no_release_tags(repo_dir: Path, pattern: str) -> UserError:
+    """Return the error of a repository none of whose tags matches `[history] tags`, naming some it has."""
+    listed = git.run(repo_dir, ["tag", "--list", "--sort=-creatordate"]).decode("utf-8", "replace").split()
+    hint = (f"its newest tags are {', '.join(listed[:5])}: set tags in [history] of site.toml to a glob that matches"
+            " them, for example tags = \"[0-9]*\" for 1.2.3" if listed else
+            "this clone has no tags: fetch them (git fetch --tags; in GitHub Actions, actions/checkout with"
+            " fetch-depth: 0), or tag the releases")
+    return UserError(f"{repo_dir}: no release tag matches [history] tags {pattern!r}", hint=hint,
+                     page="no-release-tags")
 
 
 def _tag_ancestors(repo_dir: Path, commits: list[str]) -> dict[str, int]:
