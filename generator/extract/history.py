@@ -123,7 +123,8 @@ def run(repo_dir: Path, content_dir: Path, repo: str | None = None, include: Seq
     tags = release_tags(repo_dir, existing.config.history.tags)
     if not tags:
         # Writing histories from no release would strip every record of the one it has.
-        raise no_release_tags(repo_dir, existing.config.history.tags)
+        raise UserError(f"{repo_dir}: no release tag matches [history] tags {existing.config.history.tags!r}",
+                        hint=_tags_hint(repo_dir), page="no-release-tags")
     key_of = _key_maker(settings.include, settings.exclude, settings.asserts, settings.warnings)
     cache = Cache.open(cache_path(repo_dir, cache_dir))
     wanted = FileFilter.of_settings(settings)
@@ -158,15 +159,14 @@ def release_tags(repo_dir: Path, pattern: str) -> list[Tag]:
     return _in_commit_order(tags, ancestors)
 
 
-def no_release_tags(repo_dir: Path, pattern: str) -> UserError:
-    """Return the error of a repository none of whose tags matches `[history] tags`, naming some it has."""
+def _tags_hint(repo_dir: Path) -> str:
+    """Return what to do when no tag matches `[history] tags`, naming some tags the repository has."""
     listed = git.run(repo_dir, ["tag", "--list", "--sort=-creatordate"]).decode("utf-8", "replace").split()
-    hint = (f"its newest tags are {', '.join(listed[:5])}: set tags in [history] of site.toml to a glob that matches"
-            " them, for example tags = \"[0-9]*\" for 1.2.3" if listed else
-            "this clone has no tags: fetch them (git fetch --tags; in GitHub Actions, actions/checkout with"
-            " fetch-depth: 0), or tag the releases")
-    return UserError(f"{repo_dir}: no release tag matches [history] tags {pattern!r}", hint=hint,
-                     page="no-release-tags")
+    if not listed:
+        return ("this clone has no tags: fetch them (git fetch --tags; in GitHub Actions, actions/checkout with"
+                " fetch-depth: 0), or tag the releases")
+    return (f"its newest tags are {', '.join(listed[:5])}: set tags in [history] of site.toml to a glob that"
+            " matches them, for example tags = \"[0-9]*\" for 1.2.3")
 
 
 def _tag_ancestors(repo_dir: Path, commits: list[str]) -> dict[str, int]:
