@@ -400,3 +400,38 @@ def test_retry_after_reads_seconds_and_dates() -> None:
     assert draft.retry_after("soon") is None
     assert FAST.pause(1, 7.0) == 0.05
     assert 0 <= draft.Retry(base=1, cap=60).pause(3, None) <= 4
+
+
+def test_an_interrupted_run_loses_nothing_and_a_rerun_goes_on(tmp_path: Path, server: tuple[str, Script]) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    endpoint, script = server
+    ids = [f"rec-{n:02d}" for n in range(10)]
+    # Each answer takes a while, so the interrupt comes with records written and others in flight.
+    script.plan = {i: ["hang"] for i in ids}
+    script.hang = 0.4
+    content = make_content(tmp_path / "content", *(skeleton(i) for i in ids),
+                           settings='[draft]\nconcurrency = 2\ntimeout = 5\n')
+    command = [sys.executable, "-m", "errorsite", "draft", "--content", str(content), "--endpoint", endpoint,
+               "--model", "tiny-test"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and sum('"ai-assisted"' in (content / "errors" / f"{i}.json").read_text()
+                                              for i in ids) < 3:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=20)
+    assert process.returncode == 130, err
+    assert "stopped before the end" in out
+    first = {i for i in ids if '"ai-assisted"' in (content / "errors" / f"{i}.json").read_text()}
+    assert 3 <= len(first) < len(ids)
+    assert validate.build_site(load.load(content))  # every file whole and valid
+    asked = len(script.requests)
+    script.plan = {}
+    rerun = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert rerun.returncode == 0, rerun.stderr
+    again = sorted(r["id"] for r in script.requests[asked:])
+    assert again == sorted(set(ids) - first)
+    assert all('"ai-assisted"' in (content / "errors" / f"{i}.json").read_text() for i in ids)
