@@ -56,11 +56,20 @@ LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain"})
 
 def _answer_schema() -> dict[str, Any]:
     """Return the JSON Schema of an answer: the record format's prose fields, without what only `verify` writes."""
-    properties = {key: SCHEMA["properties"][key] for key in PROSE_KEYS}
-    fix = dict(properties["example_fix"])
-    fix["properties"] = {k: v for k, v in fix["properties"].items() if k != "verified"}
-    properties["example_fix"] = fix
+    properties = {key: _portable(SCHEMA["properties"][key]) for key in PROSE_KEYS}
+    properties["example_fix"]["properties"].pop("verified")
     return {"type": "object", "properties": properties, "required": list(REQUIRED), "additionalProperties": False}
+
+
+def _portable(schema: Any) -> Any:
+    """Return `schema` without the keywords that servers turning a schema into a grammar reject.
+
+    llama.cpp's and vLLM's converters take no lookahead in a `pattern`, and some no `propertyNames`;
+    the answer is checked against the whole record format anyway.
+    """
+    if isinstance(schema, dict):
+        return {k: _portable(v) for k, v in schema.items() if k not in ("pattern", "propertyNames")}
+    return schema
 
 
 ANSWER_SCHEMA = _answer_schema()
@@ -267,8 +276,9 @@ def facts(record: Record, data: dict[str, Any], related: list[dict[str, str]],
     found: dict[str, Any] = {
         "id": record.id, "exception": record.exception, "message": record.message,
         "other_wordings": [v.message for v in record.variants],
-        "source": {"repo": record.source.repo, "path": record.source.path, "line": record.source.line,
-                   "function": record.source.function, "code": numbered},
+        "source": {key: value for key, value in (("repo", record.source.repo), ("path", record.source.path),
+                                                  ("line", record.source.line), ("function", record.source.function),
+                                                  ("code", numbered)) if value is not None},
     }
     # What extract writes of the code (source.guard, callers, names) is passed on as it is, when there.
     if source.get("guard"):
