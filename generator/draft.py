@@ -36,7 +36,7 @@ from .config import check_endpoint
 from .load import RawRecord
 from .model import AI_ASSISTED, DraftSettings, Record, Site
 from .problems import Invalid, Problem, UsageError, UserError, did_you_mean
-from .recordjson import dumps, write_atomically
+from .recordjson import rewrite, write_atomically
 from .schema import SCHEMA
 
 ENDPOINT_ENV = "ERRORSITE_DRAFT_ENDPOINT"
@@ -698,7 +698,8 @@ def _finish(job: Job, future: Future[Answer | Failure], model: str, date: str) -
     except Invalid as error:
         return Outcome(record.id, record.file, Problem(record.file, "", error.message, error.hint, error.page),
                        *tokens)
-    write_atomically(path, dumps(data))
+    # A person's layout of the file (key order, indentation) stays; only the new fields are added.
+    write_atomically(path, rewrite(job.original.decode("utf-8-sig"), data))
     return Outcome(record.id, record.file, None, *tokens)
 
 

@@ -30,7 +30,7 @@ from .draft import find_record
 from .load import RawRecord
 from .model import Config
 from .problems import Invalid, Problem, UserError
-from .recordjson import dumps, write_atomically
+from .recordjson import rewrite, write_atomically
 
 POLL_SECONDS = 0.3
 """How often the document is looked at while the editor is open."""
@@ -342,7 +342,7 @@ class _File:
         data, problems = problems_of(text, self.raw, self.known)
         with self.lock:
             if data is not None and not problems and self.ours():
-                self.write(dumps(data))
+                self.write(rewrite(self.original.decode("utf-8-sig"), data))
 
     def put_back(self) -> None:
         """Give the record file its bytes from before the edit, if a preview changed them."""
@@ -381,7 +381,7 @@ def edit(content: Path, record_id: str, editor: str, ask: Ask) -> Result:
                 if data == raw.data:
                     file.put_back()
                     return Result(record.file, False)
-                file.write(dumps(data))
+                file.write(rewrite(file.original.decode("utf-8-sig"), data))
                 return Result(record.file, True)
             file.put_back()
             if ask(problems) != "e":

@@ -187,3 +187,15 @@ def test_the_command_line_edits_with_visual_or_editor(content: Path, editor: Any
     assert "did you mean 'batch-tokens-multiple'?" in capsys.readouterr().err
     assert edit.editor_command({"EDITOR": "nano", "VISUAL": "code --wait"}) == "code --wait"
     assert edit.editor_command({}) == "vi"
+
+
+def test_a_hand_formatted_file_keeps_its_layout(content: Path, editor: Any) -> None:
+    path = record_path(content)
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps(data, indent=4) + "\n")
+    before = path.read_text().splitlines()
+    command = editor({"replace": [("# What it means\n\n", "# What it means\n\nExplained.\n\n")]})
+    assert edit.edit(content, "batch-tokens-multiple", command, lambda problems: "k").written
+    after = path.read_text().splitlines()
+    assert '    "meaning": "Explained.",' in after
+    assert [line for line in after if "meaning" not in line] == before
