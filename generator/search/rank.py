@@ -142,6 +142,34 @@ def relays(row: Row) -> bool:
     return row.templates[0].segments == [None]
 
 
+@dataclass(frozen=True, slots=True)
+class Lookups:
+    """What every search of one index looks records up by, made once per index."""
+
+    places: dict[tuple[str, str], list[str]]
+    """(exception, wording) -> the ids of the records that raise it (see `same_message`)."""
+    by_line: dict[int, list[int]]
+    """Line -> the rows of records with a path whose raise is on that line of their file."""
+
+
+_LOOKUPS: dict[int, tuple[SearchIndex, Lookups]] = {}
+"""The lookups of the last few indexes searched, by `id()`; each entry holds its index, so the id stays its own."""
+
+
+def lookups(index: SearchIndex) -> Lookups:
+    """Return the lookups of an index, made on its first search."""
+    found = _LOOKUPS.get(id(index))
+    if found is None or found[0] is not index:
+        if len(_LOOKUPS) >= 8:
+            _LOOKUPS.clear()
+        by_line: dict[int, list[int]] = {}
+        for d, row in enumerate(index.rows):
+            if row.path:
+                by_line.setdefault(row.line, []).append(d)
+        found = _LOOKUPS[id(index)] = (index, Lookups(same_message(index), by_line))
+    return found[1]
+
+
 def raised_rows(index: SearchIndex, paste: Paste) -> set[int]:
     """Return the rows whose raise the innermost frame of the pasted traceback that is at any record's raise is at.
 
@@ -150,10 +178,7 @@ def raised_rows(index: SearchIndex, paste: Paste) -> set[int]:
     """
     if not paste.frames:
         return set()
-    by_line: dict[int, list[int]] = {}
-    for d, row in enumerate(index.rows):
-        if row.path:
-            by_line.setdefault(row.line, []).append(d)
+    by_line = lookups(index).by_line
     found: set[int] = set()
     for frames in (paste.frames, *paste.causes):
         inner = next((hit for frame in reversed(frames)
@@ -291,7 +316,7 @@ def _search(index: SearchIndex, text: str, limit: int) -> list[dict[str, Any]]:
     found = _candidates(index, paste, forms, words, limit, _linked(index, text))
     found.sort(key=lambda c: index.rows[c.row].id)
     found.sort(key=lambda c: c.key, reverse=True)
-    places = same_message(index)
+    places = lookups(index).places
     shown: dict[tuple[str, str], Candidate] = {}
     for candidate in found:
         if len(shown) == limit:
@@ -310,8 +335,6 @@ def same_message(index: SearchIndex) -> dict[tuple[str, str], list[str]]:
     message raised at several places is one answer, the best ranked of them, whose page lists the others."""
     places: dict[tuple[str, str], list[str]] = {}
     for row in index.rows:
-        for template in row.templates:
-            ids = places.setdefault((row.exception, template.message), [])
-            if row.id not in ids[-1:]:
-                ids.append(row.id)
+        for message in dict.fromkeys(template.message for template in row.templates):
+            places.setdefault((row.exception, message), []).append(row.id)
     return places
