@@ -435,3 +435,34 @@ def test_an_interrupted_run_loses_nothing_and_a_rerun_goes_on(tmp_path: Path, se
     again = sorted(r["id"] for r in script.requests[asked:])
     assert again == sorted(set(ids) - first)
     assert all('"ai-assisted"' in (content / "errors" / f"{i}.json").read_text() for i in ids)
+
+
+def test_a_request_carries_what_extract_wrote_of_the_code(tmp_path: Path, server: tuple[str, Script]) -> None:
+    import subprocess
+
+    endpoint, script = server
+    repo = tmp_path / "lib"
+    (repo / "mylib").mkdir(parents=True)
+    (repo / "mylib" / "__init__.py").write_text("")
+    (repo / "mylib" / "chunks.py").write_text(
+        "def check(chunk, budget):\n"
+        "    if chunk > budget:\n"
+        "        raise ValueError(f\"chunk_size ({chunk}) must not exceed {budget}\")\n"
+        "\n"
+        "\n"
+        "def run(chunk=512, budget=4096):\n"
+        "    check(chunk, budget)\n")
+    git = ["git", "-C", str(repo), "-c", "user.email=t@example.org", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "lib"], check=True)
+    content = repo / "content"
+    assert cli.main(["extract", str(repo), "--content", str(content)]) == 0
+    report = run(content, conn(endpoint))
+    assert not report.failed and len(script.requests) == 1
+    source = json.loads(script.requests[0]["body"]["messages"][1]["content"])["source"]
+    assert source["guard"] == ["chunk > budget"]
+    [caller] = source["callers"]
+    assert (caller["path"], caller["line"], caller["function"]) == ("mylib/chunks.py", 7, "run")
+    assert "    7     check(chunk, budget)" in caller["code"]  # read through git at the record's commit
+    assert set(source["names"]) >= {"chunk", "budget"}
