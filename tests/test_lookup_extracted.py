@@ -1,0 +1,100 @@
+"""Small repositories extracted, their code run for real, and what it printed looked up.
+
+Each repository raises in one of the ways a page must still be found for: a standard
+error re-raised with a suffix, one message raised at several places, an exception
+group of the repository's errors.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from test_extract_sites import extract_repo
+
+from errorsite import load, validate
+from errorsite.search.index import index_of
+from errorsite.search.rank import search
+
+
+def _printed(repo: Path, code: str) -> str:
+    """Return what Python prints on standard error when `code` runs with the repository importable."""
+    done = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    return done.stderr
+
+
+def _lookup(content: Path, text: str) -> list[dict]:
+    return search(index_of(validate.build_site(load.load(content))), text)
+
+
+def test_a_standard_error_wrapped_with_a_suffix_is_found_by_its_frame(tmp_path: Path) -> None:
+    repo, content, records = extract_repo(tmp_path, {
+        "dates/__init__.py": "",
+        "dates/parser.py": (
+            "from datetime import date\n\n\n"
+            "class DateError(ValueError):\n"
+            "    def __str__(self):\n"
+            "        return self.args[0] % self.args[1:]\n\n\n"
+            "def parse(text):\n"
+            "    year, month, day = map(int, text.split('-'))\n"
+            "    try:\n"
+            "        return date(year, month, day)\n"
+            "    except ValueError as e:\n"
+            '        raise DateError(str(e) + ": %s", text) from e\n'
+        ),
+    })
+    wrapped = records[("dates/parser.py", 14)]
+    assert wrapped["message"] == "{str(e)}: %s"
+    output = _printed(repo.path, "from dates.parser import parse; parse('2024-02-30')")
+    assert output.rstrip().endswith("DateError: day is out of range for month: 2024-02-30")
+    top = _lookup(content, output)[0]
+    assert (top["id"], top["kind"], top["confident"]) == (wrapped["id"], "frame", True)
+    # The message alone has no word of the template: nothing says which page it is.
+    assert not any(r["confident"] for r in _lookup(content, "day is out of range for month: 2024-02-30"))
+
+
+def test_one_message_raised_at_several_places_is_one_answer(tmp_path: Path) -> None:
+    lines = "".join(f"    if kind == {n}:\n        raise BadTag(f\"Invalid tag: {{tag!r}}\")\n" for n in range(5))
+    repo, content, records = extract_repo(tmp_path, {
+        "tags.py": f"class BadTag(ValueError):\n    pass\n\n\ndef check(tag, kind):\n{lines}",
+    })
+    ids = sorted(r["id"] for r in records.values() if r["exception"] == "BadTag")
+    assert len(ids) == 5
+    results = _lookup(content, "Invalid tag: 'release-candidate-2024-final'")
+    assert [r["id"] in ids for r in results] == [True]
+    assert results[0]["confident"] and sorted([results[0]["id"], *results[0]["places"]]) == ids
+    output = _printed(repo.path, "import tags; tags.check('release-candidate-2024-final', 3)")
+    named = records[("tags.py", 13)]["id"]
+    top = _lookup(content, output)[0]
+    assert (top["id"], top["confident"]) == (named, True)
+    assert sorted(top["places"]) == sorted(set(ids) - {named})
+
+
+def test_each_error_of_an_exception_group_finds_its_page(tmp_path: Path) -> None:
+    repo, content, records = extract_repo(tmp_path, {
+        "checks.py": (
+            "class ConfigError(Exception):\n    pass\n\n\n"
+            "def check_workers(config):\n"
+            "    if config.get('workers', 1) < 1:\n"
+            "        raise ConfigError(f\"workers must be at least one, got {config['workers']}\")\n\n\n"
+            "def check_name(config):\n"
+            "    if 'name' not in config:\n"
+            '        raise ValueError("the configuration has no name to run under")\n\n\n'
+            "def check(config):\n"
+            "    problems = []\n"
+            "    for step in (check_workers, check_name):\n"
+            "        try:\n"
+            "            step(config)\n"
+            "        except Exception as error:\n"
+            "            problems.append(error)\n"
+            "    if problems:\n"
+            '        raise ExceptionGroup("the configuration is not valid", problems)\n'
+        ),
+    })
+    output = _printed(repo.path, "import checks; checks.check({'workers': 0})")
+    assert "Exception Group Traceback" in output
+    results = _lookup(content, output)
+    assert [(r["id"], r["confident"]) for r in results[:2]] == [
+        (records[("checks.py", 7)]["id"], True), (records[("checks.py", 12)]["id"], True)]
