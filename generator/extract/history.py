@@ -393,8 +393,7 @@ def _renamed(known: Sequence[Known], sites: Sequence[RaiseSite]) -> list[tuple[K
     """
     candidates = sorted(
         (-ratio, k.id, s.line, k, s) for k in known for s in sites
-        if k.path == s.path and k.exception == s.exception
-        and (ratio := difflib.SequenceMatcher(None, k.message, s.message).ratio()) >= SIMILARITY)
+        if k.path == s.path and k.exception == s.exception and (ratio := _similarity(k.message, s.message)) >= SIMILARITY)
     pairs: list[tuple[Known, RaiseSite]] = []
     used: set[int] = set()
     for _, _, _, k, s in candidates:
@@ -402,6 +401,14 @@ def _renamed(known: Sequence[Known], sites: Sequence[RaiseSite]) -> list[tuple[K
             used |= {id(k), id(s)}
             pairs.append((k, s))
     return pairs
+
+
+def _similarity(a: str, b: str) -> float:
+    """Return difflib's ratio of two messages, or 0 when its quick upper bounds are below SIMILARITY already."""
+    matcher = difflib.SequenceMatcher(None, a, b)
+    if matcher.real_quick_ratio() < SIMILARITY or matcher.quick_ratio() < SIMILARITY:
+        return 0.0
+    return matcher.ratio()
 
 
 def _raise_site(site: Site) -> RaiseSite:
