@@ -344,3 +344,19 @@ def test_when_the_first_extract_fails_init_says_what_it_wrote(tmp_path: Path, ca
     assert "nothing was written" not in err
     assert "content/site.toml: /title: must be a string" in err
     assert sorted(p.name for p in (repo / "content").iterdir()) == ["site.toml"]
+
+
+def test_actions_that_can_publish_or_come_from_third_parties_are_pinned_to_a_commit() -> None:
+    import re
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    pinned = re.compile(r"[^@]+@[0-9a-f]{40}")
+    for path in sorted((root / ".github" / "workflows").glob("*.yml")):
+        for name, job in yaml.safe_load(path.read_text(encoding="utf-8"))["jobs"].items():
+            publishes = (job.get("permissions") or {}).get("id-token") == "write"
+            for step in job.get("steps", []):
+                uses = step.get("uses", "")
+                if uses and not uses.startswith("./") and (publishes or not uses.startswith("actions/")):
+                    assert pinned.fullmatch(uses), f"{path.name}: job {name}: {uses} is not pinned to a commit"
