@@ -167,11 +167,17 @@ def setup(command: str, folder: Path, timeout: int) -> None:
 
 
 def run_command(command: str, cwd: Path, timeout: int) -> CommandRun:
-    """Run a shell command line in `cwd`, killing its whole process group at the timeout."""
+    """Run a shell command line in `cwd`; when it ends or times out, end every process it started.
+
+    On Linux the command runs under `contain.py`, which no process the command starts can leave
+    (see there); elsewhere the command's session is its process group, killed at the end.
+    """
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", os.defpath)])
+    contained = sys.platform == "linux"
+    argv: str | list[str] = [sys.executable, "-I", str(CONTAIN), command] if contained else command
     process = subprocess.Popen(
-        command, shell=True, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+        argv, shell=not contained, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
     )
     kept = _Tail()
@@ -181,12 +187,19 @@ def run_command(command: str, cwd: Path, timeout: int) -> CommandRun:
         status: int | None = process.wait(timeout)
     except subprocess.TimeoutExpired:
         status = None
-    if status is None or reader.is_alive():
-        # A command that timed out, or whose children still hold its output open: end them all.
+        if contained:
+            process.terminate()  # contain.py then ends everything the command started
+            process.wait()
+    if not contained or status is None and reader.is_alive():
+        # Without contain.py, or if it could not end them: kill the command's process group.
         _kill_group(process.pid)
         process.wait()
     reader.join(KILL_WAIT)
     return CommandRun(command, status, kept.text())
+
+
+CONTAIN = Path(__file__).with_name("contain.py")
+"""The script that runs a command on Linux (see `run_command`)."""
 
 
 def _kill_group(pid: int) -> None:

@@ -360,3 +360,49 @@ def test_actions_that_can_publish_or_come_from_third_parties_are_pinned_to_a_com
                 uses = step.get("uses", "")
                 if uses and not uses.startswith("./") and (publishes or not uses.startswith("actions/")):
                     assert pinned.fullmatch(uses), f"{path.name}: job {name}: {uses} is not pinned to a commit"
+
+
+DAEMON = """
+import os, sys, time
+if os.fork():
+    os._exit(0)
+os.setsid()
+if os.fork():
+    os._exit(0)
+devnull = os.open(os.devnull, os.O_RDWR)
+for fd in (0, 1, 2):
+    os.dup2(devnull, fd)
+with open("pid", "w") as file:
+    file.write(str(os.getpid()))
+time.sleep(3)
+open("late", "w").write("ran on")
+"""
+
+
+def running(pid: int) -> bool:
+    """Return whether process `pid` runs (a zombie does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            return file.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("ending", ["at the timeout", "when the command ends"])
+def test_verify_ends_a_process_that_left_the_commands_session(tmp_path: Path, ending: str) -> None:
+    import time
+
+    from errorsite import verify
+
+    (tmp_path / "daemon.py").write_text(DAEMON)
+    command = "python daemon.py; sleep 30" if ending == "at the timeout" else "python daemon.py; echo started"
+    run_ = verify.run_command(command, tmp_path, timeout=2)
+    assert (run_.status is None) == (ending == "at the timeout")
+    for _ in range(100):
+        if (tmp_path / "pid").exists():
+            break
+        time.sleep(0.05)
+    pid = int((tmp_path / "pid").read_text())
+    assert not running(pid)
+    time.sleep(3.5)
+    assert not (tmp_path / "late").exists()
