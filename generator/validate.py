@@ -63,7 +63,7 @@ def check_record(raw: RawRecord) -> Iterator[Problem]:
         yield Problem.of(raw.file, pointer, error)
     if found:
         return
-    for pointer, check in (("/id", _id_matches_file), ("/source/line", _line_in_snippet)):
+    for pointer, check in (("/id", _id_matches_file), ("/source/line", _line_in_snippet), ("/source/path", _path_fits)):
         try:
             check(raw)
         except Invalid as error:
@@ -199,6 +199,26 @@ def _line_in_snippet(raw: RawRecord) -> None:
             f"line {source['line']} is outside the snippet, which covers lines {snippet.start}-{snippet.end}",
             hint="the snippet must include the line of the raise; re-run errorsite extract",
             page="line-outside-snippet",
+        )
+
+
+MAX_NAME_BYTES = 255
+"""The longest file or folder name that ext4, APFS and NTFS allow, in UTF-8 bytes (NTFS: 255 UTF-16 units)."""
+MAX_SOURCE_PATH_BYTES = 512
+"""The longest `source.path`: the build writes a page at `<out>/files/<path>/index.html`, and macOS allows
+paths of 1,024 bytes in all (Linux 4,096), so the output folder's own path keeps at least 512."""
+
+
+def _path_fits(raw: RawRecord) -> None:
+    path = raw.data["source"]["path"]
+    size = len(path.encode("utf-8", "surrogatepass"))
+    name = max((len(part.encode("utf-8", "surrogatepass")) for part in path.split("/")), default=0)
+    if size > MAX_SOURCE_PATH_BYTES or name > MAX_NAME_BYTES:
+        raise Invalid(
+            f"the path is {size:,} bytes, its longest name {name:,}: file systems allow names of at most "
+            f"{MAX_NAME_BYTES} bytes, and a source file's page needs a path of at most {MAX_SOURCE_PATH_BYTES} bytes",
+            hint="give the path of the raising file in the repository, relative to its root",
+            page="source-path-too-long",
         )
 
 

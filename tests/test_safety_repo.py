@@ -406,3 +406,36 @@ def test_verify_ends_a_process_that_left_the_commands_session(tmp_path: Path, en
     assert not running(pid)
     time.sleep(3.5)
     assert not (tmp_path / "late").exists()
+
+
+@pytest.mark.parametrize("path", ["a/" * 2999 + "x.py", "pkg/" + "n" * 256 + ".py", "é/" * 200 + "x.py"])
+def test_a_source_path_no_file_system_takes_is_refused_by_check_before_build(tmp_path: Path, path: str,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    content = tmp_path / "content"
+    synthesize(2, content, seed=1)
+    record = sorted((content / "errors").glob("*.json"))[0]
+    data = json.loads(record.read_text())
+    data["source"]["path"] = path
+    record.write_text(json.dumps(data))
+    for command in (("check", "--content", str(content)),
+                    ("build", "--content", str(content), "--out", str(tmp_path / "site"), "--quiet")):
+        status, err = run(capsys, *command)
+        assert status == 1, err
+        assert f"{record}: /source/path: the path is " in err and "errors/source-path-too-long/" in err
+    assert not (tmp_path / "site").exists()
+
+
+def test_the_longest_source_path_check_takes_builds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    content = tmp_path / "content"
+    synthesize(2, content, seed=1)
+    record = sorted((content / "errors").glob("*.json"))[0]
+    data = json.loads(record.read_text())
+    data["source"]["path"] = "n" * 255 + "/" + "m" * 101 + "/" + "é" * 75 + "x.py"  # a longest name, and 512 bytes in all
+    assert len(data["source"]["path"].encode()) == 512
+    record.write_text(json.dumps(data))
+    assert run(capsys, "check", "--content", str(content))[0] == 0
+    assert run(capsys, "build", "--content", str(content), "--out", str(tmp_path / "site"), "--quiet")[0] == 0
