@@ -39,7 +39,8 @@ def main(argv: list[str]) -> int:
     """Run the command `argv[1]`, end every process it started, and return its exit status."""
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
+        code = ctypes.get_errno()  # a kernel before 3.4: verify's own error says so, as a crash
+        raise OSError(code, os.strerror(code))
     signal.signal(signal.SIGTERM, _stop)
     # verify may die without stopping us (kill -9): then we stop, and end what the command started.
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
