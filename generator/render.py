@@ -401,6 +401,7 @@ class Renderer:
             records=members,
             done=[r for r in members if r.written],
             todo=[r for r in members if not r.written],
+            drafted=sum(map(DRAFTED, members)),
         )
 
     def groups_page(self, path: str, title: str, kind: str) -> bytes:
@@ -432,7 +433,7 @@ class Renderer:
         return self.page("list.html", "errors/index.html", title="All errors",
                          description=f"Every error in {self.config.title}.",
                          kind="all", key="", records=records, done=[r for r in records if r.written],
-                         todo=[r for r in records if not r.written])
+                         todo=[r for r in records if not r.written], drafted=sum(map(DRAFTED, records)))
 
     def redirect_page(self, old: str, new: str) -> bytes:
         """Return the page at a retired id's URL that sends readers to its successor."""

@@ -71,6 +71,7 @@ def test_lists_search_and_coverage_tell_written_drafted_and_skeleton_apart(conte
                                                                               "when", "analysis")])
     files = site_files(content)
     listing = files["errors/index.html"]
+    assert "3 errors, 2 written (1 of them AI-assisted drafts not yet reviewed)." in re.sub(r"<[^>]+>", "", listing)
     item = re.search(r'<li><a href="[^"]*batch-tokens-multiple/index.html">.*?</li>', listing, re.S)
     assert item and "AI draft, not reviewed" in item.group()
     person = re.search(r'<li><a href="[^"]*batch-tokens-below-chunk/index.html">.*?</li>', listing, re.S)

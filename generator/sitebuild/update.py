@@ -283,15 +283,15 @@ ALL_ERRORS = "errors/index.html"
 def _item_changes(saved: SavedState, edits: dict[str, Edit], cards: Cards) -> list[previous.ItemChange]:
     """Return the changes of the edited records' items on the page of all errors, in descending order of new place.
 
-    Empty when none changes, and when a record's page becomes written or unwritten, which changes
-    the page's other text: the page is rendered then.
+    Empty when none changes, and when a record's page becomes written or unwritten, or a draft or not,
+    which changes the page's other text: the page is rendered then.
     """
     old = cards.summaries
     root = html(urls.root_of(ALL_ERRORS)).encode()
     moved: dict[str, tuple[bytes, bytes, Summary]] = {}
     for i, edit in edits.items():
         before, after = old[i], edit.made.summary
-        if before.written != after.written:
+        if before.written != after.written or before.drafted != after.drafted:
             return []
         was, now = _item(before, root), _item(after, root)
         if was != now or before.order != after.order:
