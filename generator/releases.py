@@ -94,7 +94,13 @@ def story(record: Record) -> Story | None:
             wordings[index] = Wording(since, until)
     last = history[-1]
     gone = last if record.status == "removed" and last.change == "removed" else None
-    return Story(_phrases(history), wordings, _review_release(record), gone, _versions(record))
+    phrases = _phrases(history)
+    # What the code did after the last release: the status says it, no release does yet.
+    if record.status == "active" and last.change == "removed":
+        phrases += (Phrase("raised again, not yet in a release", ()),)
+    elif record.status == "removed" and last.change != "removed":
+        phrases += (Phrase("no longer raised, not yet in a release", ()),)
+    return Story(phrases, wordings, _review_release(record), gone, _versions(record))
 
 
 def _phrases(history: Sequence[Release]) -> tuple[Phrase, ...]:

@@ -160,6 +160,19 @@ def test_the_review_notice_names_the_release_where_the_message_changed(tmp_path:
         " not yet in a release.")
 
 
+def test_what_the_code_did_after_the_last_release_is_said_as_not_yet_released(tmp_path: Path) -> None:
+    history = [{"release": "v1", "commit": "1" * 40, "change": "added"},
+               {"release": "v2", "commit": "2" * 40, "change": "removed"}]
+    for name, data, said in (
+            ("again", record(history), "Raised since v1 · no longer raised as of v2 · raised again, not yet in a release"),
+            ("gone", record(history[:1], status="removed"), "Raised since v1 · no longer raised, not yet in a release")):
+        content = tmp_path / name
+        (content / "errors").mkdir(parents=True)
+        (content / "errors" / "e.json").write_text(json.dumps(data))
+        page = render.render_site(validate.build_site(load.load(content)))["errors/e/index.html"].decode()
+        assert text(section(page, '<p class="releases">', "</p>")) == said
+
+
 def test_release_order_merges_the_histories_and_names_sort_with_numbers() -> None:
     from errorsite.model import Release
 
