@@ -418,13 +418,18 @@ def _run_editor(editor: str, document_path: Path, saved: Callable[[str], None]) 
 
 def _keep(document_path: Path, content: Path) -> Path:
     """Copy the document beside the content folder, where it outlives the edit; return the copy's path."""
-    copy = content.absolute().parent / f"{document_path.stem}.edit.md"
+    folder = content.absolute().parent
+    data = document_path.read_bytes()
     number = 1
-    while copy.exists():
-        number += 1
-        copy = copy.with_name(f"{document_path.stem}.edit-{number}.md")
-    shutil.copyfile(document_path, copy)
-    return copy
+    while True:
+        copy = folder / (f"{document_path.stem}.edit.md" if number == 1 else f"{document_path.stem}.edit-{number}.md")
+        try:
+            # Created exclusively: never written through a link that a repository placed at that name.
+            with open(copy, "xb") as out:
+                out.write(data)
+            return copy
+        except FileExistsError:
+            number += 1
 
 
 def _not_written(reason: str, document_path: Path, content: Path) -> NoReturn:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -170,18 +172,21 @@ def _merged_order(kept: list[str], keys: list[str], where: str) -> list[str]:
 def write_atomically(path: Path, text: str) -> None:
     """Replace the file at `path` by `text` in one step: a reader, or a run cut short, sees the old file or the new.
 
-    The new bytes go to a hidden file beside it first (same folder, so the rename cannot cross a
-    file system), are flushed to the disk, and then renamed over it, keeping its permissions.
+    The new bytes go to a file beside it (same folder, so the rename cannot cross a file system)
+    made under a name nobody can have chosen, created exclusively and without following a link
+    (`mkstemp`), so nothing a pull request placed in the folder is written through; they are
+    flushed to the disk, and the file is renamed over `path`, keeping its mode. The rename
+    replaces the directory entry, never a link's target.
     """
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    mode = stat.S_IMODE(os.lstat(path).st_mode) if os.path.lexists(path) else 0o644
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with open(temporary, "wb") as out:
+        with os.fdopen(fd, "wb") as out:
             out.write(text.encode("utf-8"))
             out.flush()
             os.fsync(out.fileno())
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode & 0o7777)
-        os.replace(temporary, path)
+        os.chmod(name, mode)
+        os.replace(name, path)
     except BaseException:
-        temporary.unlink(missing_ok=True)
+        os.unlink(name)
         raise

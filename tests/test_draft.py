@@ -466,3 +466,17 @@ def test_a_request_carries_what_extract_wrote_of_the_code(tmp_path: Path, server
     assert (caller["path"], caller["line"], caller["function"]) == ("mylib/chunks.py", 7, "run")
     assert "    7     check(chunk, budget)" in caller["code"]  # read through git at the record's commit
     assert set(source["names"]) >= {"chunk", "budget"}
+
+
+def test_a_record_is_written_in_one_rename_keeping_its_mode(tmp_path: Path, server: tuple[str, Script]) -> None:
+    import os
+    import stat
+
+    endpoint, _ = server
+    content = make_content(tmp_path / "content", skeleton("alpha"))
+    path = content / "errors" / "alpha.json"
+    os.chmod(path, 0o640)
+    inode = path.stat().st_ino
+    assert not run(content, conn(endpoint)).failed
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640 and path.stat().st_ino != inode
+    assert sorted(p.name for p in (content / "errors").iterdir()) == ["alpha.json"]

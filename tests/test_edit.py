@@ -199,3 +199,15 @@ def test_a_hand_formatted_file_keeps_its_layout(content: Path, editor: Any) -> N
     after = path.read_text().splitlines()
     assert '    "meaning": "Explained.",' in after
     assert [line for line in after if "meaning" not in line] == before
+
+
+def test_the_kept_copy_is_never_written_through_a_link_placed_at_its_name(content: Path, editor: Any,
+                                                                           tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    (content.parent / "batch-tokens-multiple.edit.md").symlink_to(outside)  # dangling: its target does not exist
+    command = editor({"replace": [("# Tags\n\n- batching", "# Tags\n\n- Not A Slug")]})
+    with pytest.raises(UserError) as stopped:
+        edit.edit(content, "batch-tokens-multiple", command, lambda problems: "k")
+    assert not outside.exists()
+    copy = content.parent / "batch-tokens-multiple.edit-2.md"
+    assert str(copy) in stopped.value.message and "Not A Slug" in copy.read_text()
