@@ -279,15 +279,15 @@ class Renderer:
             "search/index.html": partial(self.page, "search.html", "search/index.html", title="Search",
                                          description=f"Search {self.config.title}."),
             "404.html": partial(self.page, "404.html", "404.html", title="Page not found",
-                                description="This page does not exist.", root=self.site_root()),
+                                description="This page does not exist.", root=self.site_root(),
+                                style=Markup(self.style_css().decode())),
             "search-index.js": self.search_index,
             "api/errors.json": partial(errors_json, self.cards.values(), self.config),
             "api/schema.json": lambda: _json({**SCHEMA, "$id": self.config.base_url + "api/schema.json"}),
             "sitemap.xml": self.sitemap,
             "robots.txt": lambda: f"User-agent: *\nAllow: /\nSitemap: {self.absolute('sitemap.xml')}\n".encode(),
             ".nojekyll": lambda: b"",
-            "static/style.css": lambda: (self.env.loader.get_source(self.env, "static/style.css")[0]  # type: ignore[union-attr]
-                                         + highlight.pygments_css()).encode(),
+            "static/style.css": self.style_css,
         }
         if ships_patterns(self.config):
             out["api/patterns.json"] = partial(patterns_json, self.cards.values(), self.config)
@@ -444,9 +444,17 @@ class Renderer:
     # Links
 
     def site_root(self) -> str:
-        """Return the site's root as an absolute path, for the page served at any missing URL."""
-        # GitHub Pages serves 404.html for a missing page at any depth, where relative links break.
+        """Return the site's root for the page served at any missing URL: base_url, or its path when relative."""
+        # GitHub Pages serves 404.html for a missing page at any depth, where relative links break;
+        # the absolute address also works from file://, where a root path names the disk's root.
+        if self.config.base_url.startswith(("https://", "http://")):
+            return self.config.base_url
         return urlsplit(self.config.base_url).path or "/"
+
+    def style_css(self) -> bytes:
+        """Return the site's style sheet: the template's rules and Pygments' colours."""
+        return (self.env.loader.get_source(self.env, "static/style.css")[0]  # type: ignore[union-attr]
+                + highlight.pygments_css()).encode()
 
     def absolute(self, pretty: str) -> str:
         """Return the absolute URL of a public path, from base_url."""

@@ -34,9 +34,11 @@ POLL_SECONDS = 0.05
 """How often the watcher looks at the content's modification times."""
 WAIT_SECONDS = 25.0
 """How long a page's request for the next build is held open before it asks again."""
-RELOAD_SCRIPT = """<script>(function(){var v=%d;function w(){fetch("%s?version="+v,{cache:"no-store"})\
-.then(function(r){return r.json()}).then(function(d){if(d.version!==v){location.reload()}else{w()}})\
+RELOAD_SCRIPT = """<script>(function(){var v=%d;function w(){fetch("%s?hold=0&version="+v,{cache:"no-store"})\
+.then(function(r){return r.json()}).then(function(d){if(d.version!==v){location.reload()}else{setTimeout(w,1000)}})\
 .catch(function(){setTimeout(w,1000)})}w()})();</script>"""
+"""Asks every second, answered at once: a request held open would stop a headless browser's virtual
+time (`--virtual-time-budget`), which waits for the network, from ever running out."""
 BACKLOG = 128
 """Connections the listening socket queues before it accepts them (the standard library's 5 drops some)."""
 MAX_VERSION_DIGITS = 18
@@ -248,13 +250,15 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             self.send_file(path[len(server.prefix):], path.endswith("/"))
 
         def send_wait(self) -> None:
-            """Hold the request until the build after `?version=N`, then answer the new version."""
+            """Answer the build's version: after the build after `?version=N`, or at once with `hold=0`."""
             values = parse_qs(urlsplit(self.path).query).get("version", ["0"])
             known = values[-1]
             if not known.isascii() or not known.isdigit() or len(known) > MAX_VERSION_DIGITS:
                 self.send_text(HTTPStatus.BAD_REQUEST, "version must be a build number")
                 return
-            self.send(HTTPStatus.OK, json.dumps({"version": server.wait(int(known))}).encode(), "application/json")
+            hold = parse_qs(urlsplit(self.path).query).get("hold", ["1"])[-1] != "0"
+            version = server.wait(int(known)) if hold else server.version
+            self.send(HTTPStatus.OK, json.dumps({"version": version}).encode(), "application/json")
 
         def send_file(self, relative: str, slash: bool) -> None:
             """Send the built file at `relative`, the folder's index.html, or the 404 page with status 404."""

@@ -78,3 +78,17 @@ def test_internal_links_are_relative_except_on_the_404_page(site: Path) -> None:
         parser.feed(page.read_text(encoding="utf-8"))
         for link in parser.links:
             assert not link.startswith("/"), f"{page}: {link}"
+
+
+def test_the_404_page_works_at_any_depth_and_from_file(site: Path) -> None:
+    # GitHub Pages serves it for a missing page at any depth, and a reader may open it from disk:
+    # it loads nothing (its style is inline), and its links name the published site's pages.
+    text = (site / "404.html").read_text(encoding="utf-8")
+    parser = Links()
+    parser.feed(text)
+    assert "<style>" in text and 'rel="stylesheet"' not in text and "<script" not in text
+    assert parser.links and all(link.startswith(BASE) for link in parser.links if not link.startswith(("#", "data:")))
+    for link in parser.links:
+        if link.startswith(BASE):
+            target = site / unquote(urlsplit(link).path.removeprefix(urlsplit(BASE).path))
+            assert (target / "index.html" if target.is_dir() else target).is_file(), link

@@ -6,6 +6,7 @@ import concurrent.futures
 import json
 import socket
 import struct
+import subprocess
 import sys
 import time
 import urllib.error
@@ -299,3 +300,17 @@ def test_a_failing_request_is_logged_as_a_bug_and_the_server_goes_on(server: ser
     assert status == 500 and b"see its terminal" in body
     assert any("ZeroDivisionError" in line and "bug in errorsite" in line for line in logged)
     assert get(server.url)[0] == 200
+
+
+@pytest.mark.browser
+def test_a_headless_browsers_virtual_time_runs_out_on_a_served_page(server: serve.Server, tmp_path: Path) -> None:
+    # Virtual time stands still while a request is open: a held reload request would make this run forever.
+    url = f"http://127.0.0.1:{server.httpd.server_address[1]}/"
+    started = time.monotonic()
+    done = subprocess.run(["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                           f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000", "--dump-dom", url],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "<h1>" in done.stdout and serve.WAIT_PATH in done.stdout
+    assert time.monotonic() - started < 100
+    status, body = get(f"{url[:-1]}{serve.WAIT_PATH}?hold=0&version={server.version + 1}")
+    assert status == 200 and json.loads(body) == {"version": server.version}
