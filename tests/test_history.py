@@ -90,15 +90,21 @@ def test_one_error_added_reworded_twice_moved_removed_and_raised_again(story: tu
     assert "variants" not in steady
 
 
-def test_a_rerun_after_a_new_tag_scans_only_that_tag(story: tuple[Repo, dict[str, str]], tmp_path: Path) -> None:
+def test_a_rerun_after_a_new_tag_scans_only_that_tag(story: tuple[Repo, dict[str, str]], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     repo, commits = story
     content, cache = tmp_path / "content", tmp_path / "cache"
     extract(repo, content, cache)
     again = history.run(repo.path, content, cache_dir=cache)
     assert (again.scanned, again.cached, again.written) == (0, 7, 0)
     commits["v3.2"] = tag(repo, "v3.2", {"pkg/loading.py": LOADER.format(wording="cannot find the config file {path}")})
-    after = extract(repo, content, cache)
+    listed: list[str] = []
+    list_tree = history.git.list_tree
+    sync.run(repo.path, content_dir=content)
+    monkeypatch.setattr(history.git, "list_tree", lambda repo_dir, commit: listed.append(commit) or list_tree(repo_dir, commit))
+    after = history.run(repo.path, content, cache_dir=cache)
     assert (after.scanned, after.cached) == (1, 7)
+    assert sorted(listed) == sorted([commits["v3.1"], commits["v3.2"]])  # the new tag, and the one it is compared with
     loader = by_message(content)["cannot find the config file {path}"]
     assert loader["history"][-1] == {"release": "v3.2", "commit": commits["v3.2"], "change": "changed"}
     assert loader["variants"][-1] == {"message": WORDINGS[2], "kind": "earlier", "until": commits["v3.2"]}

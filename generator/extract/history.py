@@ -10,14 +10,16 @@ itself reads every file of the tag, because a site in one file may depend on ano
 helper, an exception class that builds its own message): at click 8.1, scanning each file alone
 finds 83 sites where the whole repository has 70. A tag whose files are those of the tag before
 it is not scanned again, and what a scan found is kept in a cache outside the repository (see
-`cache_path`), by a hash of the files' blob ids, the settings and errorsite's scanning code: a
-rerun after a new tag scans that tag alone. Scans of different tags run on every core.
+`cache_path`), by a hash of the files' blob ids, the settings and errorsite's scanning code, with
+each tag commit's key and the files renamed between two tags: a rerun after a new tag lists and
+scans that tag alone (and lists the tag before it, to compare). Scans of different tags run on
+every core.
 
 Sites are followed from tag to tag the way `extract` re-pins records (`sync.match`): the same
 place and message, the same message elsewhere (a raise moved to another file is one history),
 or a similar message in the same place (a rewording); between releases, also a similar message
-of the same exception in the same file whose function was renamed. A site that no tag after it matches is
-removed in that tag; a removed error that a later tag raises again is added again.
+of the same exception in the same file whose function was renamed. A site that no tag after it
+matches is removed in that tag; a removed error that a later tag raises again is added again.
 
 Each record is then matched, the same way, to the history whose last site it is, and gets:
 
@@ -54,7 +56,7 @@ from .scan import Memo, scan_files
 from .sites import RaiseSite
 from .sync import SIMILARITY, Existing, Known, _owner, match, read
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 """The layout of the cache file; a file of another layout is ignored and replaced."""
 
 PARALLEL_MIN = 4
@@ -125,14 +127,15 @@ def run(repo_dir: Path, content_dir: Path, repo: str | None = None, include: Seq
         # Writing histories from no release would strip every record of the one it has.
         raise UserError(f"{repo_dir}: no release tag matches [history] tags {existing.config.history.tags!r}",
                         hint=_tags_hint(repo_dir), page="no-release-tags")
-    key_of = _key_maker(settings.include, settings.exclude, settings.asserts, settings.warnings)
+    keys = Keys(json.dumps([__version__, _scanner_digest(), list(settings.include), list(settings.exclude),
+                            settings.asserts, settings.warnings]))
     cache = Cache.open(cache_path(repo_dir, cache_dir))
-    wanted = FileFilter.of_settings(settings)
-    listings = [{p: oid for p, oid in git.list_tree(repo_dir, t.commit).items() if wanted(p)} for t in tags]
-    per_tag, scanned = tag_sites(repo_dir, listings, key_of, cache,
+    listed = Listings(repo_dir, FileFilter.of_settings(settings))
+    per_tag, scanned = tag_sites(repo_dir, tags, keys, listed, cache,
                                  lambda files, memo: scan_files(files, settings.asserts, settings.warnings, memo).sites)
+    moves = renames(repo_dir, tags, keys, listed, cache)
     cache.save()
-    tracks = follow(tags, per_tag, renames(repo_dir, tags, listings))
+    tracks = follow(tags, per_tag, moves)
     owner = repo or existing.config.repo
     written, with_history = apply(content_dir, existing, owner, tracks)
     return HistoryReport(len(tags), scanned, len(tags) - scanned, len(tracks), with_history, written,
@@ -197,45 +200,97 @@ def _in_commit_order(tags: list[Tag], ancestors: dict[str, int]) -> list[Tag]:
     return ordered
 
 
-def tag_sites(repo_dir: Path, listings: list[dict[str, str]], key_of: Callable[[dict[str, str]], str],
-              cache: Cache, scan: Callable[[dict[str, bytes], Memo], Sequence[RaiseSite]]) -> tuple[list[tuple[Site, ...]], int]:
-    """Return the sites of each tag, from the cache or a scan of its files (path -> blob id), and how many were scanned."""
-    keys = [key_of(listing) for listing in listings]
-    todo = sorted({k for k in keys if k not in cache.trees}, key=keys.index)
-    firsts = {k: listings[keys.index(k)] for k in todo}
+class Listings:
+    """The files `[source]` reads at each tag's commit, by path -> blob id: listed by git when first asked for."""
+
+    def __init__(self, repo_dir: Path, wanted: Callable[[str], bool]) -> None:
+        self.repo_dir = repo_dir
+        self.wanted = wanted
+        self.found: dict[str, dict[str, str]] = {}
+
+    def __call__(self, commit: str) -> dict[str, str]:
+        """Return the wanted files at `commit`."""
+        if commit not in self.found:
+            self.found[commit] = {p: oid for p, oid in git.list_tree(self.repo_dir, commit).items() if self.wanted(p)}
+        return self.found[commit]
+
+
+@dataclass(frozen=True)
+class Keys:
+    """The cache's keys, each a hash that starts from the settings and errorsite's scanning code (`salt`)."""
+
+    salt: str
+
+    def tree(self, listing: dict[str, str]) -> str:
+        """Return the key of a tag's sites: its files' paths and blob ids."""
+        return self._hash("".join(f"\0{p}\0{oid}" for p, oid in sorted(listing.items())))
+
+    def tag(self, commit: str) -> str:
+        """Return the key under which a tag's commit names its `tree` key: a commit's files never change."""
+        return self._hash(f"\0tag\0{commit}")
+
+    def pair(self, before: str, after: str) -> str:
+        """Return the key of the files renamed between two commits."""
+        return self._hash(f"\0pair\0{before}\0{after}")
+
+    def _hash(self, text: str) -> str:
+        return hashlib.sha256((self.salt + text).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def tag_sites(repo_dir: Path, tags: list[Tag], keys: Keys, listed: Listings, cache: Cache,
+              scan: Callable[[dict[str, bytes], Memo], Sequence[RaiseSite]]) -> tuple[list[tuple[Site, ...]], int]:
+    """Return the sites of each tag, from the cache or a scan of its files, and how many tags were scanned.
+
+    A tag the cache knows is not even listed: a rerun after a new tag asks git about that tag alone.
+    """
+    tree_keys = []
+    for tag in tags:
+        known = cache.tags.get(keys.tag(tag.commit))
+        tree_keys.append(known if known in cache.trees else keys.tree(listed(tag.commit)))
+    todo = sorted({k for k in tree_keys if k not in cache.trees}, key=tree_keys.index)
+    firsts = {k: listed(tags[tree_keys.index(k)].commit) for k in todo}
     blobs = git.read_objects(repo_dir, sorted({oid for k in todo for oid in firsts[k].values()}))
     trees = [{p: data for p, oid in firsts[k].items() if (data := blobs[oid]) is not None} for k in todo]
     for k, sites in zip(todo, _scan_all(trees, scan)):
         cache.trees[k] = sites
-    cache.used.update(keys)
-    return [cache.trees[k] for k in keys], len(todo)
+    cache.kept_tags = {keys.tag(tag.commit): k for tag, k in zip(tags, tree_keys)}
+    return [cache.trees[k] for k in tree_keys], len(todo)
 
 
-def renames(repo_dir: Path, tags: list[Tag], listings: list[dict[str, str]]) -> list[dict[str, str]]:
+def renames(repo_dir: Path, tags: list[Tag], keys: Keys, listed: Listings, cache: Cache) -> list[dict[str, str]]:
     """Return, for each tag, the files that git sees renamed since the tag before it (old path -> new path).
 
     A library that moves its package (`click/` to `src/click/`) and rewrites its messages in the
     same release keeps its errors: their place follows the rename before sites are matched.
     """
     found: list[dict[str, str]] = [{}]
-    for before, after, old, new in zip(tags, tags[1:], listings, listings[1:]):
-        if old.keys() <= new.keys():
-            found.append({})
-            continue
-        out = git.run(repo_dir, ["diff", "--name-status", "-z", "-M", before.commit, after.commit])
-        fields = out.decode("utf-8", "surrogateescape").split("\0")
-        moved: dict[str, str] = {}
-        i = 0
-        while i < len(fields) - 1:
-            status = fields[i]
-            if status.startswith(("R", "C")):
-                if status.startswith("R") and fields[i + 1] in old and fields[i + 2] in new:
-                    moved[fields[i + 1]] = fields[i + 2]
-                i += 3
-            else:
-                i += 2
-        found.append(moved)
+    for before, after in zip(tags, tags[1:]):
+        key = keys.pair(before.commit, after.commit)
+        if key not in cache.moves:
+            cache.moves[key] = _renamed_files(repo_dir, before, after, listed)
+        found.append(cache.moves[key])
+    cache.kept_moves = {keys.pair(b.commit, a.commit) for b, a in zip(tags, tags[1:])}
     return found
+
+
+def _renamed_files(repo_dir: Path, before: Tag, after: Tag, listed: Listings) -> dict[str, str]:
+    """Return the wanted files renamed from one tag to the next; git is asked only when a wanted file is gone."""
+    old, new = listed(before.commit), listed(after.commit)
+    if old.keys() <= new.keys():
+        return {}
+    out = git.run(repo_dir, ["diff", "--name-status", "-z", "-M", before.commit, after.commit])
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    moved: dict[str, str] = {}
+    i = 0
+    while i < len(fields) - 1:
+        status = fields[i]
+        if status.startswith(("R", "C")):
+            if status.startswith("R") and fields[i + 1] in old and fields[i + 2] in new:
+                moved[fields[i + 1]] = fields[i + 2]
+            i += 3
+        else:
+            i += 2
+    return moved
 
 
 _TREES: list[dict[str, bytes]] = []
@@ -279,17 +334,6 @@ def _sites(found: Sequence[RaiseSite]) -> tuple[Site, ...]:
     return tuple((s.path, s.line, s.function, s.exception, s.message) for s in found)
 
 
-def _key_maker(include: Sequence[str], exclude: Sequence[str], asserts: bool, warns: bool) -> Callable[[dict[str, str]], str]:
-    """Return the function that gives a tag's cache key from its files' blob ids."""
-    salt = json.dumps([__version__, _scanner_digest(), list(include), list(exclude), asserts, warns])
-
-    def key(listing: dict[str, str]) -> str:
-        text = salt + "".join(f"\0{p}\0{oid}" for p, oid in sorted(listing.items()))
-        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
-
-    return key
-
-
 def _scanner_digest() -> str:
     """Return a hash of the code that finds raise sites (extraction but this walk): a changed scanner scans every tag again."""
     h = hashlib.sha256()
@@ -310,34 +354,48 @@ def cache_path(repo_dir: Path, cache_dir: Path | None = None) -> Path:
 
 @dataclass
 class Cache:
-    """What scans of earlier runs found, by tag key (see `_key_maker`)."""
+    """What earlier runs found: each tag's sites by `Keys.tree`, each tag commit's tree key, the files renamed
+    between two tags."""
 
     path: Path
     trees: dict[str, tuple[Site, ...]]
-    used: set[str] = field(default_factory=set)
-    """The keys this run used: the cache keeps only those."""
-    loaded: dict[str, tuple[Site, ...]] = field(default_factory=dict)
+    """`Keys.tree` -> the sites."""
+    tags: dict[str, str]
+    """`Keys.tag` -> the `Keys.tree` of that tag."""
+    moves: dict[str, dict[str, str]]
+    """`Keys.pair` -> old path -> new path."""
+    kept_tags: dict[str, str] = field(default_factory=dict)
+    """The tags of this run: the cache keeps only those, and their trees."""
+    kept_moves: set[str] = field(default_factory=set)
+    """The pairs of tags of this run."""
+    loaded: object = None
+    """What the file held, to leave it alone when nothing changed."""
 
     @classmethod
     def open(cls, path: Path) -> Cache:
         """Return the cache at `path`; a missing, damaged or older file is an empty cache."""
         try:
             data = json.loads(path.read_bytes())
-            trees = {k: tuple((s[0], int(s[1]), s[2], s[3], s[4]) for s in v) for k, v in data["trees"].items()} \
-                if data.get("format") == CACHE_FORMAT else {}
+            if data.get("format") != CACHE_FORMAT:
+                raise ValueError(path)
+            trees = {k: tuple((s[0], int(s[1]), s[2], s[3], s[4]) for s in v) for k, v in data["trees"].items()}
+            tags = {str(k): str(v) for k, v in data["tags"].items()}
+            moves = {str(k): {str(a): str(b) for a, b in v.items()} for k, v in data["moves"].items()}
         except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
-            trees = {}
-        return cls(path, trees, loaded=dict(trees))
+            return cls(path, {}, {}, {})
+        return cls(path, trees, tags, moves, loaded=(trees, tags, moves))
 
     def save(self) -> None:
-        """Write the keys this run used, whole or not at all; a cache that cannot be written is skipped."""
-        kept = {k: self.trees[k] for k in sorted(self.used)}
-        if kept == self.loaded:
+        """Write what this run used, whole or not at all; a cache that cannot be written is skipped."""
+        trees = {k: self.trees[k] for k in sorted(set(self.kept_tags.values()))}
+        moves = {k: self.moves[k] for k in sorted(self.kept_moves)}
+        if (trees, self.kept_tags, moves) == self.loaded:
             return
+        data = {"format": CACHE_FORMAT, "trees": trees, "tags": dict(sorted(self.kept_tags.items())), "moves": moves}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            temporary.write_text(json.dumps({"format": CACHE_FORMAT, "trees": kept}, separators=(",", ":")))
+            temporary.write_text(json.dumps(data, separators=(",", ":")))
             os.replace(temporary, self.path)
         except OSError:
             pass  # the history is written all the same; the next run scans again
