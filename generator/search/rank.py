@@ -218,7 +218,8 @@ def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: W
 
 def _matched(index: SearchIndex, forms: list[Form]) -> dict[int, TemplateMatch]:
     """Return the best template match of every row that has one."""
-    present = {w for w, _, _ in tokenize(forms[-1].norm)}
+    # Every form's words: a form may join a word a terminal cut, and the whole paste need not be the last form.
+    present = {w for form in forms for w, _, _ in tokenize(form.norm)}
     matched = {}
     for d, row in enumerate(index.rows):
         found = match_row(row, forms, present)

@@ -549,7 +549,8 @@
     return { row: d, key, match: m, confident: link || raised || fits };
   }
   function candidates(ix, paste, forms, words, limit, links) {
-    var present = new Set(tokenize(forms[forms.length - 1].norm).map(w => w[0])), matched = new Map(), raised = raisedRows(ix, paste);
+    // Every form's words: a form may join a word a terminal cut, and the whole paste need not be the last form.
+    var present = new Set(forms.flatMap(f => tokenize(f.norm).map(w => w[0]))), matched = new Map(), raised = raisedRows(ix, paste);
     ix.rows.forEach((row, d) => { var m = matchRow(row, forms, present); if (m) matched.set(d, m); });
     var eligible = [];
     words.score.forEach((s, d) => { if (words.content.has(d)) eligible.push([d, s]); });
