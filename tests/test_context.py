@@ -228,6 +228,11 @@ def test_names_of_a_parameter_options_fields_and_constants() -> None:
     }
 
 
+def test_a_local_variable_is_not_an_option_of_another_file() -> None:
+    files = {**NAMES, "tool/pool.py": "def spawn():\n    num_workers = 3\n    raise ValueError(f'cannot start {num_workers}')\n"}
+    assert sites(files)["cannot start {num_workers}"].names == ()
+
+
 def test_a_private_functions_parameter_is_set_at_its_public_caller() -> None:
     found = sites(NAMES)
     assert dict(found["size {size} must not be negative"].names) == {

@@ -21,8 +21,9 @@ that has one of that name; a constant (module-level `UPPER_CASE`); a
 command-line option (`argparse`'s `add_argument`, `click.option`, a
 `typer.Option` default) or a field of a dataclass, attrs or pydantic class
 (or a settings class, `TypedDict`, `NamedTuple`) named like its last part:
-in the raising file first, then a command-line option anywhere, then, for a
-dotted name, a field anywhere; else a parameter of the raising function.
+in the raising file first, then, for a dotted name (`args.x`, `self.cfg.x`),
+a command-line option anywhere, then a field anywhere; else a parameter of
+the raising function.
 """
 
 from __future__ import annotations
@@ -677,9 +678,10 @@ class Context:
                       if not row.owner or row.owner in self.models]
         if not candidates:
             return None
+        # A plain name that is no parameter is a local variable: only an option of its own file is likely its.
         tiers = (
             [c for c in candidates if c[0] == site.path],
-            [c for c in candidates if not c[1].owner],
+            [c for c in candidates if not c[1].owner] if dotted else [],
             [c for c in candidates if c[1].owner] if dotted else [],
         )
         for tier in tiers:
