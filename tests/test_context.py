@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from test_gitrepo import Repo
 
-from errorsite import load, validate
+from errorsite import cli, load, validate
 from errorsite.extract import sync
+from errorsite.sitebuild import state
 from errorsite.extract.scan import scan_files
 from errorsite.extract.sites import RaiseSite
 from errorsite.model import Caller, Definition
@@ -308,3 +309,20 @@ def test_too_many_callers_is_a_problem() -> None:
     })
     problems = list(validate.check_record(raw))
     assert [(p.pointer, p.reason) for p in problems] == [("/source/callers", "has 6 items; at most 5 are allowed")]
+
+
+def test_the_built_page_says_it_and_the_builds_state_keeps_it(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    for path, text in NAMES.items():
+        repo.write(path, text)
+    repo.commit()
+    content = tmp_path / "content"
+    sync.run(repo.path, "HEAD", "acme/tool", content, [], [], False)
+    record = next(r for r in validate.build_site(load.load(content)).records
+                  if r.message == "page size {page_size} must be even")
+    assert state.decode(state.encode(record)) == record
+    assert cli.main(["build", "--content", str(content), "--out", str(tmp_path / "site"), "--quiet"]) == 0
+    html = (tmp_path / "site" / "errors" / record.id / "index.html").read_text(encoding="utf-8")
+    assert "<h3 id=\"from-the-code\">From the code</h3>" in html
+    assert "the option <code>--page-size</code>" in html and "Tokens per KV-cache page." in html
+    assert "This page is not yet written" in html

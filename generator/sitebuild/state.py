@@ -16,7 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from ..model import Analysis, Check, ExampleFix, Record, Release, Review, Reviewed, Snippet, Source, Summary, Tally, Variant, Verified, When
+from ..model import (
+    Analysis, Caller, Check, Definition, ExampleFix, Record, Release, Review, Reviewed, Snippet, Source, Summary, Tally,
+    Variant, Verified, When,
+)
 from ..search.related import Group, Link, Links, group_list
 from .keys import NO_TALLY, group_names, retallied
 
@@ -698,7 +701,9 @@ def encode(record: Record) -> Encoded:
     fix = record.example_fix
     return (
         record.id, record.exception, record.message, record.title,
-        (s.repo, s.commit, s.path, s.line, s.function, s.snippet.start, s.snippet.code),
+        (s.repo, s.commit, s.path, s.line, s.function, s.snippet.start, s.snippet.code, s.guard,
+         tuple((c.path, c.line, c.function) for c in s.callers),
+         tuple((name, (d.path, d.line, d.kind, d.help, d.flag)) for name, d in s.names)),
         record.meaning, record.solutions,
         (fix.before, fix.after, fix.language, fix.code, fix.code_language, fix.note,
          (fix.check.files, fix.check.before, fix.check.after) if fix.check else None,
@@ -722,7 +727,8 @@ def decode(t: Encoded) -> Record:
      variants, review, history) = t
     return Record(
         id=record_id, exception=exception, message=message, title=title,
-        source=Source(s[0], s[1], s[2], s[3], s[4], Snippet(s[5], s[6])),
+        source=Source(s[0], s[1], s[2], s[3], s[4], Snippet(s[5], s[6]), s[7], tuple(Caller(*c) for c in s[8]),
+                      tuple((name, Definition(*d)) for name, d in s[9])),
         meaning=meaning, solutions=solutions,
         example_fix=_example_fix(fix) if fix else None,
         when=When(*when) if when else None,
