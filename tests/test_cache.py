@@ -196,7 +196,8 @@ def test_an_edit_other_pages_show_reads_no_other_record(tmp_path: Path, monkeypa
     monkeypatch.setattr(pipeline.SavedState, "load", whole_state)
     result = pipeline.build(tmp_path / "content", tmp_path / "site", jobs=2)
     monkeypatch.undo()
-    assert not result.full and result.rendered < 40
+    # Its pages, and the fragments of the search index that hold its row and terms (about 20).
+    assert not result.full and result.rendered < 60
     pipeline.build(tmp_path / "content", tmp_path / "clean", jobs=1)
     assert tree(tmp_path / "site") == tree(tmp_path / "clean")
 

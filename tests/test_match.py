@@ -13,6 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from errorsite.search import shards
 from errorsite.search.index import INDEX_FIELDS, INDEX_VERSION, build_index, load_index
 from errorsite.search.rank import search
 from errorsite.search.template import compile_template
@@ -286,3 +287,57 @@ def test_python_and_js_agree_on_random_input(index: dict[str, Any], pairs: list[
         calls.append(["search", text, 10])
         expected.append(search(index, text))
     assert run_node(index, calls) == expected
+
+
+# --- the index in fragments -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fragments(index: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Return a folder with the fragments of the cases' index, as a site has them."""
+    folder = tmp_path_factory.mktemp("fragments")
+    for path, body in shards.fragments(index).items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_bytes(body)
+    return folder
+
+
+def sharded_search(folder: Path, text: str, limit: int = 10) -> tuple[list[dict[str, Any]], list[str]]:
+    """Return the results of a search of the fragments in `folder`, and the fragments it read."""
+    loaded = shards.load_for(lambda path: shards.read_script((folder / path).read_bytes()), text, limit)
+    return search(loaded.index, text, limit), loaded.paths
+
+
+@pytest.mark.parametrize("number", range(len(CASES["cases"])), ids=CASE_IDS)
+def test_fragments_give_the_whole_index_answer(index: dict[str, Any], fragments: Path, number: int) -> None:
+    text = CASES["cases"][number]["input"]
+    found, paths = sharded_search(fragments, text)
+    assert found == search(index, text)
+    assert paths[0] == shards.MANIFEST
+
+
+@pytest.mark.node
+def test_js_reads_the_same_fragments_and_gives_the_same_answers(index: dict[str, Any], fragments: Path) -> None:
+    texts = [case["input"] for case in CASES["cases"]] + ["constructor __proto__ toString", "chunk_si"]
+    answers = run_node(index, [["sharded", str(fragments), text, 10] for text in texts])
+    for text, answer in zip(texts, answers):
+        found, paths = sharded_search(fragments, text)
+        assert answer["results"] == found == search(index, text), text
+        assert sorted(answer["paths"]) == sorted(paths), text
+
+
+def test_a_search_reads_only_the_fragments_its_words_need(index: dict[str, Any], fragments: Path) -> None:
+    words = [t for t in index["terms"] if t.isalpha() and len(t) == 8][:3]
+    _, paths = sharded_search(fragments, " ".join(words) + ".")
+    every = shards.names(len(index["records"]))
+    assert len(paths) < len(every)
+    assert not any(p.startswith("search/l/") for p in paths), "no near spellings for known words"
+    _, typo = sharded_search(fragments, " ".join(words) + " " + words[0][::-1] + ".")
+    # A word that is no term: the terms of 6 to 10 letters give its near spellings.
+    assert {p for p in typo if p.startswith("search/l/")} == {f"search/l/{n}.js" for n in range(6, 11)}
+
+
+def test_numbers_round_trip() -> None:
+    values = [0, 1, 44, 45, 46, 2024, 45 ** 3, 10 ** 9]
+    assert shards.decode_numbers(shards.encode_numbers(values)) == values
+    assert set(shards.encode_numbers(values)).isdisjoint('\\"<')

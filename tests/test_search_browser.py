@@ -140,8 +140,8 @@ def test_browser_and_python_rank_alike(browser: Any, sites: Sites, server_url: s
     queries = QUERIES + [r[message] for r in index["records"][:20]]
     with open_tab(browser, server_url) as tab:
         tab.page.goto(built.url("search/index.html"))
-        tab.page.wait_for_function("window.ERRORSITE_INDEX && window.ErrorsiteMatch")
+        tab.page.wait_for_function("window.ErrorsiteSearch && window.ErrorsiteMatch")
         in_browser = tab.page.evaluate(
-            "qs => qs.map(q => ErrorsiteMatch.search(window.ERRORSITE_INDEX, q, 5).map(r => [r.id, r.kind]))", queries)
+            "qs => Promise.all(qs.map(q => ErrorsiteSearch.run(q, 5).then(rs => rs.map(r => [r.id, r.kind]))))", queries)
     in_python = [[[r["id"], r["kind"]] for r in search(index, q, 5)] for q in queries]
     assert in_browser == in_python

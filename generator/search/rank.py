@@ -289,6 +289,15 @@ def _result(index: SearchIndex, found: Candidate, words: WordScores, paste: Past
             "variant": match.variant, **shared}
 
 
+def candidate_rows(index: SearchIndex, text: str, limit: int) -> list[int]:
+    """Return the rows that can be among the first `limit` results of `text`, ascending: what a search of the
+    index's fragments loads whole (`shards.load_for`)."""
+    paste = read_paste(text)
+    forms = forms_of(paste)
+    words = word_scores(index, query(index, forms[0].norm))
+    return sorted(c.row for c in _candidates(index, paste, forms, words, limit, _linked(index, text)))
+
+
 def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> list[dict[str, Any]]:
     """Return the records that best match `text`, best first (see docs/matching.md, Results).
 

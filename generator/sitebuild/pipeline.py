@@ -14,7 +14,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -306,6 +306,7 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
     keys = page_keys((made[r.id].summary for r in site.records), site.config, relations.links, plan, shas,
                      summaries, common)
     keys["search-index.js"] = search_index_key(common, (search[r.id].key for r in site.records))
+    keys.update(with_fragments(plan, len(site.records), keys["search-index.js"]))
     outputs = old.outputs if in_place else {}
     todo = [p for p in plan if p not in outputs or outputs[p].key != keys[p]]
     manifest = {path: row.sha for path, row in outputs.items()}
@@ -343,6 +344,34 @@ def _row(old: RecordRow | None, new: RecordRow) -> RecordRow:
     if old is None or old.stamp != new.stamp or old.made is not new.made or old.related != new.related:
         return new
     return old if old.record is new.record else new
+
+
+def with_fragments(plan: dict[str, Callable[[], bytes]], records: int, key: str) -> dict[str, str]:
+    """Add the search index's fragments to `plan`, each cut from its `search-index.js`, and return their keys.
+
+    A process makes the index and its fragments once, whichever of them it renders first.
+    """
+    from ..search import shards
+
+    index = cache(plan["search-index.js"])
+    plan["search-index.js"] = index
+
+    @cache
+    def fragments() -> dict[str, bytes]:
+        from ..search.index import read_index_script
+
+        whole = read_index_script(index())
+        if whole is None:
+            raise ValueError("search-index.js: not the index this build made (a bug in errorsite)")
+        return shards.fragments(whole)
+
+    names = shards.names(records)
+    plan.update({path: partial(_fragment, fragments, path) for path in names})
+    return dict.fromkeys(names, key)
+
+
+def _fragment(fragments: Callable[[], dict[str, bytes]], path: str) -> bytes:
+    return fragments()[path]
 
 
 PATCH_MAX = QUICK_MAX

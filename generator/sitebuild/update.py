@@ -147,10 +147,13 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
             write.remove_staging(staging)
         return None
     keys = dict(plan.keys)
-    if "search-index.js" in made:
-        # Its key would hash every record's index key; a whole build, which has them, patches the
-        # index it finds stale with no change, and so writes nothing.
-        keys["search-index.js"] = STALE
+    from ..search.shards import is_fragment
+
+    for path in made:
+        if path == "search-index.js" or is_fragment(path):
+            # Its key would hash every record's index key; a whole build, which has them, patches the
+            # index it finds stale with no change, and so writes nothing.
+            keys[path] = STALE
     outputs = saved.outputs([*bodies, *made])
     hashes = {path: digest(body) for path, body in bodies.items()}
     hashes.update(made)
@@ -222,7 +225,25 @@ def make_index(long: LongFiles, staging: Path) -> dict[str, str]:
     patched = reindex.patch_script(script, long.index) if script is not None else None
     if patched is None:
         raise OutputGone(long.out / "search-index.js")
-    return _written(long, staging, {"search-index.js": patched})
+    return _written(long, staging, {"search-index.js": patched, **index_fragments(patched, long.index)})
+
+
+def index_fragments(script: bytes, changes: list[tuple[Search, Search]]) -> dict[str, bytes]:
+    """Return the fragments of the index `script` that the records of `changes` can have changed (`search.shards`)."""
+    from ..search import shards
+    from ..search.index import read_index_script
+    from ..search.template import compile_template, first_word
+
+    index = read_index_script(script)
+    if index is None:
+        raise OutputGone(Path("search-index.js"))
+    terms: set[str] = set()
+    firsts: set[str] = set()
+    for before, after in changes:
+        terms |= {t for t in before.terms.keys() | after.terms.keys() if before.terms.get(t) != after.terms.get(t)}
+        for entry in (before.entry, after.entry):
+            firsts |= {first_word(compile_template(m)) for m in (entry["message"], *entry["variants"])} - {""}
+    return shards.fragments(index, shards.touched(index, [after.entry["id"] for _, after in changes], terms, firsts))
 
 
 def make_lists(long: LongFiles, staging: Path) -> dict[str, str]:
@@ -252,7 +273,8 @@ def _written(long: LongFiles, staging: Path, made: dict[str, bytes]) -> dict[str
     hashes = {}
     for path, body in made.items():
         hashes[path] = digest(body)
-        if hashes[path] != long.shas[path]:
+        # The index's fragments are written whenever made: only the state knows what the last build wrote.
+        if hashes[path] != long.shas.get(path):
             write.write_file(staging, path, body)
     return hashes
 

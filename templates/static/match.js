@@ -495,12 +495,17 @@
   }
   // Rows whose page's URL under the index's base_url the text contains (docs/matching.md, Links).
   function linked(ix, text) {
-    var found = new Set(), base = ix.base, site = base.split("://")[1] || "", path = site ? site.slice(site.indexOf("/")) : base;
+    var found = new Set();
+    pageIds(text, ix.base).forEach(id => { if (ix.byId.has(id)) found.add(ix.byId.get(id)); });
+    return found;
+  }
+  // The ids of the pages under base whose URL the text contains.
+  function pageIds(text, base) {
+    var found = new Set(), site = base.split("://")[1] || "", path = site ? site.slice(site.indexOf("/")) : base;
     if (text.indexOf("errors/") >= 0) (text.match(URLISH) || []).forEach(url => {
       url = url.replace(/[.,;:!?]+$/, "").split("#")[0].replace(/\/index\.html$/, "").replace(/\/$/, "");
       var web = /^https?:\/\//.exec(url), prefix = web ? site : path, rest = web ? url.slice(web[0].length) : url;
-      var d = ix.byId.get(rest.slice(prefix.length + 7));
-      if (prefix && rest.startsWith(prefix + "errors/") && d !== undefined) found.add(d);
+      if (prefix && rest.startsWith(prefix + "errors/")) found.add(rest.slice(prefix.length + 7));
     });
     return found;
   }
@@ -592,6 +597,13 @@
   function messageKey(row, m) { return row.exception + "\n" + row.templates[m && m.variant !== null ? m.variant + 1 : 0].message; }
   function lastName(name) { return name.split(".").pop(); }
 
+  function formsOf(paste) {
+    var normal = paste.forms.map(normalize);
+    return paste.forms.map((raw, i) => {
+      var norm = normal[i][0], clean = normal[paste.firsts.filter(f => f <= i).pop()][0];
+      return { raw, norm, where: normal[i][1], length: cpLen(norm), first: paste.firsts.includes(i), removed: norm.endsWith(clean) ? norm.length - clean.length : 0 };
+    });
+  }
   // An exception group's output is read part by part: the first result of each part, then the second, and so on.
   function search(index, text, limit) {
     if (limit === undefined) limit = 10;
@@ -605,11 +617,7 @@
   }
   // One message raised at several places is one answer: the best ranked of them, whose page lists the others.
   function searchOne(index, text, limit) {
-    var ix = load(index), paste = readPaste(text);
-    var normal = paste.forms.map(normalize), forms = paste.forms.map((raw, i) => {
-      var norm = normal[i][0], clean = normal[paste.firsts.filter(f => f <= i).pop()][0];
-      return { raw, norm, where: normal[i][1], length: cpLen(norm), first: paste.firsts.includes(i), removed: norm.endsWith(clean) ? norm.length - clean.length : 0 };
-    });
+    var ix = load(index), paste = readPaste(text), forms = formsOf(paste);
     var words = wordScores(ix, query(ix, forms[0].norm)), found = candidates(ix, paste, forms, words, limit, linked(ix, text));
     // Ids are unique: no two candidates compare equal.
     found.sort((a, b) => compareBy(RANK_ORDER, b.key, a.key) || (ix.rows[a.row].id < ix.rows[b.row].id ? -1 : 1));
@@ -623,7 +631,119 @@
   // A record of the index by id, fields by name, with its page's url (for the search page).
   function record(index, id) { var ix = load(index); return ix.rows[ix.byId.get(id)]; }
 
-  var api = { search, fill, record, parts };
+  // --- the index in fragments (generator/search/shards.py): what one search loads, and the index of it
+  var SHARDS_VERSION = 1, INDEX_VERSION = 3, FOLDER = "search/", PREFIX = 2, SHORTEST = 2, LONGEST = 24;
+  var DIGITS = "", BASE;
+  for (var c = 0x23; c < 0x7f; c++) if (c !== 0x5c && c !== 0x3c) DIGITS += String.fromCharCode(c);
+  BASE = DIGITS.length / 2;
+  function decodeNumbers(text) {
+    var out = [], value = 0;
+    for (var i = 0; i < text.length; i++) {
+      var digit = text.charCodeAt(i) - 0x23;
+      digit -= (digit > 0x3c - 0x23) + (digit > 0x5c - 0x23);
+      if (digit >= BASE) value = value * BASE + digit - BASE;
+      else { out.push(value * BASE + digit); value = 0; }
+    }
+    return out;
+  }
+  function bucket(text, count) {
+    var h = 0;
+    for (var ch of text) h = (Math.imul(h, 31) + ch.codePointAt(0)) >>> 0;
+    return h % count;
+  }
+  function prefix(term) { return Array.from(term).slice(0, PREFIX).join(""); }
+  function lengthName(n) { return FOLDER + "l/" + Math.min(Math.max(n, SHORTEST), LONGEST) + ".js"; }
+  // An index of the whole index's form, of the rows given and the loaded terms' postings (kept to those rows).
+  function subIndex(m, terms, rows, postings, keep) {
+    return { version: INDEX_VERSION, url: m.url, base_url: m.base_url, avgdl: m.avgdl, fields: m.fields, stop: m.stop,
+      records: rows, terms, idf: terms.map(t => postings.has(t) ? postings.get(t)[0] : 0),
+      postings: terms.map(t => postings.has(t) ? keep(decodeNumbers(postings.get(t)[1])) : []) };
+  }
+  // Returns a promise of {index (of the rows that can be among the first `limit` results, and of the terms
+  // the paste needs), paths (each fragment read)}; read(path) returns a promise of a fragment's data.
+  // The same steps as generator/search/shards.py load_for, so the same fragments.
+  function loadFor(read, text, limit) {
+    if (limit === undefined) limit = 10;
+    var paths = [], m, count, paste = readPaste(text), forms = formsOf(paste), vocabulary = {}, linkedIds = {}, lengths = [];
+    var postings = new Map(), templates = new Map(), terms = new Set(), near = [];
+    function get(path) { paths.push(path); return read(path); }
+    function all(list, each) {
+      list = Array.from(new Set(list)).sort(cmp);
+      return Promise.all(list.map(get)).then(found => found.forEach((data, i) => each(list[i], data)));
+    }
+    function addPostings(data) { Object.keys(data).forEach(t => postings.set(t, data[t])); }
+    function path(kind, key) { return FOLDER + kind + "/" + bucket(key, count) + ".js"; }
+    function vocab(word) { return vocabulary[path("v", prefix(word))]; }
+    function known(word) { return vocab(word).terms.indexOf(word) >= 0; }
+    var tokens = tokenize(forms[0].norm), words = [...new Set(tokens.map(w => w[0]))].slice(0, MAX_QUERY_TERMS);
+    var typing = tokens.length > 0 && tokens[tokens.length - 1][2] === cpLen(forms[0].norm) && tokens[tokens.length - 1][0] === words[words.length - 1];
+    var present = new Set(tokenize(forms[forms.length - 1].norm).map(w => w[0])), ids = pageIds(text, "");
+    var needed = new Set(), fuzzy = [], firsts = new Set();
+    return get(MANIFEST).then(found => {
+      m = found;
+      if (m.version !== SHARDS_VERSION || m.index !== INDEX_VERSION) throw new Error("not a search index this page reads");
+      count = m.buckets; ids = pageIds(text, m.base_url || "");
+      return Promise.all([
+        all([...present, ...words].map(w => path("v", prefix(w))), (p, data) => { vocabulary[p] = data; data.terms.forEach(t => terms.add(t)); }),
+        m.records ? get(FOLDER + "lengths.js").then(data => { lengths = decodeNumbers(data); }) : null,
+        all([...ids].map(i => path("i", i)), (p, data) => { Object.keys(data).forEach(i => { if (ids.has(i)) linkedIds[i] = data[i]; }); })]);
+    }).then(() => {
+      words.forEach(w => { if (known(w)) needed.add(w); });
+      if (typing && cpLen(words[words.length - 1]) >= 3) {
+        var last = words[words.length - 1];
+        vocab(last).terms.filter(t => t.startsWith(last) && t !== last).slice(0, MAX_PREFIX_TERMS).forEach(t => needed.add(t));
+      }
+      fuzzy = words.filter(w => !known(w) && w.length >= 4 && ASCII.test(w) && !/^[0-9]+$/.test(w)).slice(0, MAX_FUZZY_TOKENS);
+      present.forEach(w => { if (vocab(w).first.indexOf(w) >= 0) firsts.add(w); });
+      return Promise.all([
+        all(fuzzy.flatMap(w => [-2, -1, 0, 1, 2].map(k => lengthName(w.length + k))), (p, data) => data.forEach(t => terms.add(t))),
+        all([...firsts].map(w => path("f", w)), (p, data) => Object.keys(data).forEach(first => {
+          if (firsts.has(first)) data[first].forEach(e => { if (!templates.has(e[0])) templates.set(e[0], []); templates.get(e[0]).push([first, e[1], e[2]]); });
+        })),
+        all([...needed].map(t => path("p", t)), (p, data) => addPostings(data))]);
+    }).then(() => {
+      terms = Array.from(terms).sort(cmp);
+      if (!fuzzy.length) return null;
+      var ix = load(subIndex(m, terms, [], new Map(), p => p));
+      query(ix, forms[0].norm).forEach(token => token.expansions.forEach(e => { if (!postings.has(ix.terms[e.term])) near.push(ix.terms[e.term]); }));
+      return all(near.map(t => path("p", t)), (p, data) => addPostings(data));
+    }).then(() => {
+      var at = {}, byRow = new Map();
+      m.fields.forEach((name, i) => { at[name] = i; });
+      Object.keys(linkedIds).forEach(i => byRow.set(linkedIds[i], i));
+      // A row per record, with only what finds the rows that can be results: length, templates, linked id.
+      var stubs = lengths.map((length, d) => {
+        var row = m.fields.map(() => ""), found = templates.get(d) || [];
+        row[at.id] = byRow.get(d) || ""; row[at.dl] = length; row[at.line] = 0;
+        row[at.first] = found.length ? found[0][0] : ""; row[at.pattern] = found.length ? found[0][1] : []; row[at.reprs] = found.length ? found[0][2] : [];
+        row[at.spans] = []; row[at.variants] = found.slice(1).map(f => ({ message: "", first: f[0], pattern: f[1], reprs: f[2], spans: [] }));
+        row[at.removed] = row[at.written] = row[at.yielded] = 0;
+        return row;
+      });
+      var rows = candidateRows(subIndex(m, terms, stubs, postings, p => p), text, limit), full = {};
+      return all(rows.map(d => FOLDER + "r/" + d + ".js"), (p, data) => { full[p] = data; }).then(() => {
+        var number = new Map(rows.map((d, k) => [d, k]));
+        function keep(posting) {
+          var out = [], d = 0, last = 0;
+          posting.forEach(value => {
+            d += Math.floor(value / 8);
+            if (number.has(d)) { out.push((number.get(d) - last) * 8 + value % 8); last = number.get(d); }
+          });
+          return out;
+        }
+        return { index: subIndex(m, terms, rows.map(d => full[FOLDER + "r/" + d + ".js"]), postings, keep), paths };
+      });
+    });
+  }
+  var MANIFEST = FOLDER + "manifest.js";
+  // The rows that can be among the first `limit` results of `text`, ascending.
+  function candidateRows(index, text, limit) {
+    var ix = load(index), paste = readPaste(text), forms = formsOf(paste);
+    var words = wordScores(ix, query(ix, forms[0].norm));
+    return candidates(ix, paste, forms, words, limit, linked(ix, text)).map(c => c.row).sort((a, b) => a - b);
+  }
+
+  var api = { search, fill, record, parts, loadFor };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.ErrorsiteMatch = api;
 })(this);

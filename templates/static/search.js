@@ -30,13 +30,50 @@
   /* A page explains the message when the engine says so (without a say: a full match). */
   function sure(r) { return r.confident == null ? r.kind === "full" : !!r.confident; }
 
-  function run(text, limit) {
-    var index = window.ERRORSITE_INDEX;
-    if (!index || !text.trim()) return [];
-    return M.search(index, text, limit).map(function (r) {
-      r.record = M.record(index, r.id);
-      return r;
+  /* The index comes in fragments (generator/search/shards.py), each a script that hands its data to
+     ERRORSITE_SHARD, so that file:// loads them too; a search loads only those its text needs. */
+  var fragments = {}, waiting = {};
+  window.ERRORSITE_SHARD = function (name, data) {
+    fragments[name] = data;
+    (waiting[name] || []).forEach(function (w) { w[0](data); });
+    delete waiting[name];
+  };
+  function read(path) {
+    var name = path.replace(/^search\//, "").replace(/\.js$/, "");
+    if (name in fragments) return Promise.resolve(fragments[name]);
+    return new Promise(function (resolve, reject) {
+      if (!waiting[name]) {
+        waiting[name] = [];
+        var script = document.createElement("script");
+        script.src = root + path;
+        script.onerror = function () {
+          (waiting[name] || []).forEach(function (w) { w[1](new Error("cannot load " + path)); });
+          delete waiting[name];
+        };
+        document.head.appendChild(script);
+      }
+      waiting[name].push([resolve, reject]);
     });
+  }
+
+  /* A promise of the results, each with its record. */
+  function run(text, limit) {
+    if (!text.trim()) return Promise.resolve([]);
+    return M.loadFor(read, text, limit).then(function (loaded) {
+      return M.search(loaded.index, text, limit).map(function (r) {
+        r.record = M.record(loaded.index, r.id);
+        return r;
+      });
+    });
+  }
+  /* Only the answer to the latest text is shown, whichever finishes first. */
+  function latest(show) {
+    var asked = 0;
+    return function (text, limit) {
+      var mine = ++asked;
+      run(text, limit).then(function (results) { if (mine === asked) show(text, results, null); },
+        function (error) { if (mine === asked) show(text, [], error); });
+    };
   }
 
   /* A link (new tab, copy, middle click) that is also the listbox's option for the arrow keys. */
@@ -96,9 +133,10 @@
     [list, others].forEach(function (l) { l.setAttribute("role", "listbox"); });
     box.setAttribute("aria-controls", "results others");
     var reset = keyboard(box, [list, others]);
-    function show() {
+    var ask = latest(show);
+    function show(text, results, error) {
       /* After a full match (or the page the message links to), other pages that explain it go with the other results. */
-      var text = box.value, results = run(text, 20), good = results.filter(sure);
+      var good = results.filter(sure);
       var full = good.filter(function (r) { return r.kind === "full" || r.linked; });
       if (full.length) good = full;
       var weak = results.filter(function (r) { return good.indexOf(r) < 0; }), n = good.length;
@@ -108,7 +146,8 @@
       head.hidden = !results.length;
       head.textContent = n ? (n === 1 ? "The page for this message" : "Pages for this message") : "Closest pages, none explains it";
       othersHead.hidden = !others.children.length;
-      status.textContent = !text.trim() ? "Type words or paste an error message." :
+      status.textContent = error ? "The search index could not be loaded. Browse all errors instead." :
+        !text.trim() ? "Type words or paste an error message." :
         n ? n + (n === 1 ? " page explains" : " pages explain") + " this message." :
         results.length ? "No page explains this message." : "No error matches. Try fewer words, or browse all errors.";
       var url = new URL(window.location.href);
@@ -117,14 +156,15 @@
       if (version && version.value.trim()) url.searchParams.set("v", version.value.trim()); else url.searchParams.delete("v");
       try { history.replaceState(null, "", url.href); } catch (e) { /* file:// may refuse */ }
     }
+    function search() { ask(box.value, 20); }
     box.value = new URLSearchParams(window.location.search).get("q") || "";
     var versionBox = box.form.querySelector("input[name=v]");
     if (versionBox) {
       versionBox.value = new URLSearchParams(window.location.search).get("v") || "";
-      versionBox.addEventListener("input", show);
+      versionBox.addEventListener("input", search);
     }
-    box.addEventListener("input", show);
-    box.form.addEventListener("submit", function (e) { e.preventDefault(); show(); });
+    box.addEventListener("input", search);
+    box.form.addEventListener("submit", function (e) { e.preventDefault(); search(); });
     box.dispatchEvent(new Event("input"));
     if (!box.value) box.focus();
   }
@@ -138,19 +178,19 @@
     list.hidden = true;
     box.setAttribute("aria-controls", list.id);
     box.setAttribute("aria-autocomplete", "list");
-    var reset = keyboard(box, [list]);
-    function show() {
-      var results = run(box.value, 6);
+    var reset = keyboard(box, [list]), ask = latest(function (text, results) {
       reset();
-      fill(list, results, box.value, false);
+      fill(list, results, text, false);
       list.hidden = !results.length;
-    }
-    box.addEventListener("input", show);
+    });
+    function search() { ask(box.value, 6); }
+    box.addEventListener("input", search);
     box.addEventListener("keydown", function (e) { if (e.key === "Escape") list.hidden = true; });
-    if (box.value) show();
+    if (box.value) search();
   }
 
-  window.ErrorsiteSearch = true;
+  /* run() is the page's own search (fragments and all), for checks made in the browser. */
+  window.ErrorsiteSearch = { run: run };
   if (byId("results")) searchPage();
   else document.querySelectorAll(".searchbox textarea").forEach(suggest);
 })();

@@ -41,8 +41,9 @@
     }
   });
 
-  /* Load the index, the engine and the UI on first use, in order, by script tags so
-     that file:// works too; what the page already has is not loaded again. */
+  /* Load the engine and the UI on first use, in order, by script tags so that file:// works
+     too (they load the index's fragments a search needs); what the page already has is not
+     loaded again. */
   function load(scripts, done) {
     (function next(i) {
       if (i === scripts.length) return done && done();
@@ -58,8 +59,8 @@
   function loadSearch() {
     if (loading) return;
     loading = true;
-    load([["search-index.js", "ERRORSITE_INDEX"]].concat(ENGINE), function () {
-      /* What was typed while the index loaded is searched now that it is here. */
+    load(ENGINE, function () {
+      /* What was typed while the engine loaded is searched now that it is here. */
       boxes.forEach(function (box) {
         if (box.value) box.dispatchEvent(new Event("input"));
       });
