@@ -404,7 +404,8 @@ def test_an_edit_of_a_large_site_equals_a_clean_build(tmp_path: Path, monkeypatc
         next(i for i in ids(content) if i not in recent)
     edit(content, target, edit_data)
     result = pipeline.build(content, tmp_path / "site", jobs=1)
-    assert not result.full and result.rendered < 30
+    # Pages, and the fragments of the search index that hold the record's row and terms (about 20).
+    assert not result.full and result.rendered < 55
     pipeline.build(content, tmp_path / "clean", jobs=1)
     assert tree(tmp_path / "site") == tree(tmp_path / "clean")
 

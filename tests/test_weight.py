@@ -17,7 +17,7 @@ KB = 1024
 HTML_BUDGET = 30 * KB
 CSS_BUDGET = 12 * KB
 JS_ON_LOAD_BUDGET = 12 * KB
-SEARCH_JS_BUDGET = 36 * KB
+SEARCH_JS_BUDGET = 48 * KB
 INDEX_PER_RECORD_BUDGET = 1 * KB
 
 # What the browser fetched, by kind, from the Resource Timing entries of the page.
@@ -59,7 +59,7 @@ def test_readme_states_the_budget_the_tests_hold() -> None:
     section = re.search(r"^## Page weight\n(.*?)^## ", (ROOT / "README.md").read_text(encoding="utf-8"), re.M | re.S)
     assert section, "README.md has no 'Page weight' section"
     text = section.group(1)
-    for figure in ("30 KB", "12 KB", "36 KB", "1 KB"):
+    for figure in ("30 KB", "12 KB", "48 KB", "1 KB", "150 KB"):
         assert figure in text, figure
 
 
@@ -95,4 +95,6 @@ def test_search_costs_only_when_used(browser: Any, sites: Sites, server_url: str
     index = (site.out_path / "search-index.js").stat().st_size
     assert engine < SEARCH_JS_BUDGET
     assert index / 1000 < INDEX_PER_RECORD_BUDGET
-    assert got["js"] < JS_ON_LOAD_BUDGET + SEARCH_JS_BUDGET + index
+    # The search loads fragments of the index, not the whole of it.
+    assert not any(url.endswith("/search-index.js") for url in got["urls"])
+    assert got["js"] < JS_ON_LOAD_BUDGET + SEARCH_JS_BUDGET + index / 4
