@@ -360,7 +360,7 @@ def run_build(args: argparse.Namespace) -> int:
         done = "nothing changed" if not result.rendered else (
             f"{result.rendered} files rendered, {result.written} written, {result.deleted} deleted")
         print(f"built {result.records} records, {result.pages} pages into {args.out} "
-              f"in {result.seconds:.2f} s ({done})")
+              f"in {result.seconds:.2f} s ({done}; {_index_size(args.out)})")
         if result.coverage is not None:
             from .summary import coverage
 
@@ -370,6 +370,15 @@ def run_build(args: argparse.Namespace) -> int:
               " set base_url in site.toml or pass --base-url https://owner.github.io/repo/ to publish it",
               file=sys.stderr)
     return 0
+
+
+def _index_size(out: Path) -> str:
+    """Return the size of the whole search index a build wrote, which a search loads only in fragments."""
+    try:
+        size = (out / "search-index.js").stat().st_size
+    except OSError:
+        return "no search index"
+    return f"search index {size / 1024:,.0f} KB, loaded in fragments"
 
 
 class Progress:
