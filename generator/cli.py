@@ -221,6 +221,8 @@ def _lookup_arguments(lookup: argparse.ArgumentParser) -> None:
     lookup.add_argument("--version", dest="at_version", metavar="VERSION",
                         help="the library's version that printed the message: each page says whether that version "
                         "raises it and with which wording, and pages of errors it raises come first")
+    lookup.add_argument("--site", type=Path,
+                        help="search a built site's index (the folder errorsite build wrote) instead of a content folder")
     lookup.set_defaults(run=run_lookup)
 
 
@@ -507,27 +509,33 @@ def run_lookup(args: argparse.Namespace) -> int:
     from urllib.parse import quote
 
     from . import releases
-    from .search.index import index_of
-    from .search.rank import search
 
     text = sys.stdin.read() if args.message == "-" else args.message
-    site = load_site(args)
-    results = search(index_of(site), text, limit=args.limit)
+    if args.site is not None:
+        from .explain import site_search
+
+        results, by_id, base_url = site_search(args.site, text, args.limit, args.base_url)
+    else:
+        from .search.index import index_of
+        from .search.rank import search
+
+        site = load_site(args)
+        results, by_id, base_url = search(index_of(site), text, limit=args.limit), site.by_id, site.config.base_url
 
     version = args.at_version
     if version is not None:
         # Pages of errors that version raises come first; the order is otherwise the engine's.
-        results.sort(key=lambda r: not releases.raised_at(site.by_id[r["id"]], version))
+        results.sort(key=lambda r: not releases.raised_at(by_id[r["id"]], version))
     query = f"?v={quote(version)}" if version is not None else ""
 
     def line(result: dict[str, Any]) -> str:
-        record = site.by_id[result["id"]]
+        record = by_id[result["id"]]
         kind = result["kind"]
         if result["variant"] is not None:
             kind += f", {record.variants[result['variant']].kind} wording"
             printed = releases.printed_by(record, result["variant"])
             kind += f", {printed}" if printed else ""
-        shown = f"{site.config.base_url}errors/{record.id}/{query}  [{kind}]  {record.exception}: {record.title}"
+        shown = f"{base_url}errors/{record.id}/{query}  [{kind}]  {record.exception}: {record.title}"
         said = releases.at_version(record, version) if version is not None else None
         if said:
             shown += f"\n    {said}"
@@ -535,7 +543,7 @@ def run_lookup(args: argparse.Namespace) -> int:
             shown += f"\n    printed as {result['other_class']}: a base class, a wrapper or a label of {record.exception}"
         if result["places"]:
             shown += f"\n    raised at {len(result['places']) + 1} places; the others: " + " ".join(
-                f"{site.config.base_url}errors/{other}/" for other in result["places"])
+                f"{base_url}errors/{other}/" for other in result["places"])
         return shown
 
     explained = [r for r in results if r["confident"]]

@@ -11,7 +11,9 @@ from typing import Any
 from . import load, render
 from .search.index import index_of, script_json
 from .search.rank import search
-from .model import Site
+from .load import RawRecord
+from .model import Record, Site
+from .validate import site_config, to_record
 from .problems import Invalid, Problem, ProblemsFound, UserError
 from .schema import ID_PATTERN
 
@@ -89,6 +91,40 @@ def published_record(site: Path, query: str) -> tuple[dict[str, Any], str]:
     record_id = query if is_id else _best_match(_site_index(site), query)
     data = _site_json(api / f"{record_id}.json", api)
     return data, data["url"]
+
+
+def site_search(site: Path, text: str, limit: int,
+                base_url: str | None = None) -> tuple[list[dict[str, Any]], dict[str, Record], str]:
+    """Return the results of a search of a built site's index, their records by id, and the site's base URL.
+
+    A built site answers at once: nothing is read but the fragments of the index the text needs
+    and the results' records (`api/errors/<id>.json`).
+    """
+    from .search import shards
+
+    def read(path: str) -> Any:
+        return _site_json(site / path, site, shards.script_data)
+
+    problem = "" if (site / shards.MANIFEST).is_file() else f"it lacks {shards.MANIFEST}"
+    try:
+        if not problem and not shards.readable(read(shards.MANIFEST)):
+            problem = "its search index is of another version of errorsite"
+        if not problem:
+            loaded = shards.load_for(read, text, limit)
+            results = shards.search_loaded(loaded, text, limit)
+            config = site_config({}, "site.toml", None)[0]
+            api = site / "api" / "errors"
+            by_id = {r["id"]: to_record(RawRecord(str(api / f"{r['id']}.json"), _site_json(api / f"{r['id']}.json", api)),
+                                        config) for r in results}
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+        problem = f"its search index is damaged ({type(error).__name__}: {error})"
+    if problem:
+        raise UserError(
+            f"{str(site)!r} is not a site built by errorsite: {problem}",
+            hint="pass the folder that errorsite build wrote (default: site), built with this errorsite",
+            page="lookup-site-unreadable",
+        )
+    return results, by_id, loaded.index["base_url"] if base_url is None else base_url
 
 
 def _site_index(site: Path) -> dict[str, Any]:

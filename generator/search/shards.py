@@ -53,7 +53,7 @@ BASE = len(DIGITS) // 2
 
 def encode_numbers(values: Iterable[int]) -> str:
     """Return non-negative integers as one string of digits (see DIGITS)."""
-    out = []
+    out: list[str] = []
     for value in values:
         digits = [DIGITS[value % BASE]]
         value //= BASE
@@ -125,14 +125,20 @@ def script(name: str, data: Any) -> bytes:
     return CALL + orjson.dumps(name) + b"," + body + END
 
 
+def script_data(data: bytes) -> bytes | None:
+    """Return the JSON of the data in a fragment's script, or None when it is not one."""
+    if not data.startswith(CALL) or not data.endswith(END):
+        return None
+    name_end = data.find(b'",', len(CALL))
+    return data[name_end + 2:-len(END)] if name_end >= 0 else None
+
+
 def read_script(data: bytes) -> Any:
     """Return the data of a fragment's script, or None when it is not one."""
     import orjson
 
-    if not data.startswith(CALL) or not data.endswith(END):
-        return None
-    name_end = data.index(b'",', len(CALL)) + 2
-    return orjson.loads(data[name_end:-len(END)])
+    found = script_data(data)
+    return None if found is None else orjson.loads(found)
 
 
 def _templates(row: list[Any], at: dict[str, int]) -> list[tuple[str, Any, Any]]:
@@ -193,6 +199,12 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
             for path in sorted(wanted)}
 
 
+def readable(manifest: Any) -> bool:
+    """Return whether a manifest is of the fragments this errorsite writes and reads."""
+    return isinstance(manifest, dict) and manifest.get("version") == SHARDS_VERSION \
+        and manifest.get("index") == INDEX_VERSION
+
+
 def touched(index: dict[str, Any], ids: Iterable[str], terms: Iterable[str], firsts: Iterable[str]) -> list[str]:
     """Return the fragments that can change when the records `ids` change their `terms` (those whose
     weight changed) and templates whose first words were or are `firsts`, in an index of as many records."""
@@ -230,7 +242,8 @@ class Loaded:
 
 
 def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
-    """Return the part of the index that a search of `text` for `limit` results needs, read fragment by fragment.
+    """Return the part of the index that a search of `text` for `limit` results needs, read fragment by fragment
+    (of a `readable` manifest).
 
     Steps, as match.js takes them: the manifest; the vocabulary of the paste's words, the rows'
     lengths and the ids the paste links to; the postings of its words (and of the completion of a
@@ -245,8 +258,6 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
         return read(path)
 
     manifest = get(MANIFEST)
-    if manifest.get("version") != SHARDS_VERSION or manifest.get("index") != INDEX_VERSION:
-        raise ValueError(f"{MANIFEST}: not a search index this errorsite reads (version {manifest.get('version')})")
     n, count = manifest["records"], manifest["buckets"]
     paste = read_paste(text)
     forms = forms_of(paste)

@@ -358,12 +358,11 @@ def with_fragments(plan: dict[str, Callable[[], bytes]], records: int, key: str)
 
     @cache
     def fragments() -> dict[str, bytes]:
-        from ..search.index import read_index_script
+        import orjson
 
-        whole = read_index_script(index())
-        if whole is None:
-            raise ValueError("search-index.js: not the index this build made (a bug in errorsite)")
-        return shards.fragments(whole)
+        from ..search.index import script_json
+
+        return shards.fragments(orjson.loads(script_json(index()) or b""))
 
     names = shards.names(records)
     plan.update({path: partial(_fragment, fragments, path) for path in names})
