@@ -170,6 +170,28 @@ def test_lookup_matches_every_wording_of_a_record(content: Path, capsys: pytest.
     assert first.startswith("https://example.github.io/tinyserve/errors/batch-tokens-multiple/  [full, earlier wording]")
 
 
+def test_lookup_from_a_built_site_prints_what_lookup_from_content_prints(content: Path, tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    earlier = {"message": "max_batch_tokens must be divisible by 8 (got %d)", "kind": "earlier", "until": "4f2a9c1"}
+    edit_record(content, "batch-tokens-multiple", lambda d: d.update(variants=[earlier]))
+    assert run("build", "--quiet", "--content", str(content), "--out", str(tmp_path / "site")) == 0
+    messages = ["ValueError: max_batch_tokens must be divisible by 8 (got 12)",
+                "RuntimeError: worker 3 failed: max_batch_tokens must be a multiple of 8, got 1001", "zzqx of the"]
+    for message in messages:
+        code = run("lookup", message, "--content", str(content))
+        from_content = capsys.readouterr().out
+        assert run("lookup", message, "--site", str(tmp_path / "site")) == code
+        assert capsys.readouterr().out == from_content
+    # A content folder is no built site: said so, with the error's page.
+    assert run("lookup", "anything", "--site", str(content)) == 1
+    err = capsys.readouterr().err
+    assert "is not a site built by errorsite: it lacks search/manifest.js" in err
+    assert "errors/lookup-site-unreadable/" in err
+    (tmp_path / "site" / "search" / "lengths.js").write_text("ERRORSITE_SHARD(\"lengths\",17);\n")
+    assert run("lookup", "max_batch_tokens must be a multiple of 8, got 1001", "--site", str(tmp_path / "site")) == 1
+    assert "its search index is damaged" in capsys.readouterr().err
+
+
 def test_explain_from_content_and_from_a_built_site(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run("explain", "batch-tokens-below-chunk", "--content", str(content)) == 0
     text = capsys.readouterr().out
