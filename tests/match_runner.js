@@ -20,7 +20,7 @@ async function answer([op, ...args], index) {
   if (op === "fill") return match.fill(args[0], args[1]);
   if (op === "sharded") {
     const loaded = await match.loadFor(reader(args[0]), args[1], args[2]);
-    return { results: match.search(loaded.index, args[1], args[2]), paths: loaded.paths };
+    return { results: match.searchLoaded(loaded, args[1], args[2]), paths: loaded.paths };
   }
   throw new Error(`unknown op ${op}`);
 }

@@ -305,7 +305,7 @@ def fragments(index: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -
 def sharded_search(folder: Path, text: str, limit: int = 10) -> tuple[list[dict[str, Any]], list[str]]:
     """Return the results of a search of the fragments in `folder`, and the fragments it read."""
     loaded = shards.load_for(lambda path: shards.read_script((folder / path).read_bytes()), text, limit)
-    return search(loaded.index, text, limit), loaded.paths
+    return shards.search_loaded(loaded, text, limit), loaded.paths
 
 
 @pytest.mark.parametrize("number", range(len(CASES["cases"])), ids=CASE_IDS)

@@ -21,8 +21,10 @@ from typing import Any
 
 from .index import INDEX_VERSION, Row, SearchIndex, Template, field_positions, load_index, segments
 from .match import forms_of
-from .paste import page_ids, read_paste
+from .paste import group_members, page_ids, read_paste
+from .template import compile_template, first_word
 from .text import tokenize
+from .rank import candidate_rows, search
 from .words import MAX_FUZZY_TOKENS, MAX_PREFIX_TERMS, MAX_QUERY_TERMS, query
 
 SHARDS_VERSION = 1
@@ -81,6 +83,10 @@ def decode_numbers(text: str) -> list[int]:
     return out
 
 
+KINDS = "finpsv"
+"""The families of buckets: templates by first word, ids, rows by line, postings, places by message, vocabulary."""
+
+
 def buckets(records: int) -> int:
     """Return how many buckets of postings, templates, vocabulary and ids an index of `records` records has."""
     n = 1
@@ -106,7 +112,7 @@ def names(records: int) -> list[str]:
     """Return the path of every fragment of an index of `records` records, sorted."""
     count = buckets(records)
     out = [MANIFEST, LENGTHS]
-    out += [f"{FOLDER}{kind}/{b}.js" for kind in "fipv" for b in range(count)]
+    out += [f"{FOLDER}{kind}/{b}.js" for kind in KINDS for b in range(count)]
     out += [length_name(n) for n in range(SHORTEST, LONGEST + 1)]
     out += [f"{FOLDER}r/{d}.js" for d in range(records)]
     return sorted(out)
@@ -141,10 +147,15 @@ def read_script(data: bytes) -> Any:
     return None if found is None else orjson.loads(found)
 
 
-def _templates(row: list[Any], at: dict[str, int]) -> list[tuple[str, Any, Any]]:
-    """Return a row's templates as (first word, pattern, reprs): its message, then its variants."""
-    main = (row[at["first"]], row[at["pattern"]], row[at["reprs"]])
-    return [main] + [(v["first"], v["pattern"], v["reprs"]) for v in row[at["variants"]]]
+def _templates(row: list[Any], at: dict[str, int]) -> list[tuple[str, Any, Any, str]]:
+    """Return a row's templates as (first word, pattern, reprs, message): its message, then its variants."""
+    main = (row[at["first"]], row[at["pattern"]], row[at["reprs"]], row[at["message"]])
+    return [main] + [(v["first"], v["pattern"], v["reprs"], v["message"]) for v in row[at["variants"]]]
+
+
+def message_key(exception: str, message: str) -> str:
+    """Return what records that raise one message share, as one string: the exception and the wording."""
+    return exception + "\n" + message
 
 
 def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[str, bytes]:
@@ -171,18 +182,31 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
         return path if path in wanted else None
 
     firsts: set[str] = set()
-    by_rows = any(p.startswith((f"{FOLDER}f/", f"{FOLDER}i/", f"{FOLDER}v/")) for p in wanted)
+    places: dict[str, list[str]] = {}
+    by_rows = any(p.startswith(tuple(f"{FOLDER}{kind}/" for kind in "finsv")) for p in wanted)
     for d, row in enumerate(rows if by_rows else ()):
-        for first, pattern, reprs in _templates(row, at):
+        row_id = row[at["id"]]
+        for k, (first, pattern, reprs, message) in enumerate(_templates(row, at)):
+            ids = places.setdefault(message_key(row[at["exception"]], message), [])
+            if row_id not in ids[-1:]:
+                ids.append(row_id)
             if not first:
                 continue
             firsts.add(first)
             path = want("f", first)
             if path:
-                out.setdefault(path, {}).setdefault(first, []).append([d, pattern, reprs])
-        path = want("i", row[at["id"]])
+                out.setdefault(path, {}).setdefault(first, []).append([d, k, pattern, reprs])
+        path = want("i", row_id)
         if path:
-            out.setdefault(path, {})[row[at["id"]]] = d
+            out.setdefault(path, {})[row_id] = d
+        path = want("n", str(row[at["line"]]))
+        if path and row[at["path"]]:
+            relays = 1 if row[at["pattern"]] == [0] else 0
+            out.setdefault(path, {}).setdefault(str(row[at["line"]]), []).append([d, row[at["path"]], relays])
+    for key, ids in places.items():
+        path = want("s", key)
+        if path and len(ids) > 1:
+            out.setdefault(path, {})[key] = ids
     for t, term in enumerate(terms):
         path = want("p", term)
         if path:
@@ -194,7 +218,7 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
                 out[path]["first"].append(term)
         if term.isascii() and length_name(len(term)) in wanted:
             out.setdefault(length_name(len(term)), []).append(term)
-    empty: dict[str, Any] = {"f": {}, "i": {}, "p": {}, "v": {"terms": [], "first": []}, "l": []}
+    empty: dict[str, Any] = {"f": {}, "i": {}, "n": {}, "p": {}, "s": {}, "v": {"terms": [], "first": []}, "l": []}
     return {path: script(path[len(FOLDER):-3], out[path] if path in out else empty[path.split("/")[1]])
             for path in sorted(wanted)}
 
@@ -205,26 +229,28 @@ def readable(manifest: Any) -> bool:
         and manifest.get("index") == INDEX_VERSION
 
 
-def touched(index: dict[str, Any], ids: Iterable[str], terms: Iterable[str], firsts: Iterable[str]) -> list[str]:
-    """Return the fragments that can change when the records `ids` change their `terms` (those whose
-    weight changed) and templates whose first words were or are `firsts`, in an index of as many records."""
+def touched(index: dict[str, Any], changes: Iterable[tuple[dict[str, Any], dict[str, Any]]],
+            terms: Iterable[str]) -> list[str]:
+    """Return the fragments that can change when records change from the first search entry to the second of
+    `changes` (same ids) and the weights of `terms` change, in an index of as many records."""
     rows = index["records"]
     count = buckets(len(rows))
     at = field_positions(index)
     position = {row[at["id"]]: d for d, row in enumerate(rows)}
-    out = {MANIFEST, LENGTHS} | {f"{FOLDER}r/{position[i]}.js" for i in ids if i in position}
+    out = {MANIFEST, LENGTHS}
     for term in terms:
         out |= {f"{FOLDER}p/{bucket(term, count)}.js", f"{FOLDER}v/{bucket(term[:PREFIX], count)}.js"}
         if term.isascii():
             out.add(length_name(len(term)))
-    for first in firsts:
-        out |= {f"{FOLDER}f/{bucket(first, count)}.js", f"{FOLDER}v/{bucket(first[:PREFIX], count)}.js"}
+    for entry in (e for change in changes for e in change):
+        out.add(f"{FOLDER}r/{position[entry['id']]}.js")
+        out.add(f"{FOLDER}n/{bucket(str(entry.get('line') or 0), count)}.js")
+        for message in (entry["message"], *entry["variants"]):
+            out.add(f"{FOLDER}s/{bucket(message_key(entry['exception'], message), count)}.js")
+            first = first_word(compile_template(message))
+            if first:
+                out |= {f"{FOLDER}f/{bucket(first, count)}.js", f"{FOLDER}v/{bucket(first[:PREFIX], count)}.js"}
     return sorted(out)
-
-
-def first_words(entry_first: str, variants: Iterable[dict[str, Any]]) -> set[str]:
-    """Return the first words of a row's templates (its `first` and its variants'), without the empty one."""
-    return {w for w in (entry_first, *(v["first"] for v in variants)) if w}
 
 
 Read = Callable[[str], Any]
@@ -237,19 +263,50 @@ class Loaded:
 
     index: dict[str, Any]
     """The rows that can be results (in the whole index's order) and the terms the paste's words need."""
+    places: dict[str, list[str]]
+    """The ids of every record that raises a message of those rows (`message_key`), when more than one does."""
     paths: list[str]
     """Every fragment read, in the order read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What one paste (an exception group's part, or the whole text) asks of the index."""
+
+    text: str
+    query: str
+    """The most cleaned form, normalised: its words are the query's."""
+    words: list[str]
+    """The query's distinct words, at most MAX_QUERY_TERMS."""
+    typing: bool
+    """The last word ends the text: it is completed."""
+    present: set[str]
+    """Every word of the paste: the first words of templates it may match."""
+    lines: set[int]
+    """The lines of its traceback's frames, chained ones included."""
+
+
+def _plan(text: str) -> Plan:
+    paste = read_paste(text)
+    forms = forms_of(paste)
+    tokens = tokenize(forms[0].norm)
+    words = list(dict.fromkeys(w for w, _, _ in tokens))[:MAX_QUERY_TERMS]
+    typing = bool(tokens) and tokens[-1][2] == len(forms[0].norm) and tokens[-1][0] == words[-1]
+    lines = {f.line for frames in (paste.frames, *paste.causes) for f in frames} if paste.frames else set()
+    return Plan(text, forms[0].norm, words, typing, {w for w, _, _ in tokenize(forms[-1].norm)}, lines)
 
 
 def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
     """Return the part of the index that a search of `text` for `limit` results needs, read fragment by fragment
     (of a `readable` manifest).
 
-    Steps, as match.js takes them: the manifest; the vocabulary of the paste's words, the rows'
-    lengths and the ids the paste links to; the postings of its words (and of the completion of a
+    Steps, as match.js takes them, each for every part of an exception group's output: the
+    manifest; the vocabulary of the paste's words, the rows' lengths, the ids the paste links to
+    and the rows at its traceback's lines; the postings of its words (and of the completions of a
     word being typed), the templates whose first word it has, and the ASCII terms of the lengths
     near spellings need; the postings of those near spellings; then, of the rows that a template
-    matched, the words reached among the best `limit`, or the paste links to, each row.
+    matched, the traceback names, the words reached among the best `limit`, or the paste links to,
+    each row; last, the other records that raise those rows' messages.
     """
     paths: list[str] = []
 
@@ -259,56 +316,82 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
 
     manifest = get(MANIFEST)
     n, count = manifest["records"], manifest["buckets"]
-    paste = read_paste(text)
-    forms = forms_of(paste)
-    tokens = tokenize(forms[0].norm)
-    words = list(dict.fromkeys(w for w, _, _ in tokens))[:MAX_QUERY_TERMS]
-    typing = bool(tokens) and tokens[-1][2] == len(forms[0].norm) and tokens[-1][0] == words[-1]
-    present = {w for w, _, _ in tokenize(forms[-1].norm)}
+    plans = [_plan(t) for t in group_members(text) or [text]]
     ids = page_ids(text, manifest["base_url"])
+    present = {w for plan in plans for w in plan.present | set(plan.words)}
 
     def path(kind: str, key: str) -> str:
         return f"{FOLDER}{kind}/{bucket(key, count)}.js"
 
     vocabulary: dict[str, dict[str, Any]] = {}
-    for p in sorted({path("v", w[:PREFIX]) for w in present | set(words)}):
+    for p in sorted({path("v", w[:PREFIX]) for w in present}):
         vocabulary[p] = get(p)
     lengths = decode_numbers(get(LENGTHS)) if n else []
     linked: dict[str, int] = {}
     for p in sorted({path("i", i) for i in ids}):
         linked.update({i: d for i, d in get(p).items() if i in ids})
+    lines = {line for plan in plans for line in plan.lines}
+    raises: dict[int, tuple[str, int, bool]] = {}
+    for p in sorted({path("n", str(line)) for line in lines}):
+        for line, found in get(p).items():
+            if int(line) in lines:
+                raises.update({d: (where, int(line), bool(relays)) for d, where, relays in found})
 
     def known(word: str) -> bool:
         return word in vocabulary[path("v", word[:PREFIX])]["terms"]
 
     terms = {t for v in vocabulary.values() for t in v["terms"]}
-    needed = {w for w in words if known(w)}
-    if typing and len(words[-1]) >= 3:
-        last = words[-1]
-        needed |= set([t for t in vocabulary[path("v", last[:PREFIX])]["terms"] if t.startswith(last) and t != last]
-                      [:MAX_PREFIX_TERMS])
-    fuzzy = [w for w in words if not known(w) and len(w) >= 4 and w.isascii() and not w.isdigit()][:MAX_FUZZY_TOKENS]
+    needed: set[str] = set()
+    fuzzy: set[str] = set()
+    for plan in plans:
+        needed |= {w for w in plan.words if known(w)}
+        last = plan.words[-1] if plan.words else ""
+        if plan.typing and len(last) >= 3:
+            needed |= set([t for t in vocabulary[path("v", last[:PREFIX])]["terms"] if t.startswith(last) and t != last]
+                          [:MAX_PREFIX_TERMS])
+        fuzzy |= set([w for w in plan.words if not known(w) and len(w) >= 4 and w.isascii() and not w.isdigit()]
+                     [:MAX_FUZZY_TOKENS])
     for p in sorted({length_name(m) for w in fuzzy for m in range(len(w) - 2, len(w) + 3)}):
         terms.update(get(p))
-    postings: dict[str, list[Any]] = {}
     firsts = {w for w in present if w in vocabulary[path("v", w[:PREFIX])]["first"]}
-    templates: dict[int, list[tuple[str, Any, Any]]] = {}
+    templates: dict[int, list[tuple[int, str, Any, Any]]] = {}
     for p in sorted({path("f", w) for w in firsts}):
         for first, entries in get(p).items():
             if first in firsts:
-                for d, pattern, reprs in entries:
-                    templates.setdefault(d, []).append((first, pattern, reprs))
-    sub = SubIndex(manifest, sorted(terms))
+                for d, k, pattern, reprs in entries:
+                    templates.setdefault(d, []).append((k, first, pattern, reprs))
+    postings: dict[str, list[Any]] = {}
     for p in sorted({path("p", t) for t in needed}):
         postings.update(get(p))
-    # Near spellings are found among the ASCII terms of the lengths loaded; their postings come next.
+    sub = SubIndex(manifest, sorted(terms))
     if fuzzy:
-        near = {sub.terms[e.term] for token in query(sub.vocabulary(), forms[0].norm) for e in token.expansions}
+        vocab = sub.vocabulary()
+        near = {sub.terms[e.term] for plan in plans for token in query(vocab, plan.query) for e in token.expansions}
         for p in sorted({path("p", t) for t in near - postings.keys()}):
             postings.update(get(p))
-    rows = sub.candidates(postings, lengths, templates, linked, text, limit)
+    stubs = sub.searchable(postings, lengths, templates, linked, raises)
+    rows = sorted({d for plan in plans for d in candidate_rows(stubs, plan.text, limit)})
     full = {d: get(f"{FOLDER}r/{d}.js") for d in rows}
-    return Loaded(sub.whole(full, postings), paths)
+    at = field_positions(manifest)
+    keys = {message_key(row[at["exception"]], message) for row in full.values()
+            for *_, message in _templates(row, at)}
+    places: dict[str, list[str]] = {}
+    for p in sorted({path("s", key) for key in keys}):
+        places.update({key: found for key, found in get(p).items() if key in keys})
+    return Loaded(sub.whole(full, postings), places, paths)
+
+
+def search_loaded(loaded: Loaded, text: str, limit: int = 10) -> list[dict[str, Any]]:
+    """Return the results of `text` from what `load_for` loaded: the whole index's results, value for value."""
+    results = search(loaded.index, text, limit)
+    at = field_positions(loaded.index)
+    rows = {row[at["id"]]: row for row in loaded.index["records"]}
+    for result in results:
+        templates = _templates(rows[result["id"]], at)
+        message = templates[0 if result["variant"] is None else result["variant"] + 1][3]
+        everywhere = loaded.places.get(message_key(rows[result["id"]][at["exception"]], message), [])
+        result["places"] = [i for i in everywhere if i != result["id"]]
+    return results
 
 
 @dataclass(slots=True)
@@ -325,23 +408,29 @@ class SubIndex:
                 "fields": m["fields"], "stop": m["stop"], "records": rows, "terms": self.terms, "idf": idf,
                 "postings": postings}
 
-    def _stubs(self, lengths: list[int], templates: dict[int, list[tuple[str, Any, Any]]],
-               linked: dict[str, int]) -> tuple[Row, ...]:
-        """Return a row per record, with only what finds the rows that can be results: length, templates, linked id.
+    def _stubs(self, lengths: list[int], templates: dict[int, list[tuple[int, str, Any, Any]]],
+               linked: dict[str, int], raises: dict[int, tuple[str, int, bool]]) -> tuple[Row, ...]:
+        """Return a row per record, with only what finds the rows that can be results: length, the templates the
+        paste's words start, linked id, and the place of a raise the traceback may name.
 
-        Rows of no template and no link are only their length, and share one object a length."""
+        Rows of none of these are only their length, and share one object a length."""
         ids = {d: i for i, d in linked.items()}
         plain: dict[int, Row] = {}
         out = []
         for d, length in enumerate(lengths):
             found = templates.get(d)
-            if not found and d not in ids:
+            if not found and d not in ids and d not in raises:
                 if length not in plain:
                     plain[length] = Row("", "", "", "", 0, "", False, False, length, (), False)
                 out.append(plain[length])
                 continue
-            tpls = tuple(Template("", segments(p), (), f, tuple(r)) for f, p, r in found or ())
-            out.append(Row(ids.get(d, ""), "", "", "", 0, "", False, False, length, tpls, False))
+            where, line, relays = raises.get(d, ("", 0, False))
+            # A template the paste's words do not start is never tried: it stands in only for its place.
+            tpls = [Template("", [None] if relays and k == 0 else [""], (), "", ())
+                    for k in range(1 + max((k for k, *_ in found or ()), default=0))]
+            for k, first, pattern, reprs in found or ():
+                tpls[k] = Template("", segments(pattern), (), first, tuple(reprs))
+            out.append(Row(ids.get(d, ""), "", "", where, line, "", False, False, length, tuple(tpls), False))
         return tuple(out)
 
     def _lists(self, postings: dict[str, list[Any]], keep: Callable[[list[int]], list[int]]) -> tuple[list[list[int]], list[float]]:
@@ -353,20 +442,13 @@ class SubIndex:
         return load_index(self._index([], [[] for _ in self.terms], [0.0] * len(self.terms)))
 
     def searchable(self, postings: dict[str, list[Any]], lengths: list[int],
-                   templates: dict[int, list[tuple[str, Any, Any]]], linked: dict[str, int]) -> SearchIndex:
-        """Return an index of every record, each with only its length, templates and linked id."""
+                   templates: dict[int, list[tuple[int, str, Any, Any]]], linked: dict[str, int],
+                   raises: dict[int, tuple[str, int, bool]]) -> SearchIndex:
+        """Return an index of every record, each with only what finds the rows that can be results (`_stubs`)."""
         lists, idf = self._lists(postings, lambda p: p)
         vocabulary = self.vocabulary()
-        return SearchIndex(self._stubs(lengths, templates, linked), vocabulary.terms, vocabulary.number, idf, lists,
-                           vocabulary.avgdl, vocabulary.stop, vocabulary.base_url)
-
-    def candidates(self, postings: dict[str, list[Any]], lengths: list[int],
-                   templates: dict[int, list[tuple[str, Any, Any]]], linked: dict[str, int], text: str,
-                   limit: int) -> list[int]:
-        """Return the rows that can be among the first `limit` results of `text`, ascending."""
-        from .rank import candidate_rows
-
-        return candidate_rows(self.searchable(postings, lengths, templates, linked), text, limit)
+        return SearchIndex(self._stubs(lengths, templates, linked, raises), vocabulary.terms, vocabulary.number, idf,
+                           lists, vocabulary.avgdl, vocabulary.stop, vocabulary.base_url)
 
     def whole(self, rows: dict[int, list[Any]], postings: dict[str, list[Any]]) -> dict[str, Any]:
         """Return the index of `rows` (by their number in the whole index), its postings cut to them."""

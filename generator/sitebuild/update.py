@@ -232,18 +232,13 @@ def index_fragments(script: bytes, changes: list[tuple[Search, Search]]) -> dict
     """Return the fragments of the index `script` that the records of `changes` can have changed (`search.shards`)."""
     from ..search import shards
     from ..search.index import read_index_script
-    from ..search.template import compile_template, first_word
 
     index = read_index_script(script)
     if index is None:
         raise OutputGone(Path("search-index.js"))
-    terms: set[str] = set()
-    firsts: set[str] = set()
-    for before, after in changes:
-        terms |= {t for t in before.terms.keys() | after.terms.keys() if before.terms.get(t) != after.terms.get(t)}
-        for entry in (before.entry, after.entry):
-            firsts |= {first_word(compile_template(m)) for m in (entry["message"], *entry["variants"])} - {""}
-    return shards.fragments(index, shards.touched(index, [after.entry["id"] for _, after in changes], terms, firsts))
+    terms = {t for before, after in changes for t in before.terms.keys() | after.terms.keys()
+             if before.terms.get(t) != after.terms.get(t)}
+    return shards.fragments(index, shards.touched(index, [(b.entry, a.entry) for b, a in changes], terms))
 
 
 def make_lists(long: LongFiles, staging: Path) -> dict[str, str]:

@@ -659,13 +659,27 @@
       records: rows, terms, idf: terms.map(t => postings.has(t) ? postings.get(t)[0] : 0),
       postings: terms.map(t => postings.has(t) ? keep(decodeNumbers(postings.get(t)[1])) : []) };
   }
+  // What one paste (an exception group's part, or the whole text) asks of the index.
+  function plan(text) {
+    var paste = readPaste(text), forms = formsOf(paste), tokens = tokenize(forms[0].norm);
+    var words = [...new Set(tokens.map(w => w[0]))].slice(0, MAX_QUERY_TERMS), lines = new Set();
+    var typing = tokens.length > 0 && tokens[tokens.length - 1][2] === cpLen(forms[0].norm) && tokens[tokens.length - 1][0] === words[words.length - 1];
+    if (paste.frames.length) [paste.frames].concat(paste.causes).forEach(frames => frames.forEach(f => lines.add(f.line)));
+    return { text, query: forms[0].norm, words, typing, present: new Set(tokenize(forms[forms.length - 1].norm).map(w => w[0])), lines };
+  }
+  function templatesOf(row, at) {
+    return [[row[at.first], row[at.pattern], row[at.reprs], row[at.message]]].concat(row[at.variants].map(v => [v.first, v.pattern, v.reprs, v.message]));
+  }
   // Returns a promise of {index (of the rows that can be among the first `limit` results, and of the terms
-  // the paste needs), paths (each fragment read)}; read(path) returns a promise of a fragment's data.
-  // The same steps as generator/search/shards.py load_for, so the same fragments.
+  // the paste needs), places (the ids of every record raising those rows' messages), paths (each fragment
+  // read)}; read(path) returns a promise of a fragment's data. The same steps as generator/search/shards.py
+  // load_for, so the same fragments.
   function loadFor(read, text, limit) {
     if (limit === undefined) limit = 10;
-    var paths = [], m, count, paste = readPaste(text), forms = formsOf(paste), vocabulary = {}, linkedIds = {}, lengths = [];
-    var postings = new Map(), templates = new Map(), terms = new Set(), near = [];
+    var paths = [], m, count, vocabulary = {}, linkedIds = {}, lengths = [], raises = new Map(), places = new Map();
+    var postings = new Map(), templates = new Map(), terms = new Set(), needed = new Set(), fuzzy = new Set(), firsts = new Set();
+    var plans = (groupMembers(text) || [text]).map(plan), present = new Set(), ids, lines = new Set();
+    plans.forEach(p => { p.present.forEach(w => present.add(w)); p.words.forEach(w => present.add(w)); p.lines.forEach(l => lines.add(l)); });
     function get(path) { paths.push(path); return read(path); }
     function all(list, each) {
       list = Array.from(new Set(list)).sort(cmp);
@@ -675,53 +689,62 @@
     function path(kind, key) { return FOLDER + kind + "/" + bucket(key, count) + ".js"; }
     function vocab(word) { return vocabulary[path("v", prefix(word))]; }
     function known(word) { return vocab(word).terms.indexOf(word) >= 0; }
-    var tokens = tokenize(forms[0].norm), words = [...new Set(tokens.map(w => w[0]))].slice(0, MAX_QUERY_TERMS);
-    var typing = tokens.length > 0 && tokens[tokens.length - 1][2] === cpLen(forms[0].norm) && tokens[tokens.length - 1][0] === words[words.length - 1];
-    var present = new Set(tokenize(forms[forms.length - 1].norm).map(w => w[0])), ids = pageIds(text, "");
-    var needed = new Set(), fuzzy = [], firsts = new Set();
     return get(MANIFEST).then(found => {
-      m = found;
-      if (m.version !== SHARDS_VERSION || m.index !== INDEX_VERSION) throw new Error("not a search index this page reads");
-      count = m.buckets; ids = pageIds(text, m.base_url || "");
+      m = found; count = m.buckets; ids = pageIds(text, m.base_url || "");
       return Promise.all([
-        all([...present, ...words].map(w => path("v", prefix(w))), (p, data) => { vocabulary[p] = data; data.terms.forEach(t => terms.add(t)); }),
+        all([...present].map(w => path("v", prefix(w))), (p, data) => { vocabulary[p] = data; data.terms.forEach(t => terms.add(t)); }),
         m.records ? get(FOLDER + "lengths.js").then(data => { lengths = decodeNumbers(data); }) : null,
-        all([...ids].map(i => path("i", i)), (p, data) => { Object.keys(data).forEach(i => { if (ids.has(i)) linkedIds[i] = data[i]; }); })]);
+        all([...ids].map(i => path("i", i)), (p, data) => { Object.keys(data).forEach(i => { if (ids.has(i)) linkedIds[i] = data[i]; }); }),
+        all([...lines].map(l => path("n", String(l))), (p, data) => Object.keys(data).forEach(line => {
+          if (lines.has(+line)) data[line].forEach(e => raises.set(e[0], [e[1], +line, !!e[2]]));
+        }))]);
     }).then(() => {
-      words.forEach(w => { if (known(w)) needed.add(w); });
-      if (typing && cpLen(words[words.length - 1]) >= 3) {
-        var last = words[words.length - 1];
-        vocab(last).terms.filter(t => t.startsWith(last) && t !== last).slice(0, MAX_PREFIX_TERMS).forEach(t => needed.add(t));
-      }
-      fuzzy = words.filter(w => !known(w) && w.length >= 4 && ASCII.test(w) && !/^[0-9]+$/.test(w)).slice(0, MAX_FUZZY_TOKENS);
+      plans.forEach(p => {
+        p.words.forEach(w => { if (known(w)) needed.add(w); });
+        var last = p.words.length ? p.words[p.words.length - 1] : "";
+        if (p.typing && cpLen(last) >= 3)
+          vocab(last).terms.filter(t => t.startsWith(last) && t !== last).slice(0, MAX_PREFIX_TERMS).forEach(t => needed.add(t));
+        p.words.filter(w => !known(w) && w.length >= 4 && ASCII.test(w) && !/^[0-9]+$/.test(w)).slice(0, MAX_FUZZY_TOKENS).forEach(w => fuzzy.add(w));
+      });
       present.forEach(w => { if (vocab(w).first.indexOf(w) >= 0) firsts.add(w); });
       return Promise.all([
-        all(fuzzy.flatMap(w => [-2, -1, 0, 1, 2].map(k => lengthName(w.length + k))), (p, data) => data.forEach(t => terms.add(t))),
+        all([...fuzzy].flatMap(w => [-2, -1, 0, 1, 2].map(k => lengthName(w.length + k))), (p, data) => data.forEach(t => terms.add(t))),
         all([...firsts].map(w => path("f", w)), (p, data) => Object.keys(data).forEach(first => {
-          if (firsts.has(first)) data[first].forEach(e => { if (!templates.has(e[0])) templates.set(e[0], []); templates.get(e[0]).push([first, e[1], e[2]]); });
+          if (firsts.has(first)) data[first].forEach(e => { if (!templates.has(e[0])) templates.set(e[0], []); templates.get(e[0]).push([e[1], first, e[2], e[3]]); });
         })),
         all([...needed].map(t => path("p", t)), (p, data) => addPostings(data))]);
     }).then(() => {
       terms = Array.from(terms).sort(cmp);
-      if (!fuzzy.length) return null;
-      var ix = load(subIndex(m, terms, [], new Map(), p => p));
-      query(ix, forms[0].norm).forEach(token => token.expansions.forEach(e => { if (!postings.has(ix.terms[e.term])) near.push(ix.terms[e.term]); }));
+      if (!fuzzy.size) return null;
+      var ix = load(subIndex(m, terms, [], new Map(), p => p)), near = [];
+      plans.forEach(p => query(ix, p.query).forEach(token => token.expansions.forEach(e => { if (!postings.has(ix.terms[e.term])) near.push(ix.terms[e.term]); })));
       return all(near.map(t => path("p", t)), (p, data) => addPostings(data));
     }).then(() => {
       var at = {}, byRow = new Map();
       m.fields.forEach((name, i) => { at[name] = i; });
       Object.keys(linkedIds).forEach(i => byRow.set(linkedIds[i], i));
-      // A row per record, with only what finds the rows that can be results: length, templates, linked id.
+      // A row per record, with only what finds the rows that can be results: length, the templates the paste's
+      // words start, linked id, and the place of a raise the traceback may name.
       var stubs = lengths.map((length, d) => {
-        var row = m.fields.map(() => ""), found = templates.get(d) || [];
-        row[at.id] = byRow.get(d) || ""; row[at.dl] = length; row[at.line] = 0;
-        row[at.first] = found.length ? found[0][0] : ""; row[at.pattern] = found.length ? found[0][1] : []; row[at.reprs] = found.length ? found[0][2] : [];
-        row[at.spans] = []; row[at.variants] = found.slice(1).map(f => ({ message: "", first: f[0], pattern: f[1], reprs: f[2], spans: [] }));
+        var row = m.fields.map(() => ""), found = templates.get(d) || [], raise = raises.get(d) || ["", 0, false];
+        var tpls = [];
+        for (var k = 0; k <= found.reduce((x, f) => Math.max(x, f[0]), 0); k++)
+          tpls.push({ first: "", pattern: raise[2] && k === 0 ? [0] : ["\u0000"], reprs: [], message: "", spans: [] });
+        found.forEach(f => { tpls[f[0]] = { first: f[1], pattern: f[2], reprs: f[3], message: "", spans: [] }; });
+        row[at.id] = byRow.get(d) || ""; row[at.dl] = length; row[at.path] = raise[0]; row[at.line] = raise[1];
+        row[at.first] = tpls[0].first; row[at.pattern] = tpls[0].pattern; row[at.reprs] = tpls[0].reprs; row[at.message] = "";
+        row[at.spans] = []; row[at.variants] = tpls.slice(1);
         row[at.removed] = row[at.written] = row[at.yielded] = 0;
         return row;
       });
-      var rows = candidateRows(subIndex(m, terms, stubs, postings, p => p), text, limit), full = {};
+      var index = subIndex(m, terms, stubs, postings, p => p), rows = new Set(), full = {};
+      plans.forEach(p => candidateRows(index, p.text, limit).forEach(d => rows.add(d)));
+      rows = Array.from(rows).sort((a, b) => a - b);
       return all(rows.map(d => FOLDER + "r/" + d + ".js"), (p, data) => { full[p] = data; }).then(() => {
+        var keys = new Set();
+        rows.forEach(d => { var row = full[FOLDER + "r/" + d + ".js"]; templatesOf(row, at).forEach(t => keys.add(row[at.exception] + "\n" + t[3])); });
+        return all([...keys].map(k => path("s", k)), (p, data) => Object.keys(data).forEach(k => { if (keys.has(k)) places.set(k, data[k]); }));
+      }).then(() => {
         var number = new Map(rows.map((d, k) => [d, k]));
         function keep(posting) {
           var out = [], d = 0, last = 0;
@@ -731,8 +754,19 @@
           });
           return out;
         }
-        return { index: subIndex(m, terms, rows.map(d => full[FOLDER + "r/" + d + ".js"]), postings, keep), paths };
+        return { index: subIndex(m, terms, rows.map(d => full[FOLDER + "r/" + d + ".js"]), postings, keep), places, paths };
       });
+    });
+  }
+  // The results of `text` from what loadFor loaded: the whole index's results, value for value.
+  function searchLoaded(loaded, text, limit) {
+    var at = {}, rows = new Map();
+    loaded.index.fields.forEach((name, i) => { at[name] = i; });
+    loaded.index.records.forEach(row => rows.set(row[at.id], row));
+    return search(loaded.index, text, limit).map(r => {
+      var row = rows.get(r.id), message = templatesOf(row, at)[r.variant === null ? 0 : r.variant + 1][3];
+      r.places = (loaded.places.get(row[at.exception] + "\n" + message) || []).filter(i => i !== r.id);
+      return r;
     });
   }
   var MANIFEST = FOLDER + "manifest.js";
@@ -743,7 +777,7 @@
     return candidates(ix, paste, forms, words, limit, linked(ix, text)).map(c => c.row).sort((a, b) => a - b);
   }
 
-  var api = { search, fill, record, parts, loadFor };
+  var api = { search, fill, record, parts, loadFor, searchLoaded };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.ErrorsiteMatch = api;
 })(this);

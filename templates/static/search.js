@@ -60,7 +60,7 @@
   function run(text, limit) {
     if (!text.trim()) return Promise.resolve([]);
     return M.loadFor(read, text, limit).then(function (loaded) {
-      return M.search(loaded.index, text, limit).map(function (r) {
+      return M.searchLoaded(loaded, text, limit).map(function (r) {
         r.record = M.record(loaded.index, r.id);
         return r;
       });
