@@ -281,7 +281,7 @@ class Plan:
     typing: bool
     """The last word ends the text: it is completed."""
     present: set[str]
-    """Every word of the paste: the first words of templates it may match."""
+    """Every word of every paste form: the first words of templates it may match."""
     lines: set[int]
     """The lines of its traceback's frames, chained ones included."""
 
@@ -293,7 +293,7 @@ def _plan(text: str) -> Plan:
     words = list(dict.fromkeys(w for w, _, _ in tokens))[:MAX_QUERY_TERMS]
     typing = bool(tokens) and tokens[-1][2] == len(forms[0].norm) and tokens[-1][0] == words[-1]
     lines = {f.line for frames in (paste.frames, *paste.causes) for f in frames} if paste.frames else set()
-    return Plan(text, forms[0].norm, words, typing, {w for w, _, _ in tokenize(forms[-1].norm)}, lines)
+    return Plan(text, forms[0].norm, words, typing, {w for form in forms for w, _, _ in tokenize(form.norm)}, lines)
 
 
 def load_for(read: Read, text: str, limit: int = 10) -> Loaded:

@@ -665,7 +665,7 @@
     var words = [...new Set(tokens.map(w => w[0]))].slice(0, MAX_QUERY_TERMS), lines = new Set();
     var typing = tokens.length > 0 && tokens[tokens.length - 1][2] === cpLen(forms[0].norm) && tokens[tokens.length - 1][0] === words[words.length - 1];
     if (paste.frames.length) [paste.frames].concat(paste.causes).forEach(frames => frames.forEach(f => lines.add(f.line)));
-    return { text, query: forms[0].norm, words, typing, present: new Set(tokenize(forms[forms.length - 1].norm).map(w => w[0])), lines };
+    return { text, query: forms[0].norm, words, typing, present: new Set(forms.flatMap(f => tokenize(f.norm).map(w => w[0]))), lines };
   }
   function templatesOf(row, at) {
     return [[row[at.first], row[at.pattern], row[at.reprs], row[at.message]]].concat(row[at.variants].map(v => [v.first, v.pattern, v.reprs, v.message]));
