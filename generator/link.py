@@ -274,23 +274,23 @@ class _Compact:
             self.blocks.append((at, at + int(length)))
             at += int(length)
         self.data = data
-        self.keys: "Optional[str]" = None
+        self.keys: "Optional[bytes]" = None
         """The index, once decompressed."""
-        self.decoded: "Dict[int, str]" = {}
+        self.decoded: "Dict[int, bytes]" = {}
         """The blocks decompressed so far."""
         self.parsed: "Dict[str, List[Entry]]" = {}
         """The groups parsed so far."""
         self.skipped = 0
         """Rows skipped as not well-formed so far."""
 
-    def _unpack(self, span: "Tuple[int, int]") -> "str":
+    def _unpack(self, span: "Tuple[int, int]") -> "bytes":
         import zlib
 
         unpacker = zlib.decompressobj()
-        text = unpacker.decompress(self.data[span[0]:span[1]], MAX_BLOCK_BYTES)
+        data = unpacker.decompress(self.data[span[0]:span[1]], MAX_BLOCK_BYTES)
         if not unpacker.eof:
             raise EOFError
-        return text.decode("utf-8")
+        return data
 
     def candidates(self, text: "str") -> "List[Entry]":
         """Return the entries of the groups that `text` (folded) may match: one per word of it, and ''."""
@@ -305,28 +305,50 @@ class _Compact:
 
     def _group(self, word: "str") -> "List[Entry]":
         """Return the entries of one group."""
-        key = f"\n{word}\t"
-        keys = self.keys or ""
-        at = keys.find(key)
-        if at < 0:
+        # Searched as bytes: finding a word in text that holds any non-ASCII character is several
+        # times slower, and only the rows of the group are decoded.
+        key = f"\n{word}\t".encode("utf-8")
+        numbers = _sorted_lookup(self.keys or b"", key[1:-1])
+        if numbers is None:
             return []
-        end = keys.find("\n", at + 1)
         entries = []
-        for number in keys[at + len(key):end if end > 0 else None].split(","):
+        for number in numbers.split(b","):
             block = int(number)
             if block not in self.decoded:
                 self.decoded[block] = self._unpack(self.blocks[block])
             rows = self.decoded[block]
             start = rows.find(key)
             while start >= 0:
-                stop = rows.find("\n", start + 1)
-                entry = Entry.parse_row(rows[start + len(key):stop if stop > 0 else None].split("\t"), self.url)
+                stop = rows.find(b"\n", start + 1)
+                row = rows[start + len(key):stop if stop > 0 else None].decode("utf-8").split("\t")
+                entry = Entry.parse_row(row, self.url)
                 if entry is None:
                     self.skipped += 1
                 else:
                     entries.append(entry)
                 start = stop if stop > 0 and rows.startswith(key, stop) else -1
         return entries
+
+
+def _sorted_lookup(lines: "bytes", word: "bytes") -> "Optional[bytes]":
+    """Return the value of `word` in `\\nword<TAB>value` lines sorted by word, by halving; None if absent."""
+    lo, hi = 0, len(lines)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        start = lines.rfind(b"\n", 0, mid + 1)
+        tab = lines.find(b"\t", start)
+        end = lines.find(b"\n", start + 1)
+        end = len(lines) if end < 0 else end
+        if start < 0 or tab < 0 or tab > end:
+            return None
+        here = lines[start + 1:tab]
+        if here == word:
+            return lines[tab + 1:end]
+        if here < word:
+            lo = end
+        else:
+            hi = start
+    return None
 
 
 def _frames(tb: "Optional[TracebackType]") -> "List[Frame]":
