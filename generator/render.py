@@ -31,6 +31,10 @@ from .schema import SCHEMA
 HOME_LIST_LIMIT = 1000
 """Above this many records the home page lists groups, not every error."""
 
+HOME_GROUPS_LIMIT = 40
+"""The home page shows at most this many exception types and source files (those with the most errors);
+their pages list them all. A library of 2,000 files would otherwise make a home page of 700 KB."""
+
 RECENT_LIMIT = 8
 """How many recently written or updated pages the home page names."""
 
@@ -419,6 +423,7 @@ class Renderer:
             title=self.config.title,
             description=f"{len(overview.ids)} errors, what they mean and how to fix them.",
             groups=overview.groups,
+            shown={kind: leading(overview.groups[kind], HOME_GROUPS_LIMIT) for kind in ("exception", "file")},
             # Members are listed only on a small site's home page; elsewhere only counted.
             by_exception=self.ordered(self.by_exception) if list_all else {},
             by_file=self.ordered(self.by_file) if list_all else {},
@@ -678,3 +683,11 @@ def _clip(text: str, limit: int) -> str:
 
 def _disk(path: str) -> str:
     return urls.output_path(path)
+
+
+def leading(groups: dict[str, Tally], limit: int) -> dict[str, Tally]:
+    """Return the `limit` groups with the most errors (ties by name), in the order of `groups`."""
+    if len(groups) <= limit:
+        return groups
+    kept = set(sorted(groups, key=lambda name: (-groups[name].records, name))[:limit])
+    return {name: tally for name, tally in groups.items() if name in kept}

@@ -260,3 +260,26 @@ def test_titles_show_literal_braces_once(files: dict[str, bytes]) -> None:
 ])
 def test_json_files_are_those_json_dumps_writes(value: object) -> None:
     assert render._json(value) == (json.dumps(value, ensure_ascii=False, indent=1) + "\n").encode()
+
+
+def test_the_home_page_shows_the_groups_with_the_most_errors_and_links_the_rest(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    sys.path.insert(0, str(FIXTURES.parent.parent))
+    try:
+        from benchmarks.synth import synthesize
+    finally:
+        sys.path.remove(str(FIXTURES.parent.parent))
+    synthesize(300, tmp_path / "content")
+    monkeypatch.setattr(render, "HOME_GROUPS_LIMIT", 10)
+    site = validate.build_site(load.load(tmp_path / "content"))
+    home = render.render_site(site)["index.html"].decode()
+    files = {r.source.path for r in site.records}
+    counts = {path: sum(r.source.path == path for r in site.records) for path in files}
+    shown = re.findall(r"Every error in <code>(.*?)</code>", home)
+    assert len(shown) == 10 < len(files)
+    # The ten files with the most errors; every file is one click away, on the page of all files.
+    assert min(counts[re.sub(r"<[^>]+>", "", p)] for p in shown) >= sorted(counts.values())[-10]
+    assert f'All {len(files)} source files</a>' in home
+    assert 'href="./files/index.html">All' in home
