@@ -182,10 +182,10 @@ def test_results_follow_the_engines_confidence_when_it_gives_one(browser: Any, l
     # The engine may say that even a full match explains nothing (`confident: false`).
     with open_tab(browser, server_url, 1280) as tab:
         tab.page.goto(library.url("search/index.html"))
-        tab.page.wait_for_function("window.ErrorsiteMatch && window.ERRORSITE_INDEX")
+        tab.page.wait_for_function("window.ErrorsiteMatch && window.ErrorsiteSearch")
         tab.page.evaluate("""() => {
-          const search = ErrorsiteMatch.search;
-          ErrorsiteMatch.search = (index, text, limit) => search(index, text, limit).map(r => ({...r, confident: false}));
+          const search = ErrorsiteMatch.searchLoaded;
+          ErrorsiteMatch.searchLoaded = (loaded, text, limit) => search(loaded, text, limit).map(r => ({...r, confident: false}));
         }""")
         tab.page.fill("main .searchbox textarea", PASTED_MESSAGE)
         tab.page.wait_for_selector("#results a[href]")
@@ -193,16 +193,16 @@ def test_results_follow_the_engines_confidence_when_it_gives_one(browser: Any, l
         assert not tab.page.is_visible("#others-head")
         # Confident pages without a full match all count; after a full match, the others follow it.
         tab.page.evaluate("""() => {
-          const search = ErrorsiteMatch.search;
-          ErrorsiteMatch.search = (index, text, limit) => search(index, text, limit).map((r, i) => (
+          const search = ErrorsiteMatch.searchLoaded;
+          ErrorsiteMatch.searchLoaded = (loaded, text, limit) => search(loaded, text, limit).map((r, i) => (
             {...r, kind: i < 2 ? "partial" : "words", confident: i < 2}));
         }""")
         tab.page.fill("main .searchbox textarea", PASTED_MESSAGE + " ")
         tab.page.wait_for_function("document.getElementById('search-status').textContent.startsWith('2 pages')")
         assert tab.page.locator("#results li").count() == 2 and tab.page.locator("#others li").count() <= 5
         tab.page.evaluate("""() => {
-          const search = ErrorsiteMatch.search;
-          ErrorsiteMatch.search = (index, text, limit) => search(index, text, limit).map((r, i) => (
+          const search = ErrorsiteMatch.searchLoaded;
+          ErrorsiteMatch.searchLoaded = (loaded, text, limit) => search(loaded, text, limit).map((r, i) => (
             {...r, kind: i ? "partial" : "full", confident: true}));
         }""")
         tab.page.fill("main .searchbox textarea", PASTED_MESSAGE)
