@@ -8,6 +8,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -258,3 +259,28 @@ def test_the_workflow_init_writes_names_the_tag_the_release_creates() -> None:
     assert set(tagging["needs"]) == {"build", "test"} and release["jobs"]["publish"]["needs"] == "tag"
     assert 'git push origin "refs/tags/$TAG"' in tagging["steps"][-1]["run"]
     assert "tag=v$version" in release["jobs"]["build"]["steps"][2]["run"]
+
+
+def test_the_actions_vendor_input_refreshes_the_vendored_helper(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "lib")
+    repo.write("pyproject.toml", '[project]\nname = "mylib"\nversion = "1.0"\n')
+    repo.write("src/mylib/__init__.py", 'def f(x):\n    raise ValueError(f"bad value {x!r}")\n')
+    repo.git("remote", "add", "origin", "https://github.com/acme/mylib.git")
+    repo.commit("the library")
+    assert cli.main(["init", str(repo.path)]) == 0
+    assert cli.main(["vendor", str(repo.path / "src/mylib/_errorsite"), "--content", str(repo.path / "content")]) == 0
+    repo.commit("errorsite")
+    stale = repo.path / "src/mylib/_errorsite/patterns.bin"
+    fresh = stale.read_bytes()
+    repo.write("src/mylib/__init__.py", 'def f(x):\n    raise ValueError(f"not a good value: {x!r}")\n')
+    repo.commit("reworded")
+    assert cli.main(["extract", str(repo.path), "--content", str(repo.path / "content")]) == 0
+    repo.commit("records of the reworded message")
+    runner = tmp_path / "runner"
+    runner.mkdir()
+    # The errorsite of this test run stands for the one the Action installs.
+    (runner / "path").write_text(f"{Path(sys.executable).parent}\n")
+    # The check alone reports the stale patterns; with `vendor`, the Action refreshes them first.
+    assert run_steps(repo.path, runner, {}, skip=("Install errorsite",)) == [1]
+    assert run_steps(repo.path, runner, {"vendor": "src/mylib/_errorsite"}, skip=("Install errorsite",)) == [0, 0]
+    assert stale.read_bytes() != fresh
