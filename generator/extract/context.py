@@ -5,9 +5,9 @@ Three fields of the record format (1.2), written by `extract` on every run:
 - `Guards(tree).of(node)`: the conditions that hold when a raise runs, read
   from the enclosing statements of its own function (the record format's rule).
 - `source.callers` and `source.names` come from a `FileIndex` per file, made
-  once by `index_file` (a pure function of a path and its tree, returning
-  small picklable rows, so that files can be indexed in worker processes),
-  and joined for every site in one pass by `Context.annotate`.
+  once by `index_file` (a pure function of a path, its tree and its calls,
+  returning small picklable rows, so that files can be indexed in worker
+  processes), and joined for every site in one pass by `Context.annotate`.
 
 Callers are found by name, as the record format says: a call `f(...)` or
 `x.f(...)` of a function's name; a method by attribute calls only, a
@@ -45,6 +45,9 @@ MAX_CALLERS = 5
 
 MAX_HELP = 500
 """Help text longer than this is cut at a word boundary."""
+
+OPTION_CALLS = frozenset({"add_argument", "add_option"})
+"""Methods whose calls define command-line options (`argparse`, `optparse`)."""
 
 _CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*")
 """A module-level name written as a constant."""
@@ -273,7 +276,7 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
         if row is None:
             continue
         rows.append(row)
-        if row.name in ("add_argument", "add_option") and row.how != "name":
+        if row.name in OPTION_CALLS and row.how != "name":
             option = _argparse_option(call)
             if option is not None:
                 options.append(option)
@@ -453,6 +456,8 @@ def _click_options(node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str) 
 def _typer_options(node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str) -> list[OptionRow]:
     """Return the options of parameters whose default is `typer.Option(...)`."""
     args = node.args
+    if not any(isinstance(d, ast.Call) for d in (*args.defaults, *args.kw_defaults)):
+        return []
     positional = [*args.posonlyargs, *args.args]
     pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
     pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ..model import Variant
-from .context import Context, Guards, index_file
+from .context import OPTION_CALLS, Context, Guards, index_file
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
     unique_variants,
@@ -125,7 +125,7 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     if memo is not None:
         memo.parsed = read
         memo.shapes = {f.node: repo.shapes[id(f)] for f in repo.functions}
-    joined = Context(index_file(file.path, file.tree, _calls(repo, file)) for file in parsed) if context else None
+    joined = _context(repo, parsed) if context else None
     own = _own_messages(repo)
     sites = [site for found in own.values() for site in found]
     mapped: list[Mapped] = []
@@ -142,16 +142,30 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     return Scan(tuple(sorted(joined.annotate(sites) if joined is not None else sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
 
 
-def _calls(repo: Repository, file: ParsedFile) -> Iterator[tuple[str, ast.Call]]:
-    """Yield each call of a file with the qualified name of its function: from the bodies the repository walked, and
-    at module level."""
+def _calls(repo: Repository, file: ParsedFile, called: frozenset[str]) -> Iterator[tuple[str, ast.Call]]:
+    """Yield each call by one of the names `called` of a file, with the qualified name of its function: from the bodies
+    the repository walked, and at module level."""
     for function in repo.functions_in(file):
         shape = repo.shapes[id(function)]
         for call in (*shape.raised, *shape.returned, *shape.calls):
-            yield function.qualname, call
+            if _called_name(call) in called:
+                yield function.qualname, call
     for node in body_nodes(file.tree.body):
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.Call) and _called_name(node) in called:
             yield "", node
+
+
+def _called_name(call: ast.Call) -> str | None:
+    """Return the name a call calls by (`f` of `x.f(...)`), if it has one."""
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _context(repo: Repository, parsed: list[ParsedFile]) -> Context:
+    """Return every file's index, joined (see `context`)."""
+    # A call by a name the repository defines nowhere calls none of its functions; argparse's define options.
+    called = frozenset({f.node.name for f in repo.functions} | set(repo.classes_by_name) | OPTION_CALLS)
+    return Context(index_file(file.path, file.tree, _calls(repo, file, called)) for file in parsed)
 
 
 def _parse(path: str, data: bytes) -> ParsedFile | Skipped | ParseFailure:
