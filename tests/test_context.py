@@ -326,3 +326,13 @@ def test_the_built_page_says_it_and_the_builds_state_keeps_it(tmp_path: Path) ->
     assert "<h3 id=\"from-the-code\">From the code</h3>" in html
     assert "the option <code>--page-size</code>" in html and "Tokens per KV-cache page." in html
     assert "This page is not yet written" in html
+
+
+def test_a_field_of_another_file_only_when_its_name_is_unique() -> None:
+    files = {**NAMES, "tool/other.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass Other:\n    timeout: int = 1\n",
+             "tool/use.py": "def wait(cfg):\n    raise TimeoutError(f'gave up after {cfg.timeout} s')\n"}
+    assert sites(files)["gave up after {cfg.timeout} s"].names == ()
+    del files["tool/other.py"]
+    assert dict(sites(files)["gave up after {cfg.timeout} s"].names) == {
+        "cfg.timeout": Definition("tool/config.py", 24, "option", "Seconds to wait for a reply."),
+    }

@@ -20,10 +20,10 @@ the raising function when that function is public, else of a public caller
 that has one of that name; a constant (module-level `UPPER_CASE`); a
 command-line option (`argparse`'s `add_argument`, `click.option`, a
 `typer.Option` default) or a field of a dataclass, attrs or pydantic class
-(or a settings class, `TypedDict`, `NamedTuple`) named like its last part:
+(or a settings class, a `TypedDict`) named like its last part:
 in the raising file first, then, for a dotted name (`args.x`, `self.cfg.x`),
-a command-line option anywhere, then a field anywhere; else a parameter of
-the raising function.
+a command-line option anywhere, then the one field of that name anywhere;
+else a parameter of the raising function.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ _UNSET = frozenset({"self", "cls"})
 _MODEL_DECORATORS = frozenset({"dataclass", "define", "frozen", "mutable", "s", "attrs", "dataclass_json"})
 """Last parts of class decorators that make annotated class attributes fields (dataclasses, attrs, pydantic)."""
 
-_MODEL_BASES = frozenset({"BaseModel", "BaseSettings", "RootModel", "TypedDict", "NamedTuple", "Struct"})
+_MODEL_BASES = frozenset({"BaseModel", "BaseSettings", "RootModel", "TypedDict", "Struct"})
 """Last parts of base classes whose annotated attributes are fields or settings keys."""
 
 _FIELD_CALLS = frozenset({"field", "Field", "ib", "attrib", "PrivateAttr"})
@@ -687,7 +687,8 @@ class Context:
         tiers = (
             [c for c in candidates if c[0] == site.path],
             [c for c in candidates if not c[1].owner] if dotted else [],
-            [c for c in candidates if c[1].owner] if dotted else [],
+            # A field of another file only when no other field has its name: `path.name` is not any class's `name`.
+            fields if dotted and len(fields := [c for c in candidates if c[1].owner]) == 1 else [],
         )
         for tier in tiers:
             if tier:
