@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import subprocess
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -178,6 +177,8 @@ def _not_tracked(root: Path) -> None:
     top = next((place for place in (root, *root.parents) if (place / ".git").exists()), None)
     if top is None:
         return
+    import subprocess  # only a cache inside a work tree needs it: a build that changes nothing does not wait for it
+
     try:
         tracked = subprocess.run(["git", "-C", str(top), "ls-files", "-z", "--", str(root)],
                                  capture_output=True, timeout=30).stdout
