@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import load, render
+from . import load
 from .search.index import index_of, script_json
 from .search.rank import search
 from .load import RawRecord
@@ -147,7 +147,9 @@ def content_record(site: Site, query: str) -> tuple[dict[str, Any], str]:
     record = site.by_id.get(query)
     if record is None:
         record = site.by_id[_best_match(index_of(site), query)]
-    return render.record_data(record), f"{site.config.base_url}{record.url}"
+    from .render import record_data  # Jinja and Markdown: lookup --site needs neither
+
+    return record_data(record), f"{site.config.base_url}{record.url}"
 
 
 def _best_match(index: dict[str, Any], query: str) -> str:
