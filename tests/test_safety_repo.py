@@ -372,8 +372,9 @@ if os.fork():
 devnull = os.open(os.devnull, os.O_RDWR)
 for fd in (0, 1, 2):
     os.dup2(devnull, fd)
-with open("pid", "w") as file:
+with open("pid.tmp", "w") as file:
     file.write(str(os.getpid()))
+os.rename("pid.tmp", "pid")
 time.sleep(3)
 open("late", "w").write("ran on")
 """
@@ -395,13 +396,11 @@ def test_verify_ends_a_process_that_left_the_commands_session(tmp_path: Path, en
     from errorsite import verify
 
     (tmp_path / "daemon.py").write_text(DAEMON)
-    command = "python daemon.py; sleep 30" if ending == "at the timeout" else "python daemon.py; echo started"
+    # The command waits until the detached process has written its pid: it has left the session by then.
+    started = "python daemon.py; until [ -s pid ]; do sleep 0.05; done"
+    command = f"{started}; sleep 30" if ending == "at the timeout" else f"{started}; echo started"
     run_ = verify.run_command(command, tmp_path, timeout=2)
     assert (run_.status is None) == (ending == "at the timeout")
-    for _ in range(100):
-        if (tmp_path / "pid").exists():
-            break
-        time.sleep(0.05)
     pid = int((tmp_path / "pid").read_text())
     assert not running(pid)
     time.sleep(3.5)
