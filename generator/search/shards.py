@@ -27,7 +27,7 @@ from .text import tokenize
 from .rank import candidate_rows, search
 from .words import MAX_FUZZY_TOKENS, MAX_PREFIX_TERMS, MAX_QUERY_TERMS, query
 
-SHARDS_VERSION = 1
+SHARDS_VERSION = 2
 """The format of the fragments; a reader of another version must not guess."""
 FOLDER = "search/"
 """Where the fragments are, relative to the site's root."""
@@ -85,6 +85,14 @@ def decode_numbers(text: str) -> list[int]:
 
 KINDS = "finpsv"
 """The families of buckets: templates by first word, ids, rows by line, postings, places by message, vocabulary."""
+TEMPLATE_SPREAD = 8
+"""Templates by first word have this many times the buckets of the others: a search loads every template of
+each first word in the paste, and a shared bucket adds another word's (on sglang, half of what a traceback loaded)."""
+
+
+def spread(kind: str) -> int:
+    """Return how many times `buckets` the family `kind` has."""
+    return TEMPLATE_SPREAD if kind == "f" else 1
 
 
 def buckets(records: int) -> int:
@@ -112,7 +120,7 @@ def names(records: int) -> list[str]:
     """Return the path of every fragment of an index of `records` records, sorted."""
     count = buckets(records)
     out = [MANIFEST, LENGTHS]
-    out += [f"{FOLDER}{kind}/{b}.js" for kind in KINDS for b in range(count)]
+    out += [f"{FOLDER}{kind}/{b}.js" for kind in KINDS for b in range(count * spread(kind))]
     out += [length_name(n) for n in range(SHORTEST, LONGEST + 1)]
     out += [f"{FOLDER}r/{d}.js" for d in range(records)]
     return sorted(out)
@@ -178,7 +186,7 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
     terms: list[str] = index["terms"]
 
     def want(kind: str, key: str) -> str | None:
-        path = f"{FOLDER}{kind}/{bucket(key, count)}.js"
+        path = f"{FOLDER}{kind}/{bucket(key, count * spread(kind))}.js"
         return path if path in wanted else None
 
     firsts: set[str] = set()
@@ -249,7 +257,8 @@ def touched(index: dict[str, Any], changes: Iterable[tuple[dict[str, Any], dict[
             out.add(f"{FOLDER}s/{bucket(message_key(entry['exception'], message), count)}.js")
             first = first_word(compile_template(message))
             if first:
-                out |= {f"{FOLDER}f/{bucket(first, count)}.js", f"{FOLDER}v/{bucket(first[:PREFIX], count)}.js"}
+                out |= {f"{FOLDER}f/{bucket(first, count * TEMPLATE_SPREAD)}.js",
+                        f"{FOLDER}v/{bucket(first[:PREFIX], count)}.js"}
     return sorted(out)
 
 
@@ -321,7 +330,7 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
     present = {w for plan in plans for w in plan.present | set(plan.words)}
 
     def path(kind: str, key: str) -> str:
-        return f"{FOLDER}{kind}/{bucket(key, count)}.js"
+        return f"{FOLDER}{kind}/{bucket(key, count * spread(kind))}.js"
 
     vocabulary: dict[str, dict[str, Any]] = {}
     for p in sorted({path("v", w[:PREFIX]) for w in present}):

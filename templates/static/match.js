@@ -632,7 +632,7 @@
   function record(index, id) { var ix = load(index); return ix.rows[ix.byId.get(id)]; }
 
   // --- the index in fragments (generator/search/shards.py): what one search loads, and the index of it
-  var SHARDS_VERSION = 1, INDEX_VERSION = 3, FOLDER = "search/", PREFIX = 2, SHORTEST = 2, LONGEST = 24;
+  var SHARDS_VERSION = 2, TEMPLATE_SPREAD = 8, INDEX_VERSION = 3, FOLDER = "search/", PREFIX = 2, SHORTEST = 2, LONGEST = 24;
   var DIGITS = "", BASE;
   for (var c = 0x23; c < 0x7f; c++) if (c !== 0x5c && c !== 0x3c) DIGITS += String.fromCharCode(c);
   BASE = DIGITS.length / 2;
@@ -686,7 +686,7 @@
       return Promise.all(list.map(get)).then(found => found.forEach((data, i) => each(list[i], data)));
     }
     function addPostings(data) { Object.keys(data).forEach(t => postings.set(t, data[t])); }
-    function path(kind, key) { return FOLDER + kind + "/" + bucket(key, count) + ".js"; }
+    function path(kind, key) { return FOLDER + kind + "/" + bucket(key, count * (kind === "f" ? TEMPLATE_SPREAD : 1)) + ".js"; }
     function vocab(word) { return vocabulary[path("v", prefix(word))]; }
     function known(word) { return vocab(word).terms.indexOf(word) >= 0; }
     return get(MANIFEST).then(found => {
