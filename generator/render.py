@@ -22,7 +22,7 @@ from . import __version__, markdown, releases, urls
 from .sitebuild import highlight
 from .assets import templates_dir
 from .model import Config, Overview, Record, Site, Summary, Tally
-from .search.index import build_index, document_terms, index_script, search_entry
+from .search.index import build_index, document_terms, index_script, read_index_script, search_entry
 from .search.related import Links, Related, related_links
 from .search.template import compile_template, template_parts
 from .summary import COMPACT, ROOT, ROOT_BYTES, Mark, error_line, html, list_item, pattern_line, summarize, visible
@@ -181,9 +181,14 @@ bytes, instead of making it again (see `build.previous`)."""
 
 
 def render_site(site: Site) -> dict[str, bytes]:
-    """Return every file of the site, keyed by its path relative to the site root."""
-    renderer = Renderer(site)
-    return renderer.all()
+    """Return every file of the site, keyed by its path relative to the site root: the pages and
+    the search index, and the index's fragments that a search loads (`search.shards`)."""
+    from .search import shards
+
+    files = Renderer(site).all()
+    index = read_index_script(files["search-index.js"])
+    assert index is not None, "the renderer writes the search index as index_script does"
+    return files | shards.fragments(index)
 
 
 class Renderer:

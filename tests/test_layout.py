@@ -173,7 +173,7 @@ def test_copy_buttons_work_by_keyboard(browser: Any, sites: Sites, server_url: s
         tab.page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server_url)
         tab.page.goto(sites["basic"].url("errors/batch-tokens-below-chunk/index.html"))
         tab.page.wait_for_selector("button.copy")
-        assert tab.page.locator("button.copy").count() == 4  # the snippet, before, after, in code
+        assert tab.page.locator("button.copy").count() == 5  # the snippet, when (from the code), before, after, in code
         tab_to(tab.page, "button.copy")
         tab.page.keyboard.press("Enter")
         tab.page.wait_for_function("document.activeElement.textContent === 'Copied'")

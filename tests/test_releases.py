@@ -17,6 +17,7 @@ from test_history import LOADER, STEADY, WORDINGS, by_message, tag
 
 from errorsite import load, releases, render, validate
 from errorsite.extract import history, sync
+from errorsite.search import shards
 from errorsite.sitebuild import pipeline
 
 
@@ -198,11 +199,17 @@ def test_an_incremental_build_renders_the_release_pages_again_when_a_title_chang
     (content / "errors" / "e.json").write_text(json.dumps({**data, "title": "A better title"}))
     pipeline.build(content, tmp_path / "site", jobs=1)
     assert "A better title" in (tmp_path / "site" / "releases" / "v1" / "index.html").read_text()
+    site = tmp_path / "site"
+    before = {p: p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
     prose = {**data, "title": "A better title", "meaning": "Other prose."}
     (content / "errors" / "e.json").write_text(json.dumps(prose))
-    result = pipeline.build(content, tmp_path / "site", jobs=1)
-    assert "Other prose." in (tmp_path / "site" / "errors" / "e" / "index.html").read_text()
-    assert result.rendered < 5  # prose alone: the update renders the record's own files, not the site
+    result = pipeline.build(content, site, jobs=1)
+    assert "Other prose." in (site / "errors" / "e" / "index.html").read_text()
+    # Prose alone: the update renders the record's own files and the search index it is in, not the site.
+    index = 1 + len(shards.names(1))
+    assert not result.full and result.rendered <= 2 + index
+    rewritten = {p.relative_to(site).as_posix() for p, t in before.items() if p.stat().st_mtime_ns != t}
+    assert {p for p in rewritten if not p.startswith("search")} == {"errors/e/index.html", "api/errors/e.json"}
 
 
 @pytest.mark.browser
