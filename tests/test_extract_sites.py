@@ -105,12 +105,19 @@ def test_methods_through_base_classes_and_annotations(tmp_path: Path) -> None:
             "def parse(ctx: 'Context', args):\n"
             '    ctx.fail("Got unexpected extra arguments.")\n\n\n'
             "def unknown(thing):\n"
-            '    thing.fail("Two methods named fail raise differently.")\n'
+            '    thing.fail("Two methods named fail raise differently.")\n\n\n'
+            "def untyped(ctx, self_ctx):\n"
+            '    ctx.fail("Missing command.")\n'
+            '    self_ctx.context.fail("Named in full.")\n'
+            '    self_ctx.fail("A name that is no short form of one class.")\n'
         ),
     })
+    # With no annotation, a receiver named for one of the classes (`ctx` for Context) picks its method.
     assert brief(records, "lib/types.py") == {
         6: ("BadValue", "{value!r} is not a valid integer."),
         10: ("Usage", "Got unexpected extra arguments."),
+        18: ("Usage", "Missing command."),
+        19: ("Usage", "Named in full."),
     }
 
 

@@ -185,3 +185,80 @@ def test_no_matching_release_tag_is_a_user_error_that_names_the_tags_there_are(
     assert f"{repo.path}: no release tag matches [history] tags 'release-*'" in err
     assert "hint: its newest tags are " in err and "errors/no-release-tags/" in err
     assert {p.name: p.read_bytes() for p in (content / "errors").glob("*.json")} == before
+
+
+def test_a_maintenance_release_dated_after_a_newer_one_is_compared_with_its_own_line(tmp_path: Path) -> None:
+    """A fix released on 1.x after 2.0 neither removes 2.0's new error nor adds it again in 2.1."""
+    repo = Repo(tmp_path / "repo")
+    old = 'def load(path):\n    raise ValueError(f"no config file at {path}")\n'
+    new = old + '\n\ndef save(path):\n    raise OSError(f"cannot write the config file {path}")\n'
+    repo.write("pkg/config.py", old)
+    dated_commit(repo, "2024-01-01T00:00:00+00:00")
+    repo.git("tag", "v1.0")
+    repo.git("checkout", "-q", "-b", "maintenance")
+    repo.write("pkg/config.py", old.replace("no config file at", "no configuration file at"))
+    dated_commit(repo, "2024-03-01T00:00:00+00:00")
+    repo.git("tag", "v1.0.1")
+    repo.git("checkout", "-q", "v1.0")
+    repo.write("pkg/config.py", new)
+    dated_commit(repo, "2024-02-01T00:00:00+00:00")
+    repo.git("tag", "v2.0")
+    repo.write("README.md", "2.1\n")
+    dated_commit(repo, "2024-04-01T00:00:00+00:00")
+    repo.git("tag", "v2.1")
+    commits = {t: repo.git("rev-parse", f"{t}^{{commit}}").strip() for t in ("v1.0", "v1.0.1", "v2.0")}
+    tags = history.release_tags(repo.path, "v*")
+    assert [(t.name, tags[t.base].name if t.base >= 0 else None) for t in tags] == [
+        ("v1.0", None), ("v2.0", "v1.0"), ("v1.0.1", "v1.0"), ("v2.1", "v2.0")]
+    assert [t.name for t in tags if t.current] == ["v2.1"]
+    extract(repo, tmp_path / "content", tmp_path / "cache")
+    records = by_message(tmp_path / "content")
+    assert records["cannot write the config file {path}"]["history"] == [
+        {"release": "v2.0", "commit": commits["v2.0"], "change": "added"}]
+    # The wording 1.0.1 printed is that release's change, and the main line never printed it.
+    assert records["no config file at {path}"]["history"] == [
+        {"release": "v1.0", "commit": commits["v1.0"], "change": "added"},
+        {"release": "v1.0.1", "commit": commits["v1.0.1"], "change": "changed"}]
+
+
+def test_a_release_line_merged_forward_is_compared_with_its_own_last_release(tmp_path: Path) -> None:
+    """5.x merges 4.x (whose tag the walk places later by date): 5.x is compared with 5.0, not with 4.x."""
+    repo = Repo(tmp_path / "repo")
+    repo.write("pkg/a.py", 'def f():\n    raise ValueError("one")\n')
+    dated_commit(repo, "2024-01-01T00:00:00+00:00")
+    repo.git("tag", "v4.0")
+    repo.git("branch", "4.x")
+    for day in ("05", "10", "15"):  # the main line moves on more than the maintenance line does
+        repo.write("CHANGES", f"work of January {day}\n")
+        dated_commit(repo, f"2024-01-{day}T00:00:00+00:00")
+    repo.write("pkg/a.py", 'def f():\n    raise ValueError("one")\n\n\ndef g():\n    raise ValueError("two")\n')
+    dated_commit(repo, "2024-02-01T00:00:00+00:00")
+    repo.git("tag", "v5.0")
+    repo.git("checkout", "-q", "4.x")
+    repo.write("NOTES", "a fix\n")
+    dated_commit(repo, "2024-03-01T00:00:00+00:00")
+    repo.git("tag", "v4.x")
+    repo.git("checkout", "-q", "-b", "5.x", "v5.0")
+    repo.git("merge", "-q", "--no-edit", "v4.x")
+    repo.write("NOTES", "a fix, merged\n")
+    dated_commit(repo, "2024-04-01T00:00:00+00:00")
+    repo.git("tag", "v5.x")
+    tags = history.release_tags(repo.path, "v*")
+    assert [(t.name, tags[t.base].name if t.base >= 0 else None) for t in tags] == [
+        ("v4.0", None), ("v5.0", "v4.0"), ("v4.x", "v4.0"), ("v5.x", "v5.0")]
+    extract(repo, tmp_path / "content", tmp_path / "cache")
+    assert [h["release"] for h in by_message(tmp_path / "content")["two"]["history"]] == ["v5.0"]
+
+
+def test_a_rewording_of_the_code_inside_placeholders_alone_is_a_change_not_a_removal(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    before = 'def parse(ctx, args):\n    raise RuntimeError("Got unexpected extra argument{} ({})".format(s, " ".join(args)))\n'
+    after = ('def parse(ctx, args):\n    raise RuntimeError(\n        "Got unexpected extra"\n'
+             '        f" argument{\'s\' if len(args) != 1 else \'\'}"\n        f" ({\' \'.join(map(str, args))})"\n    )\n')
+    first = tag(repo, "v1", {"cli.py": before})
+    second = tag(repo, "v2", {"cli.py": after})
+    extract(repo, tmp_path / "content", tmp_path / "cache")
+    records = [json.loads(p.read_text()) for p in (tmp_path / "content" / "errors").glob("*.json")]
+    assert len(records) == 1
+    assert records[0]["history"] == [{"release": "v1", "commit": first, "change": "added"},
+                                     {"release": "v2", "commit": second, "change": "changed"}]

@@ -15,11 +15,13 @@ each tag commit's key and the files renamed between two tags: a rerun after a ne
 scans that tag alone (and lists the tag before it, to compare). Scans of different tags run on
 every core.
 
-Sites are followed from tag to tag the way `extract` re-pins records (`sync.match`): the same
+Each tag is compared with the nearest tag it descends from (`Tag.base`), so that a maintenance
+release placed among newer releases by its date follows its own line. Sites are followed from tag
+to tag the way `extract` re-pins records (`sync.match`): the same
 place and message, the same message elsewhere (a raise moved to another file is one history),
 or a similar message in the same place (a rewording); between releases, also a similar message
-of the same exception in the same file whose function was renamed. A site that no tag after it
-matches is removed in that tag; a removed error that a later tag raises again is added again.
+of the same exception in the same file whose function was renamed. A site that a tag compared with
+its own does not match is removed in that tag; a removed error that a later tag raises again is added again.
 
 Each record is then matched, the same way, to the history whose last site it is, and gets:
 
@@ -43,7 +45,7 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +56,7 @@ from . import git
 from .globs import FileFilter, with_flags
 from .scan import Memo, scan_files
 from .sites import RaiseSite
-from .sync import SIMILARITY, Existing, Known, _owner, match, read
+from .sync import SIMILARITY, Existing, Known, _owner, match, read, similarity
 
 CACHE_FORMAT = 2
 """The layout of the cache file; a file of another layout is ignored and replaced."""
@@ -76,6 +78,13 @@ class Tag:
     """Full hex id of the commit it names."""
     date: int
     """The commit's date, in seconds since the epoch."""
+    base: int = -1
+    """The walk's index of the tag this one is compared with: the nearest tag it descends from (a
+    maintenance release is compared with its own line, not with a newer release of the main line
+    that the walk placed before it by date), else the one just before it; -1 for the first."""
+    current: bool = False
+    """Whether this is the latest tag of the walk that the checked-out commit descends from: the
+    records are the errors it raises now, so what that tag raised decides what is still raised."""
 
 
 @dataclass
@@ -144,7 +153,7 @@ def run(repo_dir: Path, content_dir: Path, repo: str | None = None, include: Seq
 
 def release_tags(repo_dir: Path, pattern: str) -> list[Tag]:
     """Return the tags matching `pattern` that name commits, oldest first (see the module's docstring)."""
-    git.resolve(repo_dir, "HEAD")
+    head = git.resolve(repo_dir, "HEAD")
     listed = git.run(repo_dir, ["for-each-ref", "--format=%(refname:strip=2)", "refs/tags"])
     names = sorted(n for n in listed.decode("utf-8", "surrogateescape").splitlines() if fnmatch.fnmatchcase(n, pattern))
     if not names:
@@ -157,9 +166,9 @@ def release_tags(repo_dir: Path, pattern: str) -> list[Tag]:
     unique = sorted(set(commits.values()))
     dated = git.run(repo_dir, ["show", "-s", "--format=%H %ct", *unique]).decode("ascii").split()
     dates = {dated[i]: int(dated[i + 1]) for i in range(0, len(dated), 2)}
-    ancestors = _tag_ancestors(repo_dir, unique)
-    tags = [Tag(n, c, dates[c]) for n, c in commits.items()]
-    return _in_commit_order(tags, ancestors)
+    ancestry = _ancestry(repo_dir, unique, head)
+    ordered = _in_commit_order([Tag(n, c, dates[c]) for n, c in commits.items()], ancestry.below)
+    return _with_bases(ordered, ancestry, {c: i for i, c in enumerate(unique)}, head)
 
 
 def _tags_hint(repo_dir: Path) -> str:
@@ -172,18 +181,45 @@ def _tags_hint(repo_dir: Path) -> str:
             " matches them, for example tags = \"[0-9]*\" for 1.2.3")
 
 
-def _tag_ancestors(repo_dir: Path, commits: list[str]) -> dict[str, int]:
-    """Return, for each of `commits`, a bit set of the others that are its ancestors (bit i: commits[i])."""
+@dataclass(frozen=True)
+class Ancestry:
+    """What the commit graph says about the tags' commits and the checked-out one."""
+
+    below: dict[str, int]
+    """For each tag commit, a bit set of the other tag commits that are its ancestors (bit i: the i-th in sorted order)."""
+    below_head: int
+    """The bit set of the tag commits that the checked-out commit is or descends from."""
+    parents: dict[str, list[str]]
+    """Each commit's parents, for every commit below the tags and the checked-out one."""
+
+
+def _ancestry(repo_dir: Path, commits: list[str], head: str) -> Ancestry:
+    """Return the ancestry of the tag `commits` (sorted) and of `head`."""
     bit = {c: 1 << i for i, c in enumerate(commits)}
-    graph = git.run(repo_dir, ["rev-list", "--parents", "--topo-order", "--reverse", *commits]).decode("ascii")
+    graph = git.run(repo_dir, ["rev-list", "--parents", "--topo-order", "--reverse", *commits, head]).decode("ascii")
     below: dict[str, int] = {}
-    for line in graph.splitlines():
-        commit, *parents = line.split()
+    parents: dict[str, list[str]] = {}
+    for row in graph.splitlines():
+        commit, *up = row.split()
+        parents[commit] = up
         mask = 0
-        for parent in parents:
+        for parent in up:
             mask |= below.get(parent, 0)
         below[commit] = mask | bit.get(commit, 0)
-    return {c: below.get(c, 0) & ~bit[c] for c in commits}
+    return Ancestry({c: below.get(c, 0) & ~bit[c] for c in commits}, below.get(head, 0), parents)
+
+
+def _reachable(parents: dict[str, list[str]], top: str, known: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """Return the commits `top` is or descends from, leaving out `known` and what is below it."""
+    seen: set[str] = set()
+    todo = [top]
+    while todo:
+        commit = todo.pop()
+        if commit in seen or commit in known:
+            continue
+        seen.add(commit)
+        todo.extend(parents.get(commit, ()))
+    return seen
 
 
 def _in_commit_order(tags: list[Tag], ancestors: dict[str, int]) -> list[Tag]:
@@ -198,6 +234,41 @@ def _in_commit_order(tags: list[Tag], ancestors: dict[str, int]) -> list[Tag]:
         ordered.append(ready)
         placed |= 1 << index[ready.commit]
     return ordered
+
+
+def _with_bases(ordered: list[Tag], ancestry: Ancestry, index: dict[str, int], head: str) -> list[Tag]:
+    """Return `ordered` with each tag's `base` and the `current` one set (see `Tag`).
+
+    The nearest tag a commit descends from is, as for `git describe`, the one fewest of its commits
+    are not below: a maintenance branch that merges older lines forward (click's 5.x merged 4.x,
+    which merged 3.x) is compared with its own last release, and a main line that merges each
+    release branch back with the newest release it merged.
+    """
+    at = {t.commit: i for i, t in enumerate(ordered)}
+    below_tag: dict[str, set[str]] = {}
+
+    def nearest(commit: str, mask: int) -> int:
+        tags = [c for c in at if mask >> index[c] & 1]
+        # Of the tags below, those below none of the others.
+        tops = [c for c in tags if not any(ancestry.below[o] >> index[c] & 1 for o in tags)]
+        if len(tops) < 2:
+            return at[tops[0]] if tops else -1
+
+        def apart(c: str) -> tuple[int, int]:
+            if c not in below_tag:
+                below_tag[c] = _reachable(ancestry.parents, c)
+            return len(_reachable(ancestry.parents, commit, below_tag[c])), -at[c]
+        return at[min(tops, key=apart)]
+
+    based = []
+    for i, tag in enumerate(ordered):
+        same = [j for j in range(i) if ordered[j].commit == tag.commit]
+        base = same[-1] if same else nearest(tag.commit, ancestry.below[tag.commit])
+        based.append(replace(tag, base=base if base >= 0 else i - 1))
+    current = nearest(head, ancestry.below_head)
+    current = current if current >= 0 else len(based) - 1
+    based[current] = replace(based[current], current=True)
+    return based
 
 
 class Listings:
@@ -258,18 +329,22 @@ def tag_sites(repo_dir: Path, tags: list[Tag], keys: Keys, listed: Listings, cac
 
 
 def renames(repo_dir: Path, tags: list[Tag], keys: Keys, listed: Listings, cache: Cache) -> list[dict[str, str]]:
-    """Return, for each tag, the files that git sees renamed since the tag before it (old path -> new path).
+    """Return, for each tag, the files that git sees renamed since the tag it is compared with (old path -> new path).
 
     A library that moves its package (`click/` to `src/click/`) and rewrites its messages in the
     same release keeps its errors: their place follows the rename before sites are matched.
     """
-    found: list[dict[str, str]] = [{}]
-    for before, after in zip(tags, tags[1:]):
-        key = keys.pair(before.commit, after.commit)
+    found: list[dict[str, str]] = []
+    for tag in tags:
+        if tag.base < 0:
+            found.append({})
+            continue
+        before = tags[tag.base]
+        key = keys.pair(before.commit, tag.commit)
         if key not in cache.moves:
-            cache.moves[key] = _renamed_files(repo_dir, before, after, listed)
+            cache.moves[key] = _renamed_files(repo_dir, before, tag, listed)
         found.append(cache.moves[key])
-    cache.kept_moves = {keys.pair(b.commit, a.commit) for b, a in zip(tags, tags[1:])}
+    cache.kept_moves = {keys.pair(tags[t.base].commit, t.commit) for t in tags if t.base >= 0}
     return found
 
 
@@ -407,39 +482,59 @@ def follow(tags: list[Tag], per_tag: list[tuple[Site, ...]], moves: list[dict[st
     `moves` gives each tag's renamed files (see `renames`).
     """
     tracks: list[Track] = []
-    previous: tuple[Site, ...] | None = None
-    for tag, sites, moved in zip(tags, per_tag, moves):
+    # What the tags that a later tag is compared with, other than the next one, left: each track's last site and state.
+    wanted = {t.base for i, t in enumerate(tags) if 0 <= t.base < i - 1} | {i for i, t in enumerate(tags) if t.current}
+    states: dict[int, list[tuple[Site, bool]]] = {}
+    for i, (tag, sites, moved) in enumerate(zip(tags, per_tag, moves)):
+        if tag.base != i - 1:
+            _restore(tracks, states.get(tag.base, []))
         for track in tracks:
             if track.last[0] in moved:
                 track.last = (moved[track.last[0]], *track.last[1:])
-        if sites == previous:
-            continue
-        previous = sites
-        left = [_raise_site(s) for s in sites]
-        for active in (True, False):
-            candidates = [i for i, t in enumerate(tracks) if t.active == active]
-            found = match([_known(i, tracks[i].last) for i in candidates], left)
-            renamed = _renamed(found.records, found.sites) if active else []
-            for known, site in [*((k, s) for k, s, _ in found.pairs), *renamed]:
-                track = tracks[int(known.id)]
-                now = (site.path, site.line, site.function, site.exception, site.message)
-                if not track.active:
-                    track.events.append((tag, "added", None))
-                elif site.message != track.last[4]:
-                    track.events.append((tag, "changed", track.last[4]))
-                track.last, track.active = now, True
-            paired = {id(k) for k, _ in renamed}
-            if active:
-                for known in found.records:
-                    if id(known) not in paired:
-                        tracks[int(known.id)].active = False
-                        tracks[int(known.id)].events.append((tag, "removed", None))
-            taken = {id(site) for _, site in renamed}
-            left = [site for site in found.sites if id(site) not in taken]
-        for site in left:
-            tracks.append(Track((site.path, site.line, site.function, site.exception, site.message),
-                                events=[(tag, "added", None)]))
+        if tag.base < 0 or sites != per_tag[tag.base]:
+            _compare(tag, sites, tracks)
+        if i in wanted:
+            states[i] = [(t.last, t.active) for t in tracks]
+    current = next((i for i, t in enumerate(tags) if t.current), len(tags) - 1)
+    if current != len(tags) - 1:
+        _restore(tracks, states[current])
     return tracks
+
+
+def _restore(tracks: list[Track], state: list[tuple[Site, bool]]) -> None:
+    """Set each track to what a walked tag left; an error first seen after that tag is not raised there."""
+    for track, (last, active) in zip(tracks, state):
+        track.last, track.active = last, active
+    for track in tracks[len(state):]:
+        track.active = False
+
+
+def _compare(tag: Tag, sites: tuple[Site, ...], tracks: list[Track]) -> None:
+    """Follow `tracks` into the sites of `tag`: record what it added, reworded and no longer raises."""
+    left = [_raise_site(s) for s in sites]
+    for active in (True, False):
+        candidates = [i for i, t in enumerate(tracks) if t.active == active]
+        found = match([_known(i, tracks[i].last) for i in candidates], left)
+        renamed = _renamed(found.records, found.sites) if active else []
+        for known, site in [*((k, s) for k, s, _ in found.pairs), *renamed]:
+            track = tracks[int(known.id)]
+            now = (site.path, site.line, site.function, site.exception, site.message)
+            if not track.active:
+                track.events.append((tag, "added", None))
+            elif site.message != track.last[4]:
+                track.events.append((tag, "changed", track.last[4]))
+            track.last, track.active = now, True
+        paired = {id(k) for k, _ in renamed}
+        if active:
+            for known in found.records:
+                if id(known) not in paired:
+                    tracks[int(known.id)].active = False
+                    tracks[int(known.id)].events.append((tag, "removed", None))
+        taken = {id(site) for _, site in renamed}
+        left = [site for site in found.sites if id(site) not in taken]
+    for site in left:
+        tracks.append(Track((site.path, site.line, site.function, site.exception, site.message),
+                            events=[(tag, "added", None)]))
 
 
 def _renamed(known: Sequence[Known], sites: Sequence[RaiseSite]) -> list[tuple[Known, RaiseSite]]:
@@ -462,8 +557,10 @@ def _renamed(known: Sequence[Known], sites: Sequence[RaiseSite]) -> list[tuple[K
 
 
 def _similarity(a: str, b: str) -> float:
-    """Return difflib's ratio of two messages, or 0 when its quick upper bounds are below SIMILARITY already."""
+    """Return `sync.similarity`, or 0 when difflib's quick upper bounds are below SIMILARITY already."""
     matcher = difflib.SequenceMatcher(None, a, b)
+    if ("{" in a or "%" in a) and ("{" in b or "%" in b):
+        return similarity(a, b)
     if matcher.real_quick_ratio() < SIMILARITY or matcher.quick_ratio() < SIMILARITY:
         return 0.0
     return matcher.ratio()

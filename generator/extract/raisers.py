@@ -322,7 +322,7 @@ class Repository:
         if _is_super(receiver) or (func.attr.startswith("__") and func.attr.endswith("__")):
             # A base outside the repository, or a special method: the name alone says nothing.
             return None
-        return self._by_method_name(func.attr)
+        return self._by_method_name(func.attr, receiver)
 
     def _receiver_classes(self, receiver: ast.expr, where: Function | None, file: ParsedFile) -> list[ClassInfo]:
         """Return the repository classes a method's receiver is known to be: `self`, `super()`, an annotation."""
@@ -362,13 +362,17 @@ class Repository:
                     found.append(info)
         return found
 
-    def _by_method_name(self, name: str) -> Function | None:
-        """Return the one raising method of that name (or the first, when all raise alike)."""
-        raising = self._raising_methods.get(name, ())
-        if not raising:
-            return None
-        first = self.raisers[id(raising[0])]
-        if all(self.raisers[id(f)] == first for f in raising):
+    def _by_method_name(self, name: str, receiver: ast.expr) -> Function | None:
+        """Return the one raising method of that name (or the first, when all raise alike).
+
+        Where classes raise differently, a receiver named for one of them picks it: untyped code
+        calls `ctx.fail(...)` on a `Context` while a `ParamType` has its own `fail`.
+        """
+        raising = list(self._raising_methods.get(name, ()))
+        if len({self.raisers[id(f)] for f in raising}) > 1:
+            called = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", None)
+            raising = [f for f in raising if called and f.owner is not None and _names_class(called, f.owner.node.name)]
+        if raising and all(self.raisers[id(f)] == self.raisers[id(raising[0])] for f in raising):
             return raising[0]
         return None
 
@@ -557,6 +561,18 @@ def _parameter_default(node: ast.expr, function: Function) -> ast.expr | None:
 def _is_super(node: ast.expr) -> bool:
     """Return whether an expression is `super()`."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
+def _names_class(variable: str, class_name: str) -> bool:
+    """Return whether a variable's name is its class's name or a short form of it (`ctx`, `context`, `ctx_` for Context).
+
+    A short form keeps the first letter and then some of the others in order, and is at least two letters long.
+    """
+    short, full = variable.replace("_", "").lower(), class_name.lower()
+    if len(short) < 2 or short[0] != full[0]:
+        return False
+    rest = iter(full[1:])
+    return all(letter in rest for letter in short[1:])
 
 
 def _method_owner(function: Function) -> ClassInfo | None:

@@ -9,7 +9,8 @@ Matching, in this order, one record to one site:
    its file, or nothing changed); identical raises pair in line order;
 2. same exception and message, now in another file or function;
 3. same path, function and exception with an edited message, when the two
-   templates are similar (difflib ratio >= 0.6), most similar pair first.
+   templates are similar (difflib ratio >= 0.6, of the templates as written or
+   with each placeholder as `{}`), most similar pair first.
 
 A matched record keeps its id and every other field it has. Its pin (commit,
 line, snippet) moves only when the message, path, function, line or snippet at
@@ -77,6 +78,7 @@ from ..config import settings_to_config
 from ..model import Config
 from ..problems import ProblemsFound, UserError
 from ..recordjson import dumps, rewrite
+from ..search.template import pieces
 from . import git, since, tokens
 from .globs import FileFilter, with_flags
 from .scan import scan_files
@@ -523,10 +525,27 @@ def _edited(records: list[Known], sites: list[RaiseSite]) -> list[tuple[Known, R
     candidates = []
     for r in records:
         for s in by_place.get((r.path, r.function, r.exception), ()):
-            ratio = difflib.SequenceMatcher(None, r.message, s.message).ratio()
+            ratio = similarity(r.message, s.message)
             if ratio >= SIMILARITY:
                 candidates.append(((-ratio, abs(r.line - s.line), r.id, s.line), r, s))
     return _greedy(candidates)
+
+
+def similarity(old: str, new: str) -> float:
+    """Return how alike two templates are: difflib's ratio of them as written, or with each placeholder as `{}`.
+
+    The code inside placeholders is not words: `argument{} ({})` rewritten as
+    `argument{'s' if len(args) != 1 else ''} ({' '.join(args)})` says the same thing.
+    """
+    written = difflib.SequenceMatcher(None, old, new).ratio()
+    if written >= SIMILARITY or ("{" not in old and "{" not in new and "%" not in old and "%" not in new):
+        return written
+    return max(written, difflib.SequenceMatcher(None, _shape(old), _shape(new)).ratio())
+
+
+def _shape(message: str) -> str:
+    """Return a template with each run of placeholders as `{}`."""
+    return "".join("{}" if piece is None else message[piece[0]:piece[1]] for piece in pieces(message))
 
 
 def _greedy(candidates: Sequence[tuple[tuple[object, ...], Known, RaiseSite]]) -> list[tuple[Known, RaiseSite]]:
