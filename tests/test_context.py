@@ -328,11 +328,15 @@ def test_the_built_page_says_it_and_the_builds_state_keeps_it(tmp_path: Path) ->
     assert "This page is not yet written" in html
 
 
-def test_a_field_of_another_file_only_when_its_name_is_unique() -> None:
-    files = {**NAMES, "tool/other.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass Other:\n    timeout: int = 1\n",
-             "tool/use.py": "def wait(cfg):\n    raise TimeoutError(f'gave up after {cfg.timeout} s')\n"}
-    assert sites(files)["gave up after {cfg.timeout} s"].names == ()
+def test_a_field_of_another_file_only_when_its_name_is_unique_and_the_receiver_is_named_for_its_class() -> None:
+    # Two classes `limits` may name (Limits, LimitSet) hold a `timeout`: neither is known to be it.
+    files = {**NAMES, "tool/other.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass LimitSet:\n    timeout: int = 1\n",
+             "tool/use.py": ("def wait(limits):\n    raise TimeoutError(f'gave up after {limits.timeout} s')\n\n\n"
+                             "def parse(leaf):\n    raise ValueError(f'bad leaf, timeout {leaf.timeout}')\n")}
+    assert sites(files)["gave up after {limits.timeout} s"].names == ()
     del files["tool/other.py"]
-    assert dict(sites(files)["gave up after {cfg.timeout} s"].names) == {
-        "cfg.timeout": Definition("tool/config.py", 24, "option", "Seconds to wait for a reply."),
+    assert dict(sites(files)["gave up after {limits.timeout} s"].names) == {
+        "limits.timeout": Definition("tool/config.py", 24, "option", "Seconds to wait for a reply."),
     }
+    # `leaf` is no Limits: a field that only shares the attribute's name sets nothing here.
+    assert sites(files)["bad leaf, timeout {leaf.timeout}"].names == ()

@@ -560,3 +560,25 @@ def test_check_source_counts_the_new_sites_and_accepts_their_lines(tmp_path: Pat
     (content / "errors" / f"{records[('m.py', 6)]['id']}.json").unlink()
     report = check_source(validate.build_site(load.load(content)), repo.path, SourceSettings())
     assert [(s.line, s.kind) for s in report.undocumented] == [(6, "helper")]
+
+
+def test_a_name_or_code_first_and_the_words_second_is_the_second(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "cfg.py": (
+            "import click\n\n\n"
+            "def read(config, x):\n"
+            '    if "exclude" in config:\n'
+            '        raise click.BadOptionUsage("exclude", "Config key exclude must be a string")\n'
+            '    if "target-version" in config:\n'
+            '        raise click.BadOptionUsage("target-version", f"Config key target-version must be a list, not {x!r}")\n'
+            "    if x:\n"
+            '        raise ValueError("a sentence comes first", "extra")\n'
+            '    raise LookupError("E101", "code")\n'
+        ),
+    })
+    assert brief(records, "cfg.py") == {
+        6: ("click.BadOptionUsage", "Config key exclude must be a string"),
+        8: ("click.BadOptionUsage", "Config key target-version must be a list, not {x!r}"),
+        10: ("ValueError", "a sentence comes first"),
+        11: ("LookupError", "E101"),  # no words after it: the first is all there is
+    }

@@ -23,7 +23,10 @@ command-line option (`argparse`'s `add_argument`, `click.option`, a
 (or a settings class, a `TypedDict`) named like its last part:
 in the raising file first, then, for a dotted name (`args.x`, `self.cfg.x`),
 a command-line option anywhere, then the one field of that name anywhere;
-else a parameter of the raising function.
+else a parameter of the raising function. A field is one of a class the
+receiver can be: a class the raising function is a method of for `self.x`,
+else a class the receiver is named for (`cfg` for Config, see
+`raisers.names_class`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple, TypeGuard
 
 from ..model import Caller, Definition
+from .raisers import names_class
 from .sites import RaiseSite
 
 MAX_CALLERS = 5
@@ -657,16 +661,18 @@ class Context:
                 other = self.functions.get((caller.path, caller.function))
                 if other is not None and _public(caller.path, other.qualname) and _param(other, last) is not None:
                     return self._parameter(caller.path, other, last)
-            return self._option(last, site, dotted=False) or self._parameter(site.path, function, last)
+            return self._option(last, site, None) or self._parameter(site.path, function, last)
+        receiver = parts[-2] if len(parts) > 1 else None
         if _CONSTANT.fullmatch(last):
-            constant = self._constant(last, site.path)
+            # `self.LPAR` is a class's own attribute: only the raising file's constant may be it.
+            constant = self._constant(last, site.path, elsewhere=parts[0] not in ("self", "cls"))
             if constant is not None:
                 return constant
         if parts[0] in ("self", "cls") and len(parts) == 2:
             owner = self._owner_init(site, last)
             if owner is not None:
-                return self._option(last, site, dotted=True) or owner
-        return self._option(last, site, dotted=len(parts) > 1)
+                return self._option(last, site, receiver) or owner
+        return self._option(last, site, receiver)
 
     def _parameter(self, path: str, function: FunctionRow, name: str) -> Definition:
         """Return the definition of a function's parameter: the option that sets it when the function is a command."""
@@ -677,10 +683,23 @@ class Context:
         assert param is not None
         return Definition(path, param[1], "parameter", param[2])
 
-    def _option(self, name: str, site: RaiseSite, dotted: bool) -> Definition | None:
-        """Return the option or field `name` that a read at `site` most likely means."""
+    def _option(self, name: str, site: RaiseSite, receiver: str | None) -> Definition | None:
+        """Return the option or field `name` that a read at `site` (`receiver.name`, or a plain name) most likely means.
+
+        A field is one of the receiver's class: for `self`/`cls`, a class the raising function is
+        a method of; for another receiver, a class it is named for (`server_args` for ServerArgs,
+        `cfg` for Config): `leaf.type` is no field `type` of an unrelated class.
+        """
+        dotted = receiver is not None
+        methods_of = set(site.function.split(".")[:-1])
+
+        def fits(owner: str) -> bool:
+            if not owner or receiver is None:
+                return True
+            return owner in methods_of if receiver in ("self", "cls") else names_class(receiver, owner)
+
         candidates = [(path, row) for path, row in self.options.get(name, ())
-                      if not row.owner or row.owner in self.models]
+                      if (not row.owner or row.owner in self.models) and fits(row.owner)]
         if not candidates:
             return None
         # A plain name that is no parameter is a local variable: only an option of its own file is likely its.
@@ -697,10 +716,10 @@ class Context:
                 return Definition(path, row.line, "option", row.help, row.flag)
         return None
 
-    def _constant(self, name: str, path: str) -> Definition | None:
-        """Return the module constant `name`: the raising file's own, else the first by path."""
+    def _constant(self, name: str, path: str, elsewhere: bool = True) -> Definition | None:
+        """Return the module constant `name`: the raising file's own, else (when `elsewhere`) the first by path."""
         found = self.constants.get(name, [])
-        return next((d for d in found if d.path == path), found[0] if found else None)
+        return next((d for d in found if d.path == path), found[0] if found and elsewhere else None)
 
     def _owner_init(self, site: RaiseSite, name: str) -> Definition | None:
         """Return the parameter `name` of the constructor of the class a method of `site` belongs to."""

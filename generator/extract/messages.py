@@ -213,6 +213,8 @@ def first_message(call: ast.Call, source: Source, names: Names, extended: bool) 
     """
     keywords = sorted((k for k in call.keywords if k.arg is not None), key=lambda k: k.arg not in MESSAGE_KEYWORDS)
     nodes = [a for a in call.args if not isinstance(a, ast.Starred)] + [k.value for k in keywords]
+    if _named_first(nodes, source):
+        nodes = [nodes[1], nodes[0], *nodes[2:]]
     if extended:
         first = call.args[:1] if call.args and not isinstance(call.args[0], ast.Starred) else []
         nodes = first + [k.value for k in keywords if k.arg in MESSAGE_KEYWORDS]
@@ -221,6 +223,24 @@ def first_message(call: ast.Call, source: Source, names: Names, extended: bool) 
         if found is not None:
             return found
     return None
+
+
+NAME_ARGUMENT = re.compile(r"[A-Za-z_][\w.-]*")
+"""A first argument that is a name, a key or a code (`"target-version"`, `"E101"`), not a sentence."""
+
+
+def _named_first(args: Sequence[ast.expr], source: Source) -> bool:
+    """Return whether a call names something first and says the message second.
+
+    `click.BadOptionUsage("exclude", "Config key exclude must be a string")` prints the second:
+    an option's name, a key or an error code comes first, and the words come after it.
+    """
+    if len(args) < 2 or not (isinstance(args[0], ast.Constant) and isinstance(args[0].value, str)):
+        return False
+    if not NAME_ARGUMENT.fullmatch(args[0].value):
+        return False
+    second = template(args[1], source)
+    return second is not None and any(c.isspace() for c in second)
 
 
 def plain(node: ast.expr, source: Source) -> Message | None:

@@ -371,7 +371,7 @@ class Repository:
         raising = list(self._raising_methods.get(name, ()))
         if len({self.raisers[id(f)] for f in raising}) > 1:
             called = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", None)
-            raising = [f for f in raising if called and f.owner is not None and _names_class(called, f.owner.node.name)]
+            raising = [f for f in raising if called and f.owner is not None and names_class(called, f.owner.node.name)]
         if raising and all(self.raisers[id(f)] == self.raisers[id(raising[0])] for f in raising):
             return raising[0]
         return None
@@ -563,7 +563,7 @@ def _is_super(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
-def _names_class(variable: str, class_name: str) -> bool:
+def names_class(variable: str, class_name: str) -> bool:
     """Return whether a variable's name is its class's name or a short form of it (`ctx`, `context`, `ctx_` for Context).
 
     A short form keeps the first letter and then some of the others in order, and is at least two letters long.
