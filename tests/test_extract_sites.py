@@ -582,3 +582,28 @@ def test_a_name_or_code_first_and_the_words_second_is_the_second(tmp_path: Path)
         10: ("ValueError", "a sentence comes first"),
         11: ("LookupError", "E101"),  # no words after it: the first is all there is
     }
+
+
+def test_a_factory_that_binds_its_exception_to_a_name_before_returning_it(tmp_path: Path) -> None:
+    """packaging's `_invalid_metadata`: `exc = InvalidMetadata(self.raw_name, msg); exc.__cause__ = cause; return exc`."""
+    _, _, records = extract_repo(tmp_path, {
+        "meta.py": (
+            "class InvalidMetadata(ValueError):\n"
+            "    def __init__(self, field, message):\n"
+            "        self.field = field\n"
+            "        super().__init__(message)\n\n\n"
+            "class Field:\n"
+            "    def _invalid(self, msg, cause=None):\n"
+            "        exc = InvalidMetadata(self.raw_name, msg)\n"
+            "        exc.__cause__ = cause\n"
+            "        return exc\n\n"
+            "    def check(self, value):\n"
+            "        if not value:\n"
+            '            raise self._invalid(f"{self.raw_name!r} is a required field")\n'
+            '        raise InvalidMetadata("name", f"{value!r} is invalid for this field")\n'
+        ),
+    })
+    assert brief(records, "meta.py") == {
+        15: ("InvalidMetadata", "{self.raw_name!r} is a required field"),
+        16: ("InvalidMetadata", "{value!r} is invalid for this field"),
+    }

@@ -472,18 +472,20 @@ class Repository:
         return call.args[index]
 
     def message_argument(self, call: ast.Call, info: ClassInfo | None) -> ast.expr | None:
-        """Return the argument that carries an exception's message: the first, or a message keyword."""
+        """Return the argument that carries an exception's message: a message keyword, else the positional
+        argument of the constructor's first parameter named for a message (the first, for a class outside)."""
         for keyword in call.keywords:
             if keyword.arg in ("msg", "message", "detail"):
                 return keyword.value
-        if not call.args or isinstance(call.args[0], ast.Starred):
-            return None
         init = self.method(info, "__init__") if info is not None else None
+        index = 0
         if init is not None:
+            # `InvalidMetadata(field, message)`: the message is the argument its own parameter takes.
             params = init.params[1:] if init.bound else init.params
-            if not params or not MESSAGE_PARAMETER.search(params[0]):
-                return None
-        return call.args[0]
+            index = next((i for i, p in enumerate(params) if MESSAGE_PARAMETER.search(p)), -1)
+        if not 0 <= index < len(call.args) or any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+            return None
+        return call.args[index]
 
 
 @dataclass(frozen=True, slots=True)
@@ -502,6 +504,10 @@ class Shape:
         """Return the shape of a function's own body (nested functions are their own)."""
         raised, returned, calls = [], [], []
         inside: set[int] = set()
+        # `exc = InvalidMetadata(...); exc.__cause__ = cause; return exc`: a name bound once to a call
+        # and then returned (or raised) is that call returned (or raised).
+        bound: dict[str, list[ast.expr]] = defaultdict(list)
+        named: dict[str, list[ast.stmt]] = defaultdict(list)
         for node in body_nodes(function.node.body):
             if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
                 raised.append(node.exc)
@@ -511,6 +517,22 @@ class Shape:
                 inside.add(id(node.value))
             elif isinstance(node, ast.Call) and id(node) not in inside:
                 calls.append(node)
+            elif isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+                named[node.value.id].append(node)
+            elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Name):
+                named[node.exc.id].append(node)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) and len(targets) == 1 else None
+                        bound[target.id].append(value if value is not None else target)
+        for name, uses in named.items():
+            values = bound.get(name, [])
+            if len(values) != 1 or not isinstance(call := values[0], ast.Call) or call not in calls:
+                continue
+            calls.remove(call)
+            (returned if all(isinstance(u, ast.Return) for u in uses) else raised).append(call)
         return cls(tuple(raised), tuple(returned), tuple(calls))
 
 
