@@ -6,6 +6,7 @@ import json
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,3 +107,18 @@ def test_redirects_that_cannot_be_edited_line_by_line_are_left_alone(content: Pa
     assert run("rename", OLD, NEW, "--content", str(content)) == 1
     assert "/errors/redirects-not-editable/" in capsys.readouterr().err
     assert settings.read_bytes() == before and (content / "errors" / f"{OLD}.json").exists()
+
+
+@pytest.mark.browser
+def test_the_old_url_keeps_the_readers_version_and_anchor(content: Path, tmp_path: Path, browser: Any) -> None:
+    """The link helper adds `?v=` to the URL it prints; a page renamed since lands with it, and the anchor too."""
+    assert run("rename", OLD, NEW, "--content", str(content)) == 0
+    site = tmp_path / "site"
+    assert run("build", "--content", str(content), "--out", str(site), "--quiet") == 0
+    page = browser.new_page()
+    try:
+        page.goto((site / "errors" / OLD / "index.html").as_uri() + "?v=8.1.3#source")
+        page.wait_for_url("**/errors/" + NEW + "/index.html?v=8.1.3#source")
+        assert page.url.endswith(f"/errors/{NEW}/index.html?v=8.1.3#source")
+    finally:
+        page.close()
