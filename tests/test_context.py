@@ -340,3 +340,45 @@ def test_a_field_of_another_file_only_when_its_name_is_unique_and_the_receiver_i
     }
     # `leaf` is no Limits: a field that only shares the attribute's name sets nothing here.
     assert sites(files)["bad leaf, timeout {leaf.timeout}"].names == ()
+
+def test_a_local_variable_is_no_field_of_a_class_in_its_file() -> None:
+    # rich 13.9.4, traceback.py: `exc_type, ... = sys.exc_info()` in Traceback.__init__ is no field of the dataclass Stack.
+    text = ("from dataclasses import dataclass\nimport sys\n\n\n@dataclass\nclass Stack:\n    exc_type: str\n\n\n"
+            "def show(trace=None):\n    if trace is None:\n        exc_type, value, tb = sys.exc_info()\n"
+            "        if exc_type is None:\n            raise ValueError('trace required outside an except block')\n")
+    found = sites({"pkg/tb.py": text})["trace required outside an except block"]
+    assert dict(found.names) == {"trace": Definition("pkg/tb.py", 10, "parameter", None)}
+
+
+def test_a_method_called_on_self_of_a_class_that_defines_it_calls_that_method_only() -> None:
+    # rich 13.9.4: `self.get(name)` in Layout.__getitem__ calls Layout.get, not Capture.get nor Measurement.get.
+    files = {
+        "pkg/capture.py": "class Capture:\n    def get(self):\n        raise ValueError('no result yet')\n",
+        "pkg/layout.py": ("class Layout:\n    def get(self, name):\n        return None\n\n"
+                          "    def __getitem__(self, name):\n        return self.get(name)\n\n\n"
+                          "class Child(Capture):\n    def use(self):\n        return self.get()\n"),
+    }
+    found = sites(files)["no result yet"]
+    # Child defines no get: self.get() there is an inherited one, maybe Capture's.
+    assert found.callers == (Caller("pkg/layout.py", 11, "Child.use"),)
+    # Layout.get's own caller is still found.
+    layout = "class Layout:\n    def get(self, name):\n        raise KeyError(f'no layout {name}')\n\n    def __getitem__(self, name):\n        return self.get(name)\n"
+    assert sites({"pkg/layout.py": layout})["no layout {name}"].callers == (Caller("pkg/layout.py", 6, "Layout.__getitem__"),)
+    # rich's PromptBase.__call__ calls self.process_response(...): the override of Confirm, a class based on it, too.
+    prompt = ("class PromptBase:\n    def process_response(self, value):\n        return value\n\n"
+              "    def __call__(self):\n        return self.process_response('x')\n\n\n"
+              "class Confirm(PromptBase):\n    def process_response(self, value):\n        raise ValueError('enter Y or N')\n")
+    assert sites({"pkg/prompt.py": prompt})["enter Y or N"].callers == (Caller("pkg/prompt.py", 6, "PromptBase.__call__"),)
+
+
+def test_a_function_of_a_module_from_outside_the_repository_is_no_caller() -> None:
+    # rich 13.9.4: `os.open(os.devnull, ...)` in Console.on_broken_pipe is no call of Progress.open.
+    files = {
+        "pkg/progress.py": "class Progress:\n    def open(self, mode):\n        raise ValueError(f'invalid mode {mode!r}')\n",
+        "pkg/console.py": ("import os\nimport pkg.progress as progress_module\n\n\n"
+                           "def broken_pipe():\n    return os.open(os.devnull, os.O_WRONLY)\n\n\n"
+                           "def read(progress):\n    return progress.open('rb')\n\n\n"
+                           "def read_module():\n    return progress_module.open('rb')\n"),
+    }
+    found = sites(files)["invalid mode {mode!r}"]
+    assert found.callers == (Caller("pkg/console.py", 10, "read"), Caller("pkg/console.py", 14, "read_module"))

@@ -13,14 +13,19 @@ Callers are found by name, as the record format says: a call `f(...)` or
 `x.f(...)` of a function's name; a method by attribute calls only, a
 constructor (`__init__`) by calls of its class's name. An attribute call on
 anything but `self`/`cls` whose name is also a method of `dict`, `list`,
-`str` or `set` (`x.get(...)`) is as likely theirs, and is not counted.
+`str` or `set` (`x.get(...)`) is as likely theirs, and is not counted;
+`self.f(...)` in a class that defines `f` calls that `f` (or an override
+in a class based on it); `m.f(...)`
+on a name bound by `import m` calls the library only when the library has a
+module or folder named like `m`'s first part.
 
 A name (`cfg.page_size`, `value`) is set by, first to last: a parameter of
 the raising function when that function is public, else of a public caller
 that has one of that name; a constant (module-level `UPPER_CASE`); a
 command-line option (`argparse`'s `add_argument`, `click.option`, a
 `typer.Option` default) or a field of a dataclass, attrs or pydantic class
-(or a settings class, a `TypedDict`) named like its last part:
+(or a settings class, a `TypedDict`; never for a local variable, which
+reads no field by its bare name) named like its last part:
 in the raising file first, then, for a dotted name (`args.x`, `self.cfg.x`),
 a command-line option anywhere, then the one field of that name anywhere;
 else a parameter of the raising function. A field is one of a class the
@@ -202,7 +207,8 @@ class CallRow(NamedTuple):
     function: str
     """Qualified name of the calling function; "" at module level."""
     how: str
-    """`name` (`f(...)`), `self` (`self.f(...)`, `cls.f(...)`) or `attribute` (any other `x.f(...)`)."""
+    """`name` (`f(...)`), `self` (`self.f(...)`, `cls.f(...)`), `attribute` (any other `x.f(...)`), or
+    `module:m` (`x.f(...)` where the file binds `x` by `import m` or `import m as x`)."""
 
 
 class OptionRow(NamedTuple):
@@ -259,6 +265,7 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
     functions: list[FunctionRow] = []
     options: list[OptionRow] = []
     classes: list[ClassRow] = []
+    modules: dict[str, str] = {}
     stack: list[tuple[ast.stmt, tuple[str, ...], bool]] = [(stmt, (), False) for stmt in reversed(tree.body)]
     while stack:
         node, names, in_class = stack.pop()
@@ -271,12 +278,14 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
             inner, in_class_body = names + (node.name,), True
             classes.append(_class_row(node))
             options += _fields(node)
+        elif isinstance(node, ast.Import):
+            modules.update((a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names)
         if isinstance(node, _COMPOUND):
             for block in _blocks(node):
                 stack += [(child, inner, in_class_body) for child in reversed(block)]
     rows = []
     for function, call in calls:
-        row = _call_row(call, function)
+        row = _call_row(call, function, modules)
         if row is None:
             continue
         rows.append(row)
@@ -302,8 +311,11 @@ def _blocks(stmt: ast.stmt) -> Iterator[Sequence[ast.stmt]]:
         yield part.body
 
 
-def _call_row(node: ast.Call, function: str) -> CallRow | None:
-    """Return the row of a call by a name, or None for a call of something computed."""
+def _call_row(node: ast.Call, function: str, modules: dict[str, str]) -> CallRow | None:
+    """Return the row of a call by a name, or None for a call of something computed.
+
+    `modules` are the names the file binds by `import`, each with the module it binds.
+    """
     func = node.func
     if isinstance(func, ast.Name):
         return CallRow(func.id, node.lineno, function, "name")
@@ -312,6 +324,8 @@ def _call_row(node: ast.Call, function: str) -> CallRow | None:
     receiver = func.value
     if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
         return CallRow(func.attr, node.lineno, function, "self")
+    if isinstance(receiver, ast.Name) and receiver.id in modules:
+        return CallRow(func.attr, node.lineno, function, f"module:{modules[receiver.id]}")
     if func.attr in _CONTAINER_METHODS:
         return None
     return CallRow(func.attr, node.lineno, function, "attribute")
@@ -569,10 +583,17 @@ class Context:
         self.constants: dict[str, list[Definition]] = defaultdict(list)
         bases: dict[str, set[str]] = defaultdict(set)
         models: set[str] = set()
-        for index in sorted(indexes, key=lambda i: i.path):
+        indexes = sorted(indexes, key=lambda i: i.path)
+        # `os.open(...)` calls a function of os: a module's call is the library's only when the library has that module.
+        own_modules = {part for index in indexes for part in index.path.removesuffix(".py").split("/")}
+        for index in indexes:
             for function in index.functions:
                 self.functions.setdefault((index.path, function.qualname), function)
             for call in index.calls:
+                if call.how.startswith("module:"):
+                    if call.how.removeprefix("module:").split(".")[0] not in own_modules:
+                        continue
+                    call = call._replace(how="attribute")
                 self.calls[call.name].append((index.path, call))
             for option in index.options:
                 self.options[option.name].append((index.path, option))
@@ -582,10 +603,13 @@ class Context:
                 bases[row.name].update(row.bases)
                 if row.model:
                     models.add(row.name)
+        self.bases = bases
+        """The last part of each base's name, by class name."""
         self.models = _closure(models, bases)
         """Names of classes whose annotated attributes are fields: models, and classes based on one by name."""
-        self._ranked: dict[tuple[str, bool], list[Caller]] = {}
-        """Every caller of a name, ranked, by (name, called as a method)."""
+        self._ranked: dict[tuple[str, bool], list[tuple[Caller, str | None]]] = {}
+        """Every caller of a name, ranked, by (name, called as a method); each with the method it calls, when it
+        calls `self.name(...)` in a class that defines `name` itself (that method alone is what it calls)."""
         self._reads: dict[str, tuple[str, ...]] = {}
         """The names each expression reads, by its text: an early exit is in the guard of every raise after it."""
 
@@ -611,22 +635,59 @@ class Context:
             return ()  # special methods run by syntax, not by name
         if (name, method) not in self._ranked:
             self._ranked[(name, method)] = self._rank(name, method)
-        found = []
-        for caller in self._ranked[(name, method)]:
-            if (caller.path, caller.function) != (site.path, site.function):
-                found.append(caller)
+        found: dict[tuple[str, str], Caller] = {}
+        for caller, calls in self._ranked[(name, method)]:
+            key = (caller.path, caller.function)
+            if key != (site.path, site.function) and key not in found and self._may_call(caller.path, calls, site):
+                found[key] = caller
                 if len(found) == MAX_CALLERS:
                     break
-        return tuple(found)
+        return tuple(found.values())
 
-    def _rank(self, name: str, method: bool) -> list[Caller]:
-        """Return every function that calls `name` once (at its first call), public callers first, then by place."""
+    def _rank(self, name: str, method: bool) -> list[tuple[Caller, str | None]]:
+        """Return every function that calls `name` once (at its first call), public callers first, then by place.
+
+        A function that calls `self.name(...)` where its own class defines `name` calls that method:
+        it comes with the method's qualified name (and once more, at its first other call, with None).
+        """
         hows = {"self", "attribute"} if method else {"name", "attribute"}
-        firsts: dict[tuple[str, str], Caller] = {}
+        firsts: dict[tuple[str, str, str | None], Caller] = {}
         for path, call in self.calls.get(name, ()):
-            if call.how in hows and (path, call.function) not in firsts:
-                firsts[(path, call.function)] = Caller(path, call.line, call.function)
-        return sorted(firsts.values(), key=lambda c: (_distance(c), c.path, c.line))
+            if call.how not in hows:
+                continue
+            calls = self._own_method(path, call.function, name) if call.how == "self" else None
+            if (path, call.function, calls) not in firsts:
+                firsts[(path, call.function, calls)] = Caller(path, call.line, call.function)
+        ranked = sorted(firsts.items(), key=lambda item: (_distance(item[1]), item[1].path, item[1].line))
+        return [(caller, calls) for (_, _, calls), caller in ranked]
+
+    def _may_call(self, path: str, calls: str | None, site: RaiseSite) -> bool:
+        """Return whether a call that reaches the method `calls` of `path` (None: any) may run the function of `site`.
+
+        `self.m(...)` in class C runs C.m, or the `m` of a class based on C that overrides it.
+        """
+        if calls is None or (path, calls) == (site.path, site.function):
+            return True
+        owner, site_owner = calls.split(".")[-2], site.function.split(".")[-2:-1]
+        seen, todo = set(), list(site_owner)
+        while todo:
+            name = todo.pop()
+            if name == owner:
+                return True
+            if name not in seen:
+                seen.add(name)
+                todo += self.bases.get(name, ())
+        return False
+
+    def _own_method(self, path: str, function: str, name: str) -> str | None:
+        """Return the method `name` of the class that `function` (of `path`) is in, when that class defines it."""
+        parts = function.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            qualname = ".".join([*parts[:end], name])
+            found = self.functions.get((path, qualname))
+            if found is not None and found.method:
+                return qualname
+        return None
 
     def names(self, site: RaiseSite, callers: Sequence[Caller]) -> tuple[tuple[str, Definition], ...]:
         """Return the names the message and guard of `site` read, each with where a user sets it."""
@@ -672,7 +733,8 @@ class Context:
             owner = self._owner_init(site, last)
             if owner is not None:
                 return self._option(last, site, receiver) or owner
-        return self._option(last, site, receiver)
+        # A local variable is read by its own name, a field through its owner (`self.x`, `cfg.x`): only an option sets a local.
+        return self._option(last, site, receiver, with_fields=receiver is not None)
 
     def _parameter(self, path: str, function: FunctionRow, name: str) -> Definition:
         """Return the definition of a function's parameter: the option that sets it when the function is a command."""
@@ -683,12 +745,13 @@ class Context:
         assert param is not None
         return Definition(path, param[1], "parameter", param[2])
 
-    def _option(self, name: str, site: RaiseSite, receiver: str | None) -> Definition | None:
+    def _option(self, name: str, site: RaiseSite, receiver: str | None, with_fields: bool = True) -> Definition | None:
         """Return the option or field `name` that a read at `site` (`receiver.name`, or a plain name) most likely means.
 
         A field is one of the receiver's class: for `self`/`cls`, a class the raising function is
         a method of; for another receiver, a class it is named for (`server_args` for ServerArgs,
-        `cfg` for Config): `leaf.type` is no field `type` of an unrelated class.
+        `cfg` for Config): `leaf.type` is no field `type` of an unrelated class. Without
+        `with_fields`, only a command-line option.
         """
         dotted = receiver is not None
         methods_of = set(site.function.split(".")[:-1])
@@ -699,7 +762,7 @@ class Context:
             return owner in methods_of if receiver in ("self", "cls") else names_class(receiver, owner)
 
         candidates = [(path, row) for path, row in self.options.get(name, ())
-                      if (not row.owner or row.owner in self.models) and fits(row.owner)]
+                      if (not row.owner or (with_fields and row.owner in self.models)) and fits(row.owner)]
         if not candidates:
             return None
         # A plain name that is no parameter is a local variable: only an option of its own file is likely its.
