@@ -382,3 +382,29 @@ def test_a_function_of_a_module_from_outside_the_repository_is_no_caller() -> No
     }
     found = sites(files)["invalid mode {mode!r}"]
     assert found.callers == (Caller("pkg/console.py", 10, "read"), Caller("pkg/console.py", 14, "read_module"))
+
+
+def test_new_callers_move_the_pin_to_the_commit_their_lines_are_at(tmp_path: Path) -> None:
+    # The page links each caller at the record's pin: a caller's line read at a later commit needs that commit.
+    repo = Repo(tmp_path / "repo")
+    repo.write("pkg/core.py", "def check(size):\n    if size > 9:\n        raise ValueError(f'size {size} too big')\n")
+    repo.write("pkg/api.py", "from .core import check\n\n\ndef run(size):\n    check(size)\n")
+    first = repo.commit()
+    content = tmp_path / "content"
+    sync.run(repo.path, "HEAD", "acme/pkg", content, [], [], False)
+    path = next((content / "errors").glob("*.json"))
+    prose = {"meaning": "size was above 9.", "analysis": {"by": "human"}}
+    path.write_text(dumps({**json.loads(path.read_text(encoding="utf-8")), **prose}), encoding="utf-8")
+    repo.write("pkg/api.py", "from .core import check\n\n\ndef start():\n    return 1\n\n\ndef run(size):\n    check(size)\n")
+    second = repo.commit()
+    report = sync.run(repo.path, "HEAD", "acme/pkg", content, [], [], False)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["source"]["callers"] == [{"path": "pkg/api.py", "line": 9, "function": "run"}]
+    assert data["source"]["commit"] == second != first
+    assert "review" not in data and data["meaning"] == prose["meaning"]
+    assert [c.note for c in report.repinned] == ["guard, callers or names updated"]
+    # Nothing new at a third commit that touches neither: the pin stays.
+    repo.write("README", "x\n")
+    repo.commit()
+    sync.run(repo.path, "HEAD", "acme/pkg", content, [], [], False)
+    assert json.loads(path.read_text(encoding="utf-8"))["source"]["commit"] == second

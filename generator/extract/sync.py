@@ -354,8 +354,9 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
     restored = data.get("status") == "removed"
     record = with_variants({k: v for k, v in data.items() if k != "status"} if restored else dict(data), site)
     new_variants = record.get("variants") != data.get("variants")
-    if same_pin and in_history:
-        context = with_code_context(source, site)
+    context = with_code_context(source, site) if same_pin and in_history else source
+    # Callers and names are lines at the scanned commit, and the page links them at the pin: new ones move the pin.
+    if same_pin and in_history and (context == source or source.get("commit") == commit):
         if context != source:
             record["source"] = context
         notes = (["restored, was removed"] * restored + ["variants updated"] * new_variants
@@ -382,6 +383,8 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
         notes.append(f"review: {record['review']['why']}")
     if not in_history and same_pin:
         notes.append(f"pinned commit {str(source.get('commit'))[:12]} is not in the history")
+    if same_pin and in_history:
+        notes.append("guard, callers or names updated")
     kind = "changed" if restored or edited or moved else "repinned"
     return Update(record, kind, "; ".join(notes))
 
