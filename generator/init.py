@@ -22,7 +22,9 @@ changes nothing.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -69,6 +71,9 @@ NOT_MODULES = frozenset({"setup.py", "conftest.py", "noxfile.py", "tasks.py", "f
 
 LINK_HELPER_MARK = b"ERRORSITE_NO_LINKS"
 """Text every copy of errorsite's link helper carries (its opt-out variable): a vendored copy is not the library's code."""
+
+MAX_READ_BYTES = 5_000_000
+"""The most init reads of one file of the work tree (extract scans no larger source file)."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +160,7 @@ def init(repo_dir: Path, content_dir: Path | None = None) -> InitReport:
     content_dir = content_dir if content_dir is not None else repo_dir / "content"
     content = _inside(repo_dir, content_dir)
     remote = github_remote(git.remote_urls(repo_dir))
-    layout = find_layout(files, lambda path: (repo_dir / path).read_bytes())
+    layout = find_layout(files, lambda path: _read_regular(repo_dir / path))
     plan = _Plan()
     plan.files[f"{content}/site.toml"] = site_toml(remote.repo, repo_dir.resolve().name, layout)
     plan.files[WORKFLOW] = workflow(content)
@@ -167,9 +172,11 @@ def init(repo_dir: Path, content_dir: Path | None = None) -> InitReport:
                           " set include in site.toml to the library's folders")
     written, kept = _write_new(repo_dir, plan.files)
     if ".gitignore" in kept:
-        missing = [line for line in IGNORED if line not in _lines(repo_dir / ".gitignore")]
+        ignore = repo_dir / ".gitignore"
+        missing = [line for line in IGNORED if line not in _lines(ignore)]
         if missing:
-            plan.notes.append("add to .gitignore: " + " ".join(missing))
+            plan.notes.append(("git reads no .gitignore that is a link: make it a file holding " if ignore.is_symlink()
+                               else "add to .gitignore: ") + " ".join(missing))
     try:
         report = _first_extract(repo_dir, content_dir, plan.notes)
     except UserError as error:
@@ -241,8 +248,25 @@ def _utf8(text: str, name: str) -> bytes:
 
 
 def _lines(path: Path) -> set[str]:
-    """Return the stripped lines of a text file."""
-    return {line.strip() for line in path.read_bytes().decode("utf-8", "replace").splitlines()}
+    """Return the stripped lines of a text file (none when it is a link, as git reads no .gitignore that is one)."""
+    return {line.strip() for line in _read_regular(path).decode("utf-8", "replace").splitlines()}
+
+
+def _read_regular(path: Path) -> bytes:
+    """Return the first `MAX_READ_BYTES` of a regular file of the work tree; b"" for a link or any other file.
+
+    A repository can hold a link to anything, /dev/zero or a file that does not exist: init reads
+    none through a link (extract reads a link's blob, never its target), and no device or FIFO.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return b""
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            return b""
+        return file.read(MAX_READ_BYTES)
 
 
 def _first_extract(repo_dir: Path, content_dir: Path, notes: list[str]) -> ExtractReport | None:

@@ -291,6 +291,34 @@ def test_init_writes_nothing_through_a_github_folder_that_is_a_link(tmp_path: Pa
     assert not (repo / "content").exists() and not (repo / ".gitignore").exists()  # checked before any is written
 
 
+@pytest.mark.parametrize("target", ["/dev/zero", "gone.txt", "outside"])
+@pytest.mark.parametrize("place", [".gitignore", "src/mylib/zero.py"])
+def test_init_reads_nothing_through_a_link_the_repository_holds(tmp_path: Path, place: str, target: str) -> None:
+    import resource
+
+    repo, outside = library(tmp_path / "lib"), tmp_path / "outside.txt"
+    outside.write_text("site/\n.errorsite-cache/\nERRORSITE_NO_LINKS\n")
+    (repo / place).symlink_to(outside if target == "outside" else target)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-C", str(repo), "add", "-A"],
+                   check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-C", str(repo), "commit", "-qm",
+                    "a link"], check=True)
+
+    def bounded() -> None:  # reading /dev/zero must end in a second, not take the machine's memory
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    done = subprocess.run([sys.executable, "-m", "errorsite", "init", str(repo)], capture_output=True, text=True,
+                          timeout=120, preexec_fn=bounded)
+    assert done.returncode == 0, done.stderr
+    assert "wrote .github/workflows/errors.yml" in done.stdout and (repo / "content" / "site.toml").is_file()
+    assert len(list((repo / "content" / "errors").glob("*.json"))) == 1  # the link is no file of the library's code
+    if place == ".gitignore":
+        # git reads no .gitignore that is a link, whatever it leads to: the lines still need a file.
+        assert "note: git reads no .gitignore that is a link: make it a file holding site/ .errorsite-cache/" \
+            in done.stdout
+    assert outside.read_text() == "site/\n.errorsite-cache/\nERRORSITE_NO_LINKS\n"
+
+
 @pytest.mark.parametrize("name", ["errors #1", "errors\nstrict: false\ndeploy: true", "a: b", "${{ github.token }}",
                                   "odd\x7f\x85\u2028name", '"quoted"'])
 def test_init_quotes_the_content_folder_in_the_workflow(tmp_path: Path, name: str) -> None:
