@@ -369,6 +369,14 @@ def test_a_method_called_on_self_of_a_class_that_defines_it_calls_that_method_on
               "    def __call__(self):\n        return self.process_response('x')\n\n\n"
               "class Confirm(PromptBase):\n    def process_response(self, value):\n        raise ValueError('enter Y or N')\n")
     assert sites({"pkg/prompt.py": prompt})["enter Y or N"].callers == (Caller("pkg/prompt.py", 6, "PromptBase.__call__"),)
+    # rich's Stack, a list, calls self.append(...): a list's, not Text.append; a mixin's self.fetch() is its sibling's.
+    files = {"pkg/text.py": "class Text:\n    def append(self, text):\n        raise ValueError('only str or Text')\n",
+             "pkg/stack.py": "class Stack(list):\n    def push(self, item):\n        self.append(item)\n",
+             "pkg/mixin.py": ("class Base:\n    def fetch(self):\n        raise ValueError('nothing to fetch')\n\n\n"
+                              "class Mixin:\n    def run(self):\n        return self.fetch()\n\n\n"
+                              "class Job(Mixin, Base):\n    pass\n\n\nclass Other:\n    def go(self):\n        return self.fetch()\n")}
+    assert sites(files)["only str or Text"].callers == ()
+    assert sites(files)["nothing to fetch"].callers == (Caller("pkg/mixin.py", 8, "Mixin.run"),)
 
 
 def test_a_function_of_a_module_from_outside_the_repository_is_no_caller() -> None:
@@ -408,3 +416,18 @@ def test_new_callers_move_the_pin_to_the_commit_their_lines_are_at(tmp_path: Pat
     repo.commit()
     sync.run(repo.path, "HEAD", "acme/pkg", content, [], [], False)
     assert json.loads(path.read_text(encoding="utf-8"))["source"]["commit"] == second
+
+
+def test_a_method_called_on_a_class_of_the_library_is_that_classs() -> None:
+    # rich 13.9.4: Theme.__init__'s Style.parse(style) and ansi.py's _Style.parse(...) are no calls of Color.parse.
+    files = {
+        "pkg/color.py": "class Color:\n    @classmethod\n    def parse(cls, text):\n        raise ValueError(f'{text!r} is not a valid color')\n",
+        "pkg/style.py": ("from .color import Color\n\n\nclass Style:\n    @classmethod\n    def parse(cls, text):\n"
+                         "        return Color.parse(text)\n"),
+        "pkg/theme.py": ("from .style import Style\nfrom .style import Style as _Style\n\n\n"
+                         "def theme(text):\n    return Style.parse(text)\n\n\ndef decode(text):\n    return _Style.parse(text)\n\n\n"
+                         "def other(parser, text):\n    return parser.parse(text)\n"),
+    }
+    found = sites(files)["{text!r} is not a valid color"]
+    # parser.parse may be anything's: it stays, as a call by name.
+    assert found.callers == (Caller("pkg/style.py", 7, "Style.parse"), Caller("pkg/theme.py", 14, "other"))

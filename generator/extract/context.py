@@ -15,7 +15,9 @@ constructor (`__init__`) by calls of its class's name. An attribute call on
 anything but `self`/`cls` whose name is also a method of `dict`, `list`,
 `str` or `set` (`x.get(...)`) is as likely theirs, and is not counted;
 `self.f(...)` in a class that defines `f` calls that `f` (or an override
-in a class based on it); `m.f(...)`
+in a class based on it), and in one that does not, the `f` of a class it or
+a class based on it is based on; `C.f(...)` on a class `C` of the
+library (or a name `from ... import C as D` binds) calls C's `f`; `m.f(...)`
 on a name bound by `import m` calls the library only when the library has a
 module or folder named like `m`'s first part.
 
@@ -207,8 +209,11 @@ class CallRow(NamedTuple):
     function: str
     """Qualified name of the calling function; "" at module level."""
     how: str
-    """`name` (`f(...)`), `self` (`self.f(...)`, `cls.f(...)`), `attribute` (any other `x.f(...)`), or
-    `module:m` (`x.f(...)` where the file binds `x` by `import m` or `import m as x`)."""
+    """`name` (`f(...)`), `self` (`self.f(...)`, `cls.f(...)`), `attribute` (any other `x.f(...)`),
+    `module:m` (`x.f(...)` where the file binds `x` by `import m` or `import m as x`), or `on:X`
+    (`x.f(...)` on a plain name `x`, `X` the name it was imported as: `Style` for `_Style` of
+    `from .style import Style as _Style`). `Context` makes `on:X` `class:X` when the library
+    has a class `X`, else `attribute`."""
 
 
 class OptionRow(NamedTuple):
@@ -266,6 +271,7 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
     options: list[OptionRow] = []
     classes: list[ClassRow] = []
     modules: dict[str, str] = {}
+    aliases: dict[str, str] = {}
     stack: list[tuple[ast.stmt, tuple[str, ...], bool]] = [(stmt, (), False) for stmt in reversed(tree.body)]
     while stack:
         node, names, in_class = stack.pop()
@@ -280,12 +286,14 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
             options += _fields(node)
         elif isinstance(node, ast.Import):
             modules.update((a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            aliases.update((a.asname, a.name) for a in node.names if a.asname)
         if isinstance(node, _COMPOUND):
             for block in _blocks(node):
                 stack += [(child, inner, in_class_body) for child in reversed(block)]
     rows = []
     for function, call in calls:
-        row = _call_row(call, function, modules)
+        row = _call_row(call, function, modules, aliases)
         if row is None:
             continue
         rows.append(row)
@@ -311,10 +319,11 @@ def _blocks(stmt: ast.stmt) -> Iterator[Sequence[ast.stmt]]:
         yield part.body
 
 
-def _call_row(node: ast.Call, function: str, modules: dict[str, str]) -> CallRow | None:
+def _call_row(node: ast.Call, function: str, modules: dict[str, str], aliases: dict[str, str]) -> CallRow | None:
     """Return the row of a call by a name, or None for a call of something computed.
 
-    `modules` are the names the file binds by `import`, each with the module it binds.
+    `modules` are the names the file binds by `import`, each with the module it binds; `aliases`
+    the names `from m import X as Y` binds, each with the name it was imported as.
     """
     func = node.func
     if isinstance(func, ast.Name):
@@ -328,6 +337,9 @@ def _call_row(node: ast.Call, function: str, modules: dict[str, str]) -> CallRow
         return CallRow(func.attr, node.lineno, function, f"module:{modules[receiver.id]}")
     if func.attr in _CONTAINER_METHODS:
         return None
+    if isinstance(receiver, ast.Name) and (receiver.id[:1].isupper() or receiver.id in aliases):
+        # Named like a class, or imported under another name: maybe a class of the library's.
+        return CallRow(func.attr, node.lineno, function, f"on:{aliases.get(receiver.id, receiver.id)}")
     return CallRow(func.attr, node.lineno, function, "attribute")
 
 
@@ -586,6 +598,7 @@ class Context:
         indexes = sorted(indexes, key=lambda i: i.path)
         # `os.open(...)` calls a function of os: a module's call is the library's only when the library has that module.
         own_modules = {part for index in indexes for part in index.path.removesuffix(".py").split("/")}
+        classes = {row.name for index in indexes for row in index.classes}
         for index in indexes:
             for function in index.functions:
                 self.functions.setdefault((index.path, function.qualname), function)
@@ -594,6 +607,10 @@ class Context:
                     if call.how.removeprefix("module:").split(".")[0] not in own_modules:
                         continue
                     call = call._replace(how="attribute")
+                elif call.how.startswith("on:"):
+                    # `Style.parse(...)` on a class of the library calls that class's parse (or its bases').
+                    receiver = call.how.removeprefix("on:")
+                    call = call._replace(how=f"class:{receiver}" if receiver in classes else "attribute")
                 self.calls[call.name].append((index.path, call))
             for option in index.options:
                 self.options[option.name].append((index.path, option))
@@ -607,9 +624,12 @@ class Context:
         """The last part of each base's name, by class name."""
         self.models = _closure(models, bases)
         """Names of classes whose annotated attributes are fields: models, and classes based on one by name."""
-        self._ranked: dict[tuple[str, bool], list[tuple[Caller, str | None]]] = {}
-        """Every caller of a name, ranked, by (name, called as a method); each with the method it calls, when it
-        calls `self.name(...)` in a class that defines `name` itself (that method alone is what it calls)."""
+        self._ranked: dict[tuple[str, bool], list[tuple[Caller, tuple[str, str] | None]]] = {}
+        """Every caller of a name, ranked, by (name, called as a method); each with what it reaches (see `_rank`)."""
+        self._related: dict[str, set[str]] = {}
+        """For a class, every class whose methods a `self.m(...)` in it may run (see `_may_call`)."""
+        self._children: dict[str, set[str]] | None = None
+        """The classes based on each class, by name, made when first needed."""
         self._reads: dict[str, tuple[str, ...]] = {}
         """The names each expression reads, by its text: an early exit is in the guard of every raise after it."""
 
@@ -636,58 +656,96 @@ class Context:
         if (name, method) not in self._ranked:
             self._ranked[(name, method)] = self._rank(name, method)
         found: dict[tuple[str, str], Caller] = {}
-        for caller, calls in self._ranked[(name, method)]:
+        for caller, via in self._ranked[(name, method)]:
             key = (caller.path, caller.function)
-            if key != (site.path, site.function) and key not in found and self._may_call(caller.path, calls, site):
+            if key != (site.path, site.function) and key not in found and (
+                    constructor or self._may_call(caller.path, via, site)):
                 found[key] = caller
                 if len(found) == MAX_CALLERS:
                     break
         return tuple(found.values())
 
-    def _rank(self, name: str, method: bool) -> list[tuple[Caller, str | None]]:
+    def _rank(self, name: str, method: bool) -> list[tuple[Caller, tuple[str, str] | None]]:
         """Return every function that calls `name` once (at its first call), public callers first, then by place.
 
-        A function that calls `self.name(...)` where its own class defines `name` calls that method:
-        it comes with the method's qualified name (and once more, at its first other call, with None).
+        A call `self.name(...)` comes with what it can reach: `("own", qualname)` when the class it is
+        in defines `name` itself, else `("class", that class)`; `C.name(...)` on a class C of the
+        library `("class", C)`; any other call with None. A function
+        is listed once for each of these that it has.
         """
         hows = {"self", "attribute"} if method else {"name", "attribute"}
-        firsts: dict[tuple[str, str, str | None], Caller] = {}
+        firsts: dict[tuple[str, str, tuple[str, str] | None], Caller] = {}
         for path, call in self.calls.get(name, ()):
-            if call.how not in hows:
+            if call.how not in hows and not call.how.startswith("class:"):
                 continue
-            calls = self._own_method(path, call.function, name) if call.how == "self" else None
-            if (path, call.function, calls) not in firsts:
-                firsts[(path, call.function, calls)] = Caller(path, call.line, call.function)
+            if call.how.startswith("class:"):
+                via: tuple[str, str] | None = ("class", call.how.removeprefix("class:"))
+            else:
+                via = self._via(path, call.function, name) if call.how == "self" else None
+            if (path, call.function, via) not in firsts:
+                firsts[(path, call.function, via)] = Caller(path, call.line, call.function)
         ranked = sorted(firsts.items(), key=lambda item: (_distance(item[1]), item[1].path, item[1].line))
-        return [(caller, calls) for (_, _, calls), caller in ranked]
+        return [(caller, via) for (_, _, via), caller in ranked]
 
-    def _may_call(self, path: str, calls: str | None, site: RaiseSite) -> bool:
-        """Return whether a call that reaches the method `calls` of `path` (None: any) may run the function of `site`.
-
-        `self.m(...)` in class C runs C.m, or the `m` of a class based on C that overrides it.
-        """
-        if calls is None or (path, calls) == (site.path, site.function):
-            return True
-        owner, site_owner = calls.split(".")[-2], site.function.split(".")[-2:-1]
-        seen, todo = set(), list(site_owner)
-        while todo:
-            name = todo.pop()
-            if name == owner:
-                return True
-            if name not in seen:
-                seen.add(name)
-                todo += self.bases.get(name, ())
-        return False
-
-    def _own_method(self, path: str, function: str, name: str) -> str | None:
-        """Return the method `name` of the class that `function` (of `path`) is in, when that class defines it."""
+    def _via(self, path: str, function: str, name: str) -> tuple[str, str] | None:
+        """Return what `self.name(...)` in `function` of `path` reaches (see `_rank`), None when it is in no class."""
         parts = function.split(".")
         for end in range(len(parts) - 1, 0, -1):
             qualname = ".".join([*parts[:end], name])
             found = self.functions.get((path, qualname))
             if found is not None and found.method:
-                return qualname
+                return ("own", qualname)
+            if parts[end - 1] in self.bases:
+                return ("class", parts[end - 1])
         return None
+
+    def _may_call(self, path: str, via: tuple[str, str] | None, site: RaiseSite) -> bool:
+        """Return whether a call of `path` that reaches `via` (see `_rank`) may run the function of `site`.
+
+        `self.m(...)` in class C runs the `m` of C or of a class based on C that overrides it, or,
+        when C defines no `m`, the `m` of any class that C or a class based on C is based on (a
+        base, or a mixin's sibling): never the `m` of an unrelated class (rich's Stack, a list,
+        calls its own `self.append`, not Text.append).
+        """
+        if via is None:
+            return True
+        kind, value = via
+        if kind == "own" and (path, value) == (site.path, site.function):
+            return True
+        site_class = site.function.split(".")[-2:-1]
+        if not site_class:
+            return False
+        if kind == "own":
+            return value.split(".")[-2] in self._ancestors(site_class[0])
+        related = self._related.get(value)
+        if related is None:
+            related = self._related[value] = {a for d in self._descendants(value) for a in self._ancestors(d)}
+        return site_class[0] in related
+
+    def _ancestors(self, name: str) -> set[str]:
+        """Return a class and every class it is based on, by name."""
+        found, todo = set(), [name]
+        while todo:
+            current = todo.pop()
+            if current not in found:
+                found.add(current)
+                todo += self.bases.get(current, ())
+        return found
+
+    def _descendants(self, name: str) -> set[str]:
+        """Return a class and every class based on it, by name."""
+        if self._children is None:
+            self._children = defaultdict(set)
+            for child, parents in self.bases.items():
+                for parent in parents:
+                    self._children[parent].add(child)
+        found, todo = set(), [name]
+        while todo:
+            current = todo.pop()
+            if current not in found:
+                found.add(current)
+                todo += self._children.get(current, ())
+        return found
 
     def names(self, site: RaiseSite, callers: Sequence[Caller]) -> tuple[tuple[str, Definition], ...]:
         """Return the names the message and guard of `site` read, each with where a user sets it."""
