@@ -390,6 +390,29 @@ def test_actions_that_can_publish_or_come_from_third_parties_are_pinned_to_a_com
                     assert pinned.fullmatch(uses), f"{path.name}: job {name}: {uses} is not pinned to a commit"
 
 
+def test_neither_the_action_nor_a_workflow_runs_verify(tmp_path: Path) -> None:
+    import re
+
+    import yaml
+
+    from errorsite import init
+
+    # The README's promise: a record's check is code, and only a person runs it (errorsite verify).
+    root = Path(__file__).resolve().parent.parent
+    repo = library(tmp_path / "lib")
+    init.init(repo)
+    action = yaml.safe_load((root / "action.yml").read_text(encoding="utf-8"))
+    scripts = "\n".join(step["run"] for step in action["runs"]["steps"] if "run" in step)
+    commands = set(re.findall(r"\berrorsite (\w+)", scripts)) | set(re.findall(r"args=\((\w+)", scripts))
+    assert commands == {"extract", "vendor", "check", "build"}
+    ours = sorted((root / ".github" / "workflows").glob("*.yml"))
+    for path in [repo / ".github" / "workflows" / "errors.yml", *ours]:
+        for job in yaml.safe_load(path.read_text(encoding="utf-8"))["jobs"].values():
+            for step in job.get("steps", []):
+                assert not re.search(r"\bverify\b", str(step.get("run", "")).replace("git rev-parse -q --verify", ""))
+                assert "verify" not in str(step.get("with", ""))
+
+
 DAEMON = """
 import os, sys, time
 if os.fork():
