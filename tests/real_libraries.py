@@ -303,7 +303,8 @@ def documenting(error: BaseException, site: Site, spans: _Spans) -> frozenset[st
         if not at:
             break
         current = current.__cause__ or current.__context__
-    for cls in type(error).__mro__:
+    # The class of the error whose text was printed: the handled one, when the raise passed its text on.
+    for cls in [*(type(current).__mro__ if current is not None else ()), *type(error).__mro__]:
         own = [i for i, r in site.records.items()
                if r["exception"] == cls.__qualname__ and r["source"].get("function", "").startswith(cls.__qualname__ + ".")]
         if own:

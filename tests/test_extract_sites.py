@@ -607,3 +607,71 @@ def test_a_factory_that_binds_its_exception_to_a_name_before_returning_it(tmp_pa
         15: ("InvalidMetadata", "{self.raw_name!r} is a required field"),
         16: ("InvalidMetadata", "{value!r} is invalid for this field"),
     }
+
+
+PARSER_ERRORS = {
+    "toml/__init__.py": "",
+    "toml/errors.py": (
+        "class ParseError(ValueError):\n"
+        "    def __init__(self, line, col, message=None):\n"
+        "        self.line, self.col = line, col\n"
+        "        if message is None:\n"
+        '            message = "Parse error"\n'
+        '        super().__init__(f"{message} at line {line} col {col}")\n\n\n'
+        "class UnexpectedChar(ParseError):\n"
+        "    def __init__(self, line, col, char):\n"
+        '        message = f"Unexpected character: {char!r}"\n'
+        "        super().__init__(line, col, message=message)\n\n\n"
+        "class KeyExists(KeyError):\n"
+        "    def __init__(self, key):\n"
+        '        super().__init__(f"Key {key!r} already exists.")\n'
+    ),
+    "toml/parser.py": (
+        "from .errors import KeyExists, ParseError, UnexpectedChar\n\n\n"
+        "class Source:\n"
+        "    def __init__(self, text):\n"
+        "        self.text, self.pos = text, 0\n\n"
+        "    def parse_error(self, exception=ParseError, *args, **kwargs):\n"
+        "        return exception(1, self.pos, *args, **kwargs)\n\n\n"
+        "class Parser:\n"
+        "    def __init__(self, text):\n"
+        "        self._src = Source(text)\n"
+        "        self.seen = set()\n\n"
+        "    def parse_error(self, exception=ParseError, *args, **kwargs):\n"
+        "        return self._src.parse_error(exception, *args, **kwargs)\n\n"
+        "    def add(self, key):\n"
+        "        if key in self.seen:\n"
+        "            raise KeyExists(key)\n"
+        "        self.seen.add(key)\n\n"
+        "    def parse(self):\n"
+        "        for n, c in enumerate(self._src.text):\n"
+        "            self._src.pos = n\n"
+        '            if c == "@":\n'
+        "                raise self.parse_error(UnexpectedChar, c)\n"
+        '            if c == " ":\n'
+        '                raise self.parse_error(ParseError, f"Invalid key {c!r}")\n'
+        "            try:\n"
+        "                self.add(c)\n"
+        "            except KeyExists as e:\n"
+        "                raise self.parse_error(ParseError, str(e)) from e\n"
+    ),
+}
+"""tomlkit's shape: a factory its callers pass the exception class to, classes that build their message and pass it
+to a base that prints it with the position, and a handled error's text passed on through the factory."""
+
+
+def test_a_factory_given_the_exception_class_builds_that_class(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, PARSER_ERRORS)
+    found = {(p, line): (r["exception"], r["message"], [v["message"] for v in r.get("variants", [])])
+             for (p, line), r in records.items()}
+    printed = " at line {line} col {col}"
+    # The subclass passes its message by keyword: it is the class's own, printed inside the base's text.
+    assert found[("toml/errors.py", 12)] == ("UnexpectedChar", "Unexpected character: {char!r}",
+                                             ["Unexpected character: {char!r}" + printed])
+    assert found[("toml/errors.py", 6)][:2] == ("ParseError", "Parse error at line {line} col {col}")
+    # The raise that names the class gives its own message, printed as the class prints it; the one that
+    # names a class with a message of its own is that class's (mapped); no record names the factory.
+    assert found[("toml/parser.py", 31)] == ("ParseError", "Invalid key {c!r}", ["Invalid key {c!r}" + printed])
+    assert ("toml/parser.py", 29) not in found
+    assert found[("toml/parser.py", 35)] == ("ParseError", "{str(e)}", [])
+    assert not [r for r in records.values() if "parse_error" in r["exception"]]

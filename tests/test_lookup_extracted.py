@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_extract_sites import extract_repo
+from test_extract_sites import PARSER_ERRORS, extract_repo
 
 from errorsite import load, validate
 from errorsite.search.index import index_of
@@ -98,3 +98,20 @@ def test_each_error_of_an_exception_group_finds_its_page(tmp_path: Path) -> None
     results = _lookup(content, output)
     assert [(r["id"], r["confident"]) for r in results[:2]] == [
         (records[("checks.py", 7)]["id"], True), (records[("checks.py", 12)]["id"], True)]
+
+
+def test_errors_a_factory_builds_from_the_class_its_caller_names(tmp_path: Path) -> None:
+    """tomlkit's shape: the message a class builds, printed by its base with the position, answers every paste form;
+    a handled error's text passed on from a raise no record has is answered by its text, never by the frame."""
+    repo, content, records = extract_repo(tmp_path, PARSER_ERRORS)
+    own = records[("toml/errors.py", 12)]["id"]
+    output = _printed(repo.path, "from toml.parser import Parser; Parser('ab@').parse()")
+    last = output.rstrip().splitlines()[-1]
+    assert last == "toml.errors.UnexpectedChar: Unexpected character: '@' at line 1 col 2"
+    for paste in (output, last, last.split(": ", 1)[1]):
+        top = _lookup(content, paste)[0]
+        assert (top["id"], top["confident"]) == (own, True), paste
+    output = _printed(repo.path, "from toml.parser import Parser; Parser('aa').parse()")
+    assert "The above exception was the direct cause" in output
+    top = _lookup(content, output)[0]
+    assert top["id"] == records[("toml/errors.py", 17)]["id"] and not top["confident"]

@@ -471,6 +471,57 @@ class Repository:
             return None
         return call.args[index]
 
+    def class_built(self, call: ast.Call, target: Function, file: ParsedFile) -> ClassBuilt | None:
+        """Return the class a factory call builds when the caller names it, with the arguments the class receives.
+
+        tomlkit's `raise self.parse_error(UnexpectedCharError, c)`, where `parse_error(self, exception=ParseError,
+        *args)` returns `exception(line, col, *args)`, or passes `exception` and `*args` on to a function that does.
+        """
+        made = self._class_parameter(target, 0)
+        if made is None:
+            return None
+        param, fixed = made
+        index = target.params.index(param) - (1 if target.bound and isinstance(call.func, ast.Attribute) else 0)
+        if index < 0 or any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+            return None
+        given = next((k.value for k in call.keywords if k.arg == param), None)
+        node = call.args[index] if index < len(call.args) else given
+        if node is None:
+            node, file = _parameter_default(ast.Name(param), target), target.file
+        info = self.resolve_class(node, file) if node is not None else None
+        if node is None or info is None or not self.is_exception(info):
+            return None
+        rest = call.args[index + 1:] if index < len(call.args) else []
+        placeholders: list[ast.expr] = [ast.Constant(None) for _ in range(fixed)]
+        keywords = [k for k in call.keywords if k.arg != param]
+        return ClassBuilt(info, node, ast.Call(func=node, args=[*placeholders, *rest], keywords=keywords), fixed)
+
+    def _class_parameter(self, function: Function, depth: int) -> tuple[str, int] | None:
+        """Return (parameter, fixed arguments) when `function` returns `parameter(<fixed>..., *args)`, its own
+        `*args` passed on after the arguments it fills in itself, directly or through functions it passes both to."""
+        vararg = function.node.args.vararg
+        if vararg is None or depth > 3:
+            return None
+        for node in self.shapes[id(function)].returned:
+            args = node.args
+            if not args or not (isinstance(args[-1], ast.Starred) and isinstance(args[-1].value, ast.Name)
+                                and args[-1].value.id == vararg.arg):
+                continue
+            if isinstance(node.func, ast.Name) and node.func.id in function.holes:
+                return node.func.id, len(args) - 1
+            if len(args) == 2 and isinstance(args[0], ast.Name) and args[0].id in function.holes:
+                inner = self.callee(node, function, function.file) or self._one_named(node, function)
+                made = self._class_parameter(inner, depth + 1) if inner is not None else None
+                if made is not None and inner is not None and made[0] == inner.holes[0]:
+                    return args[0].id, made[1]
+        return None
+
+    def _one_named(self, call: ast.Call, caller: Function) -> Function | None:
+        """Return the one function of the repository, the caller aside, that a call's name names, if exactly one has it."""
+        name = _last_name(call)
+        found = [f for f in self.functions if f.node.name == name and f is not caller]
+        return found[0] if len(found) == 1 else None
+
     def message_argument(self, call: ast.Call, info: ClassInfo | None) -> ast.expr | None:
         """Return the argument that carries an exception's message: a message keyword, else the positional
         argument of the constructor's first parameter named for a message (the first, for a class outside)."""
@@ -486,6 +537,19 @@ class Repository:
         if not 0 <= index < len(call.args) or any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
             return None
         return call.args[index]
+
+
+@dataclass(frozen=True, slots=True)
+class ClassBuilt:
+    """What a factory that its caller passes an exception class to builds (`Repository.class_built`)."""
+
+    cls: ClassInfo
+    node: ast.expr
+    """The class as the caller names it."""
+    call: ast.Call
+    """The class's call as the factory makes it: a placeholder for each argument the factory fills in, then the caller's."""
+    fixed: int
+    """How many arguments the factory fills in itself (never the message)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,15 +31,16 @@ import gc
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..model import Variant
 from .context import OPTION_CALLS, Context, Guards, index_file
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
+    template,
     unique_variants,
 )
-from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, module_name, with_hole
+from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, ClassBuilt, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, module_name, with_hole
 from .sites import Mapped, ParseFailure, RaiseSite, Scan, Skipped
 from .strings import Pieces, Scope, Strings, template_of
 
@@ -127,11 +128,13 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
         memo.shapes = {f.node: repo.shapes[id(f)] for f in repo.functions}
     joined = _context(repo, parsed) if context else None
     own = _own_messages(repo)
+    decorations = _decorations(repo)
+    _printed_by_bases(repo, own, decorations)
     sites = [site for found in own.values() for site in found]
     mapped: list[Mapped] = []
     strings = Strings(repo)
     for file in parsed:
-        finder = _Finder(repo, file, own, asserts, warns, strings)
+        finder = _Finder(repo, file, own, asserts, warns, strings, decorations)
         for found_site in finder.sites():
             if isinstance(found_site, RaiseSite):
                 sites.append(found_site)
@@ -204,23 +207,62 @@ def _own_messages(repo: Repository) -> dict[int, list[RaiseSite]]:
     for info in repo.classes:
         if not repo.is_exception(info):
             continue
-        places: list[tuple[Function, ast.stmt | ast.expr, ast.expr]] = []
+        places: list[tuple[Function, ast.stmt | ast.expr, list[ast.expr]]] = []
         init = info.methods.get("__init__")
         if init is not None and not _prints_otherwise(info):
-            places += [(init, call, arg) for call, arg in _base_init_calls(init)]
+            places += [(init, call, args) for call, args in _base_init_calls(init, repo)]
         for name in OWN_MESSAGE_METHODS:
             method = info.methods.get(name)
             if method is not None:
-                places += [(method, node, node.value) for node in body_nodes(method.node.body)
+                places += [(method, node, [node.value]) for node in body_nodes(method.node.body)
                            if isinstance(node, ast.Return) and node.value is not None]
-        for method, node, argument in places:
-            try:
-                site = _own_site(method, node, argument, info)
-            except RecursionError:
-                continue
-            if site is not None:
-                found.setdefault(id(info), []).append(site)
+        for method, node, arguments in places:
+            for argument in arguments:
+                try:
+                    site = _own_site(method, node, argument, info)
+                except RecursionError:
+                    continue
+                if site is not None:
+                    found.setdefault(id(info), []).append(site)
+                    break
     return found
+
+
+def _decorations(repo: Repository) -> dict[int, list[str]]:
+    """Return, by `id()` of the class, the text an exception class's `__init__` prints the message it is given in:
+    tomlkit's `ParseError` passes `f"{message} at line {self._line} col {self._col}"` to its base."""
+    found: dict[int, list[str]] = {}
+    for info in repo.classes:
+        init = info.methods.get("__init__")
+        if init is None or not repo.is_exception(info) or _prints_otherwise(info):
+            continue
+        for _, arguments in _base_init_calls(init, repo):
+            text = template(arguments[0], init.file.source)
+            field_match = _MESSAGE_FIELD.match(text or "")
+            if text and field_match and field_match.group(0).strip("{}") in init.holes and says_something(
+                    _MESSAGE_FIELD.sub("", text)):
+                found.setdefault(id(info), []).append(text)
+    return found
+
+
+def _printed_by_bases(repo: Repository, own: dict[int, list[RaiseSite]], decorations: Mapping[int, list[str]]) -> None:
+    """Give each class's own message the wording its base prints it in (`Unexpected character: {char!r} at line
+    {self._line} col {self._col}`), as an alternative: what a user pastes."""
+    for info in repo.classes:
+        sites = own.get(id(info))
+        if not sites:
+            continue
+        wraps = next((decorations[id(base)] for base in list(repo.lineage(info))[1:] if id(base) in decorations), [])
+        if wraps:
+            own[id(info)] = [replace(site, variants=unique_variants(site.message, [
+                *site.variants, *(Variant(_put_message(w, t), "alternative")
+                                  for t in [site.message, *(v.message for v in site.variants)] for w in wraps)]))
+                for site in sites]
+
+
+def _put_message(text: str, given: str) -> str:
+    """Return `text` with the given message in its message field."""
+    return _MESSAGE_FIELD.sub(lambda _: given, text)
 
 
 def _prints_otherwise(info: ClassInfo) -> bool:
@@ -233,8 +275,10 @@ def _prints_otherwise(info: ClassInfo) -> bool:
     )
 
 
-def _base_init_calls(init: Function) -> Iterator[tuple[ast.Call, ast.expr]]:
-    """Yield each `super().__init__(message, ...)` / `Base.__init__(self, message, ...)` of an `__init__`, with the message argument."""
+def _base_init_calls(init: Function, repo: Repository) -> Iterator[tuple[ast.Call, list[ast.expr]]]:
+    """Yield each `super().__init__(message, ...)` / `Base.__init__(self, message, ...)` of an `__init__`, with the
+    arguments that may carry the message: the first, then the one the base's `__init__` takes it by
+    (`super().__init__(line, col, message=message)`)."""
     owner = init.owner
     bases = {dotted(b) for b in owner.node.bases} if owner is not None else set()
     for node in body_nodes(init.node.body):
@@ -247,8 +291,16 @@ def _base_init_calls(init: Function) -> Iterator[tuple[ast.Call, ast.expr]]:
             args = node.args[1:]
         else:
             continue
-        if args and not isinstance(args[0], ast.Starred):
-            yield node, args[0]
+        if not args or isinstance(args[0], ast.Starred):
+            continue
+        candidates = [args[0]]
+        base = next((repo.resolve_class(b, init.file) for b in (owner.node.bases if owner is not None else [])
+                     if repo.resolve_class(b, init.file) is not None), None)
+        given = repo.message_argument(ast.Call(func=node.func, args=args, keywords=node.keywords), base) \
+            if base is not None else next((k.value for k in node.keywords if k.arg in ("msg", "message")), None)
+        if given is not None and given is not args[0]:
+            candidates.append(given)
+        yield node, candidates
 
 
 def _own_site(method: Function, node: ast.stmt | ast.expr, argument: ast.expr, info: ClassInfo) -> RaiseSite | None:
@@ -269,8 +321,10 @@ class _Finder:
     """Finds the sites of one file: raises, helper calls, raises through helpers and factories, warnings."""
 
     def __init__(self, repo: Repository, file: ParsedFile, own: Mapping[int, list[RaiseSite]],
-                 asserts: bool, warns: bool, strings: Strings) -> None:
+                 asserts: bool, warns: bool, strings: Strings, decorations: Mapping[int, list[str]] | None = None) -> None:
         self.repo, self.file, self.own, self.asserts, self.warns = repo, file, own, asserts, warns
+        self.decorations = decorations or {}
+        """The text each class prints a given message in (`_decorations`), by `id()` of the class."""
         self._names: dict[int, Names] = {}
         """Template assignments of each function met, by `id()` (reading them once per function)."""
         self._handlers: dict[int, set[str]] = {}
@@ -362,6 +416,9 @@ class _Finder:
                 built = self._built(stmt, exc, target, qualname, scope, where)
                 if built is not None:
                     return built
+                made = self.repo.class_built(exc, target, self.file)
+                if made is not None:
+                    return self._class_built(stmt, made, qualname, scope, where, names)
         if exc is None:
             return Skipped(self.file.path, stmt.lineno, "bare raise (re-raises the current exception)")
         if not isinstance(exc, ast.Call):
@@ -403,6 +460,22 @@ class _Finder:
             if found is not None:
                 return self._site(stmt, qualname, scope, exception, found[0], found[1], info)
         return None
+
+    def _class_built(self, stmt: ast.Raise, made: ClassBuilt, qualname: str, scope: tuple[int, int] | None,
+                     where: Function | None, names: Names) -> RaiseSite | Skipped | Mapped:
+        """Return the site of `raise self.parse_error(UnexpectedCharError, c)`: the class the caller names, with the
+        message the caller gives it, else mapped to the message the class builds itself."""
+        exception = dotted(made.node) or made.cls.qualname
+        argument = self.repo.message_argument(made.call, made.cls)
+        if argument is not None and not any(argument is filled for filled in made.call.args[:made.fixed]):
+            if self._relays(argument, stmt, where):
+                # The handled error's own text, and no wording of the class around it: a template of no words.
+                relayed = Message("{" + self.file.source.segment(argument) + "}")
+                return self._site(stmt, qualname, scope, exception, relayed, "wrap")
+            found = message(argument, self.file.source, names)
+            if found is not None:
+                return self._site(stmt, qualname, scope, exception, found, "helper", made.cls)
+        return self._mapped(stmt, made.node) or Skipped(self.file.path, stmt.lineno, "message computed elsewhere")
 
     def _evaluated(self, stmt: ast.Raise, exc: ast.Call, exception: str, qualname: str,
                    scope: tuple[int, int] | None, where: Function | None) -> RaiseSite | Skipped | None:
@@ -572,11 +645,12 @@ class _Finder:
         """
         for current in self.repo.lineage(cls):
             own = self.own.get(id(current))
-            if own is None:
+            wraps = self.decorations.get(id(current), [])
+            if own is None and not wraps:
                 continue
+            texts = [text for site in own or [] for text in [site.message, *(v.message for v in site.variants)]]
             printed = [Variant(_MESSAGE_FIELD.sub(lambda _: found.text, text), "alternative")
-                       for site in own for text in [site.message, *(v.message for v in site.variants)]
-                       if _MESSAGE_FIELD.search(text)]
+                       for text in [*texts, *wraps] if _MESSAGE_FIELD.search(text)]
             return Message(found.text, unique_variants(found.text, [*found.variants, *printed]))
         return found
 

@@ -125,10 +125,23 @@ def other_class(paste: Paste, row: Row) -> str | None:
 
 def _elsewhere(paste: Paste, row: Row, frames: FrameHit) -> bool:
     """Return whether the paste has a traceback and none of its frames, chained ones included, is in the row's file."""
-    # A yielded error is raised by a caller elsewhere: its own file need not be in the traceback.
-    if not paste.frames or row.yielded or frames.in_file:
+    # A yielded error is raised by a caller elsewhere: its own file need not be in the traceback; nor need the file
+    # of the message a class builds itself, when the paste names that class.
+    if not paste.frames or row.yielded or frames.in_file or own_message(row) and _same_class(paste, row):
         return False
     return not any(frame_hit(row, cause).in_file for cause in paste.causes)
+
+
+def own_message(row: Row) -> bool:
+    """Return whether a record is the message its class builds itself (`UnexpectedCharError.__init__`): raised
+    wherever the class is."""
+    owner, _, method = row.function.rpartition(".")
+    return method in ("__init__", "__str__", "format_message") and owner.split(".")[-1] == row.exception.split(".")[-1]
+
+
+def _same_class(paste: Paste, row: Row) -> bool:
+    """Return whether the pasted exception's last dotted part is the record's."""
+    return bool(paste.exception) and paste.exception.split(".")[-1] == row.exception.split(".")[-1]
 
 
 def _at_raise(row: Row, frame: Frame) -> bool:
@@ -174,16 +187,19 @@ def raised_rows(index: SearchIndex, paste: Paste) -> set[int]:
     """Return the rows whose raise the innermost frame of the pasted traceback that is at any record's raise is at.
 
     When all of them pass a handled error's text on (`raise X(str(e)) from e`), the chained
-    traceback before it says where that error was raised, and is read the same way.
+    traceback before it says where that error was raised, and is read the same way; when no
+    frame of it is at a record's raise, the frame names no record: the text decides.
     """
     if not paste.frames:
         return set()
     by_line = lookups(index).by_line
     found: set[int] = set()
-    for frames in (paste.frames, *paste.causes):
+    for depth, frames in enumerate((paste.frames, *paste.causes)):
         inner = next((hit for frame in reversed(frames)
                       if (hit := {d for d in by_line.get(frame.line, ()) if _at_raise(index.rows[d], frame)})), set())
         if not inner:
+            if depth:
+                found = set()
             break
         found = inner
         if not all(relays(index.rows[d]) for d in inner):

@@ -517,10 +517,17 @@
   }
   // The paste has a traceback and none of its frames, chained ones included, is in the row's file.
   function elsewhere(paste, row, frames) {
-    // A yielded error is raised by a caller elsewhere: its own file need not be in the traceback.
-    if (!paste.frames.length || row.yielded || frames.inFile) return false;
+    // A yielded error is raised by a caller elsewhere: its own file need not be in the traceback; nor need the file
+    // of the message a class builds itself, when the paste names that class.
+    if (!paste.frames.length || row.yielded || frames.inFile || ownMessage(row) && sameClass(paste, row)) return false;
     return !paste.causes.some(cause => frameHit(row, cause).inFile);
   }
+  // The record is the message its class builds itself (`UnexpectedCharError.__init__`): raised wherever the class is.
+  function ownMessage(row) {
+    var fn = row["function"] || "", dot = fn.lastIndexOf("."), method = fn.slice(dot + 1), owner = dot < 0 ? "" : fn.slice(0, dot);
+    return ["__init__", "__str__", "format_message"].indexOf(method) >= 0 && lastName(owner) === lastName(row.exception);
+  }
+  function sameClass(paste, row) { return !!paste.exception && lastName(paste.exception) === lastName(row.exception); }
   function atRaise(row, frame) {
     var mine = row.path.split("/");
     return frame.line === row.line && sharedSuffix(mine, frame.path.split("/")) >= Math.min(2, mine.length);
@@ -528,7 +535,8 @@
   // A record whose message is one placeholder passes on the text of an error it handled.
   function relays(row) { return row.templates[0].segments.length === 1 && row.templates[0].segments[0] === null; }
   // The rows whose raise the innermost frame of the pasted traceback that is at any record's raise is at; when all pass
-  // a handled error's text on, the chained traceback before it is read the same way.
+  // a handled error's text on, the chained traceback before it is read the same way; when no frame of it is at a
+  // record's raise, the frame names no record: the text decides.
   function raisedRows(ix, paste) {
     var found = new Set();
     if (!paste.frames.length) return found;
@@ -538,7 +546,7 @@
       for (var i = chain[c].length - 1; i >= 0 && !inner.size; i--) {
         (ix.byLine.get(chain[c][i].line) || []).forEach(d => { if (atRaise(ix.rows[d], chain[c][i])) inner.add(d); });
       }
-      if (!inner.size) break;
+      if (!inner.size) { if (c) found = new Set(); break; }
       found = inner;
       if (!Array.from(inner).every(d => relays(ix.rows[d]))) break;
     }
