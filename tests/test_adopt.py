@@ -17,6 +17,7 @@ from test_gitrepo import Repo
 from test_workflows import ROOT, action_checkout, run_steps
 
 from errorsite import cli
+from errorsite.extract.globs import LINK_HELPER_HEAD
 from errorsite.recordjson import dumps
 
 CORE = '''\
@@ -411,3 +412,59 @@ def test_the_first_week_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     assert deploy() == [0, 0, 0]
     net = (published / "errors" / "cannot-reach" / "index.html").read_text(encoding="utf-8")
     assert f"/blob/{squashed}/src/mylib/net.py#L2" in net
+
+
+PARSER = '''\
+"""Parsing."""
+
+
+class Parser:
+    def __init__(self, text):
+        self.text = text
+
+    def parse(self):
+        if not self.text:
+            raise ValueError("nothing to parse")
+        return self.text.split()
+
+
+def loads(text):
+    return Parser(text).parse()
+'''
+
+
+def test_a_helper_vendored_after_init_is_errorsites_code_not_the_librarys(tmp_path: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # The README's order: init first, the helper vendored later. Its raises, calls and names are errorsite's:
+    # `Entry.parse(item)` in it is no caller of the library's Parser.parse, and vendoring re-pins no record.
+    repo = Repo(tmp_path / "mylib")
+    repo.write("mylib/__init__.py", '"""mylib."""\n')
+    repo.write("mylib/parser.py", PARSER)
+    repo.git("remote", "add", "origin", "https://github.com/acme/mylib.git")
+    repo.commit("the library")
+    content = repo.path / "content"
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        status = cli.main(list(argv))
+        captured = capsys.readouterr()
+        return status, captured.out, captured.err
+
+    status, out, _ = run("init", str(repo.path))
+    assert status == 0 and "extract: added 1," in out and "(2 files at" in out
+    repo.commit("error reference")
+    before = content_files(content)
+    assert run("vendor", str(repo.path / "mylib" / "_errorsite"), "--content", str(content))[0] == 0
+    repo.write("mylib/__init__.py", '"""mylib."""\n\nfrom mylib._errorsite import install\n\ninstall()\n')
+    repo.commit("the link helper")
+    assert (repo.path / "mylib" / "_errorsite" / "__init__.py").read_bytes().startswith(LINK_HELPER_HEAD)
+
+    status, out, _ = run("extract", str(repo.path), "--content", str(content), "--verbose")
+    assert status == 0, out
+    assert out.splitlines()[-1].startswith("added 0, re-pinned 0, changed 0, marked removed 0, unchanged 1;"), out
+    assert "(2 files at" in out.splitlines()[-1] and "_errorsite" not in out
+    assert content_files(content) == before
+    [record] = records(content).values()
+    assert [c["function"] for c in record["source"]["callers"]] == ["loads"]
+    status, out, err = run("check", "--content", str(content), "--source", str(repo.path), "--strict")
+    assert (status, err) == (0, ""), out + err
+    assert "raise sites: 1 at" in out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
@@ -17,6 +17,19 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     "test_*.py", "*_test.py", "conftest.py",
 )
 """Files never read: tests, documentation, examples and benchmarks. Other excludes add to these."""
+
+LINK_HELPER_HEAD = b"# errorsite link helper:"
+"""How every copy of errorsite's link helper begins (`generator/link.py`, which `errorsite vendor` copies)."""
+
+
+def without_link_helper(files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """Return `files` without the copies of errorsite's link helper a library vendors.
+
+    A vendored helper is errorsite's code, not the library's: its raises are none of the library's
+    errors, and its calls (`Entry.parse(item)`) are no callers of the library's functions. `init`
+    excludes one it finds; one vendored later is left out here, so that vendoring re-pins no record.
+    """
+    return {path: data for path, data in files.items() if not data.startswith(LINK_HELPER_HEAD)}
 
 
 def with_flags(
