@@ -104,7 +104,7 @@ def test_a_rerun_after_a_new_tag_scans_only_that_tag(story: tuple[Repo, dict[str
     monkeypatch.setattr(history.git, "list_tree", lambda repo_dir, commit: listed.append(commit) or list_tree(repo_dir, commit))
     after = history.run(repo.path, content, cache_dir=cache)
     assert (after.scanned, after.cached) == (1, 7)
-    assert sorted(listed) == sorted([commits["v3.1"], commits["v3.2"]])  # the new tag, and the one it is compared with
+    assert listed == [commits["v3.2"]]  # the new tag alone (git diff, not a listing, says what it renamed)
     loader = by_message(content)["cannot find the config file {path}"]
     assert loader["history"][-1] == {"release": "v3.2", "commit": commits["v3.2"], "change": "changed"}
     assert loader["variants"][-1] == {"message": WORDINGS[2], "kind": "earlier", "until": commits["v3.2"]}
@@ -262,3 +262,46 @@ def test_a_rewording_of_the_code_inside_placeholders_alone_is_a_change_not_a_rem
     assert len(records) == 1
     assert records[0]["history"] == [{"release": "v1", "commit": first, "change": "added"},
                                      {"release": "v2", "commit": second, "change": "changed"}]
+
+
+def test_a_package_moved_into_src_keeps_the_releases_before_the_move(tmp_path: Path) -> None:
+    """[source] include names today's layout (src/pkg/...); a release before the move read pkg/... and raised the same errors."""
+    repo = Repo(tmp_path / "repo")
+    # Enough lines alike for git to see a rename (half of the file, by default).
+    old = '"""Reading the configuration."""\n\nimport os\n\n\ndef load(path):\n    raise ValueError(f"no config file at {path}")\n'
+    legacy = 'def convert(path):\n    raise RuntimeError("legacy configuration files are not read any more")\n'
+    oldest = tag(repo, "v0.9", {"pkg/legacy.py": legacy})
+    # The raise moves from a file that is gone before the package moves, and still has its first release.
+    first = tag(repo, "v1.0", {"pkg/config.py": old + "\n\n" + legacy, "pkg/legacy.py": None,
+                               "pkg/tests/test_config.py": 'raise KeyError("a test")\n'})
+    second = tag(repo, "v2.0", {"pkg/config.py": None, "src/pkg/config.py": old.replace("at {path}", "found at {path}") + "\n\n" + legacy,
+                                "pkg/tests/test_config.py": None, "src/pkg/tests/test_config.py": 'raise KeyError("a test")\n'})
+    repo.write("src/pkg/extra.py", 'def f():\n    raise OSError("unreleased")\n')
+    repo.commit("after the release")
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "site.toml").write_text('[source]\ninclude = ["src/pkg/**/*.py"]\n')
+    extract(repo, content, tmp_path / "cache")
+    records = by_message(content)
+    assert set(records) == {"no config file found at {path}", "legacy configuration files are not read any more",
+                            "unreleased"}  # the tests stay out, before the move too
+    assert records["legacy configuration files are not read any more"]["history"] == [
+        {"release": "v0.9", "commit": oldest, "change": "added"}]
+    assert records["no config file found at {path}"]["history"] == [
+        {"release": "v1.0", "commit": first, "change": "added"},
+        {"release": "v2.0", "commit": second, "change": "changed"}]
+    assert records["no config file found at {path}"]["variants"] == [
+        {"message": "no config file at {path}", "kind": "earlier", "until": second}]
+
+
+def test_a_package_moved_after_the_last_release_keeps_its_releases(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    first = tag(repo, "v1.0", {"pkg/config.py": 'def load(path):\n    raise ValueError(f"no config file at {path}")\n'})
+    repo.git("mv", "pkg", "src")
+    repo.commit("src layout")
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "site.toml").write_text('[source]\ninclude = ["src/**/*.py"]\n')
+    extract(repo, content, tmp_path / "cache")
+    assert by_message(content)["no config file at {path}"]["history"] == [
+        {"release": "v1.0", "commit": first, "change": "added"}]

@@ -58,7 +58,7 @@ from .scan import Memo, scan_files
 from .sites import RaiseSite
 from .sync import SIMILARITY, Existing, Known, _owner, match, read, similarity
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 """The layout of the cache file; a file of another layout is ignored and replaced."""
 
 PARALLEL_MIN = 4
@@ -66,6 +66,10 @@ PARALLEL_MIN = 4
 
 Site = tuple[str, int, str, str, str]
 """A raise site as the cache keeps it: path, line, function, exception, message."""
+
+Rule = tuple[str, str]
+"""A path a tag reads besides those `[source]` selects: (a file, or a folder ending in / and "" for the
+top, at that tag; where it is in the layout `[source]` names). See `renames`."""
 
 
 @dataclass(frozen=True)
@@ -139,12 +143,13 @@ def run(repo_dir: Path, content_dir: Path, repo: str | None = None, include: Seq
     keys = Keys(json.dumps([__version__, _scanner_digest(), list(settings.include), list(settings.exclude),
                             settings.asserts, settings.warnings]))
     cache = Cache.open(cache_path(repo_dir, cache_dir))
-    listed = Listings(repo_dir, FileFilter.of_settings(settings))
-    per_tag, scanned = tag_sites(repo_dir, tags, keys, listed, cache,
+    wanted = FileFilter.of_settings(settings)
+    extras, moves, after = renames(repo_dir, tags, keys, wanted, cache)
+    listed = Listings(repo_dir, wanted)
+    per_tag, scanned = tag_sites(repo_dir, tags, keys, listed, cache, extras,
                                  lambda files, memo: scan_files(files, settings.asserts, settings.warnings, memo).sites)
-    moves = renames(repo_dir, tags, keys, listed, cache)
     cache.save()
-    tracks = follow(tags, per_tag, moves)
+    tracks = follow(tags, per_tag, moves, after)
     owner = repo or existing.config.repo
     written, with_history = apply(content_dir, existing, owner, tracks)
     return HistoryReport(len(tags), scanned, len(tags) - scanned, len(tracks), with_history, written,
@@ -272,18 +277,19 @@ def _with_bases(ordered: list[Tag], ancestry: Ancestry, index: dict[str, int], h
 
 
 class Listings:
-    """The files `[source]` reads at each tag's commit, by path -> blob id: listed by git when first asked for."""
+    """The files a tag reads at its commit, by path -> blob id: those `[source]` selects and the tag's
+    `extra` paths (see `renames`); each commit is listed by git when first asked for."""
 
     def __init__(self, repo_dir: Path, wanted: Callable[[str], bool]) -> None:
         self.repo_dir = repo_dir
         self.wanted = wanted
         self.found: dict[str, dict[str, str]] = {}
 
-    def __call__(self, commit: str) -> dict[str, str]:
-        """Return the wanted files at `commit`."""
+    def __call__(self, commit: str, extra: frozenset[Rule] = frozenset()) -> dict[str, str]:
+        """Return the files read at `commit`."""
         if commit not in self.found:
-            self.found[commit] = {p: oid for p, oid in git.list_tree(self.repo_dir, commit).items() if self.wanted(p)}
-        return self.found[commit]
+            self.found[commit] = git.list_tree(self.repo_dir, commit)
+        return {p: oid for p, oid in self.found[commit].items() if final(p, extra, self.wanted) is not None}
 
 
 @dataclass(frozen=True)
@@ -296,9 +302,10 @@ class Keys:
         """Return the key of a tag's sites: its files' paths and blob ids."""
         return self._hash("".join(f"\0{p}\0{oid}" for p, oid in sorted(listing.items())))
 
-    def tag(self, commit: str) -> str:
-        """Return the key under which a tag's commit names its `tree` key: a commit's files never change."""
-        return self._hash(f"\0tag\0{commit}")
+    def tag(self, commit: str, extra: frozenset[Rule] = frozenset()) -> str:
+        """Return the key under which a tag's commit, with the paths it reads besides `[source]`'s, names its
+        `tree` key: a commit's files never change."""
+        return self._hash(f"\0tag\0{commit}" + "".join(f"\0{a}\0{b}" for a, b in sorted(extra)))
 
     def pair(self, before: str, after: str) -> str:
         """Return the key of the files renamed between two commits."""
@@ -309,62 +316,112 @@ class Keys:
 
 
 def tag_sites(repo_dir: Path, tags: list[Tag], keys: Keys, listed: Listings, cache: Cache,
-              scan: Callable[[dict[str, bytes], Memo], Sequence[RaiseSite]]) -> tuple[list[tuple[Site, ...]], int]:
+              extras: list[frozenset[Rule]], scan: Callable[[dict[str, bytes], Memo], Sequence[RaiseSite]]
+              ) -> tuple[list[tuple[Site, ...]], int]:
     """Return the sites of each tag, from the cache or a scan of its files, and how many tags were scanned.
 
-    A tag the cache knows is not even listed: a rerun after a new tag asks git about that tag alone.
+    `extras` are the paths each tag reads besides `[source]`'s (see `renames`). A tag the cache knows
+    is not even listed: a rerun after a new tag asks git about that tag alone.
     """
     tree_keys = []
-    for tag in tags:
-        known = cache.tags.get(keys.tag(tag.commit))
-        tree_keys.append(known if known in cache.trees else keys.tree(listed(tag.commit)))
+    for tag, extra in zip(tags, extras):
+        known = cache.tags.get(keys.tag(tag.commit, extra))
+        tree_keys.append(known if known in cache.trees else keys.tree(listed(tag.commit, extra)))
     todo = sorted({k for k in tree_keys if k not in cache.trees}, key=tree_keys.index)
-    firsts = {k: listed(tags[tree_keys.index(k)].commit) for k in todo}
+    firsts = {k: listed(tags[i].commit, extras[i]) for k in todo for i in [tree_keys.index(k)]}
     blobs = git.read_objects(repo_dir, sorted({oid for k in todo for oid in firsts[k].values()}))
     trees = [{p: data for p, oid in firsts[k].items() if (data := blobs[oid]) is not None} for k in todo]
     for k, sites in zip(todo, _scan_all(trees, scan)):
         cache.trees[k] = sites
-    cache.kept_tags = {keys.tag(tag.commit): k for tag, k in zip(tags, tree_keys)}
+    cache.kept_tags = {keys.tag(tag.commit, extra): k for tag, extra, k in zip(tags, extras, tree_keys)}
     return [cache.trees[k] for k in tree_keys], len(todo)
 
 
-def renames(repo_dir: Path, tags: list[Tag], keys: Keys, listed: Listings, cache: Cache) -> list[dict[str, str]]:
-    """Return, for each tag, the files that git sees renamed since the tag it is compared with (old path -> new path).
+def renames(repo_dir: Path, tags: list[Tag], keys: Keys, wanted: Callable[[str], bool], cache: Cache
+            ) -> tuple[list[frozenset[Rule]], list[dict[str, str]], dict[str, str]]:
+    """Return, for each tag, the paths it reads besides those `[source]` selects and the files that git
+    sees renamed since the tag it is compared with (old path -> new path); and the files renamed from
+    the tag the checked-out commit descends from to that commit.
 
-    A library that moves its package (`click/` to `src/click/`) and rewrites its messages in the
-    same release keeps its errors: their place follows the rename before sites are matched.
+    `[source]` names today's layout: a library that moved its package (click 7.1: `click/` to
+    `src/click/`) raised the same errors before the move from files it no longer selects. Each file
+    that git sees renamed (`git diff -M`) into a file that the later tag reads is read at the tag
+    it is compared with, and so is its folder's every file that the same move would put where
+    `[source]` selects (a file deleted before the move was still the library's); back to the first
+    tag, through each tag a later one is compared with. The tag the checked-out commit descends from
+    starts from what was renamed after it. Tests moved along stay out, as `[source]` leaves them.
     """
-    found: list[dict[str, str]] = []
-    for tag in tags:
+    head = git.resolve(repo_dir, "HEAD")
+    rules: list[set[Rule]] = [set() for _ in tags]
+    found: list[dict[str, str]] = [{} for _ in tags]
+    current = next((i for i, t in enumerate(tags) if t.current), -1)
+    # After the last release: not cached, the checked-out commit moves on.
+    after = {old: new for old, new in _renamed_files(repo_dir, tags[current].commit, head).items() if wanted(new)}
+    rules[current].update(_moved_rules(after, frozenset(), wanted))
+    for i in reversed(range(len(tags))):
+        tag = tags[i]
         if tag.base < 0:
-            found.append({})
             continue
         before = tags[tag.base]
         key = keys.pair(before.commit, tag.commit)
         if key not in cache.moves:
-            cache.moves[key] = _renamed_files(repo_dir, before, tag, listed)
-        found.append(cache.moves[key])
+            cache.moves[key] = _renamed_files(repo_dir, before.commit, tag.commit)
+        mine = frozenset(rules[i])
+        found[i] = {old: new for old, new in cache.moves[key].items() if final(new, mine, wanted) is not None}
+        rules[tag.base] |= mine | _moved_rules(found[i], mine, wanted)
     cache.kept_moves = {keys.pair(tags[t.base].commit, t.commit) for t in tags if t.base >= 0}
-    return found
+    return [frozenset(r) for r in rules], found, after
 
 
-def _renamed_files(repo_dir: Path, before: Tag, after: Tag, listed: Listings) -> dict[str, str]:
-    """Return the wanted files renamed from one tag to the next; git is asked only when a wanted file is gone."""
-    old, new = listed(before.commit), listed(after.commit)
-    if old.keys() <= new.keys():
+def final(path: str, rules: frozenset[Rule], wanted: Callable[[str], bool]) -> str | None:
+    """Return where `path` of a tag with `rules` is in `[source]`'s layout, or None when the tag does not read it."""
+    if wanted(path):
+        return path
+    for old, new in sorted(rules, key=lambda r: (-len(r[0]), r)):
+        if old == path:
+            return new
+        if (old == "" or old.endswith("/")) and path.startswith(old) and wanted(new + path[len(old):]):
+            return new + path[len(old):]
+    return None
+
+
+def _moved_rules(moved: dict[str, str], rules: frozenset[Rule], wanted: Callable[[str], bool]) -> set[Rule]:
+    """Return the rules that files renamed into files read with `rules` give the tag before: each file, and its folder."""
+    out: set[Rule] = set()
+    for old, new in moved.items():
+        target = final(new, rules, wanted)
+        if target is None or wanted(old):
+            continue
+        out.add((old, target))
+        a, b = old.split("/"), new.split("/")
+        k = 0
+        while k < min(len(a), len(b)) and a[-1 - k] == b[-1 - k]:
+            k += 1
+        if k == 0 or a[:-k] == b[:-k]:
+            continue  # the file was renamed, not its folder moved
+        folder, to = "".join(f"{x}/" for x in a[:-k]), "".join(f"{x}/" for x in b[:-k])
+        # Where the new folder is in [source]'s layout: as it is, or through the rule that reads it.
+        if target != new:
+            via = next(((o, n) for o, n in rules if (o == "" or o.endswith("/")) and to.startswith(o)), None)
+            if via is None:
+                continue
+            to = via[1] + to[len(via[0]):]
+        out.add((folder, to))
+    return out
+
+
+def _renamed_files(repo_dir: Path, before: str, after: str) -> dict[str, str]:
+    """Return every file that git sees renamed from one commit to the other (old path -> new path)."""
+    if before == after:
         return {}
-    out = git.run(repo_dir, ["diff", "--name-status", "-z", "-M", before.commit, after.commit])
+    out = git.run(repo_dir, ["diff", "--name-status", "-z", "-M", "--diff-filter=R", before, after])
     fields = out.decode("utf-8", "surrogateescape").split("\0")
     moved: dict[str, str] = {}
     i = 0
-    while i < len(fields) - 1:
-        status = fields[i]
-        if status.startswith(("R", "C")):
-            if status.startswith("R") and fields[i + 1] in old and fields[i + 2] in new:
-                moved[fields[i + 1]] = fields[i + 2]
-            i += 3
-        else:
-            i += 2
+    while i < len(fields) - 2:
+        if fields[i].startswith("R"):
+            moved[fields[i + 1]] = fields[i + 2]
+        i += 3
     return moved
 
 
@@ -476,10 +533,12 @@ class Cache:
             pass  # the history is written all the same; the next run scans again
 
 
-def follow(tags: list[Tag], per_tag: list[tuple[Site, ...]], moves: list[dict[str, str]]) -> list[Track]:
+def follow(tags: list[Tag], per_tag: list[tuple[Site, ...]], moves: list[dict[str, str]],
+           after: dict[str, str] | None = None) -> list[Track]:
     """Return every error followed across the tags, each with the releases that changed it.
 
-    `moves` gives each tag's renamed files (see `renames`).
+    `moves` gives each tag's renamed files, `after` those renamed since the tag the checked-out
+    commit descends from (see `renames`): each track's last site is where that commit has its file.
     """
     tracks: list[Track] = []
     # What the tags that a later tag is compared with, other than the next one, left: each track's last site and state.
@@ -498,6 +557,9 @@ def follow(tags: list[Tag], per_tag: list[tuple[Site, ...]], moves: list[dict[st
     current = next((i for i, t in enumerate(tags) if t.current), len(tags) - 1)
     if current != len(tags) - 1:
         _restore(tracks, states[current])
+    for track in tracks:
+        if track.last[0] in (after or {}):
+            track.last = ((after or {})[track.last[0]], *track.last[1:])
     return tracks
 
 
