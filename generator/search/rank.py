@@ -6,7 +6,7 @@ greater first, and match.js compares the same fields in the same order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .index import Row, SearchIndex, Template, load_index
@@ -348,7 +348,23 @@ def _search(index: SearchIndex, text: str, limit: int) -> list[dict[str, Any]]:
         if len(shown) == limit:
             break
         shown.setdefault(_message_key(index.rows[candidate.row], candidate.match), candidate)
-    return [_result(index, c, words, paste, places[_message_key(index.rows[c.row], c.match)]) for c in shown.values()]
+    chosen = _untold(index, list(shown.values()))
+    return [_result(index, c, words, paste, places[_message_key(index.rows[c.row], c.match)]) for c in chosen]
+
+
+def _evidence(key: RankKey) -> tuple[Any, ...]:
+    """Return what of a rank key the paste decides: links, the frame, the match, the traceback, the class."""
+    return key.linked, key.raised, key.tier, key.strength, key.full, key.cleaned, key.frames, key.exception
+
+
+def _untold(index: SearchIndex, chosen: list[Candidate]) -> list[Candidate]:
+    """Return the results with no confidence where one wording of two classes matched and nothing in the paste (its
+    class, its traceback) tells them apart: which raise it was is a guess (voluptuous's `DatetimeInvalid` and
+    `DateInvalid` print `value does not match expected format %s`)."""
+    wording = {c.row: _message_key(index.rows[c.row], c.match)[1] for c in chosen if c.match is not None}
+    tied = {c.row for c in chosen for o in chosen
+            if o is not c and c.row in wording and wording.get(o.row) == wording[c.row] and _evidence(o.key) == _evidence(c.key)}
+    return [replace(c, confident=False) if c.row in tied else c for c in chosen]
 
 
 def _message_key(row: Row, match: TemplateMatch | None) -> tuple[str, str]:

@@ -634,7 +634,16 @@
       var key = messageKey(ix.rows[found[i].row], found[i].match);
       if (!shown.has(key)) shown.set(key, found[i]);
     }
-    return Array.from(shown.values()).map(c => result(ix, c, words, paste));
+    return untold(ix, Array.from(shown.values())).map(c => result(ix, c, words, paste));
+  }
+  // What of a rank key the paste decides: links, the frame, the match, the traceback, the class.
+  var EVIDENCE = ["linked", "raised", "tier", "strength", "full", "cleaned", "frames", "exception"];
+  // No confidence where one wording of two classes matched and nothing in the paste (its class, its traceback) tells
+  // them apart: which raise it was is a guess.
+  function untold(ix, chosen) {
+    var wording = c => c.match ? ix.rows[c.row].templates[c.match.variant === null ? 0 : c.match.variant + 1].message : null;
+    return chosen.map(c => chosen.some(o => o !== c && c.match && wording(o) === wording(c) && compareBy(EVIDENCE, o.key, c.key) === 0)
+      ? Object.assign({}, c, { confident: false }) : c);
   }
   // A record of the index by id, fields by name, with its page's url (for the search page).
   function record(index, id) { var ix = load(index); return ix.rows[ix.byId.get(id)]; }
