@@ -305,3 +305,45 @@ def test_a_package_moved_after_the_last_release_keeps_its_releases(tmp_path: Pat
     extract(repo, content, tmp_path / "cache")
     assert by_message(content)["no config file at {path}"]["history"] == [
         {"release": "v1.0", "commit": first, "change": "added"}]
+
+
+def test_a_release_tagged_beside_the_main_line_before_the_package_moved_reads_its_files(tmp_path: Path) -> None:
+    """click 0.6 and 0.7 were tagged on commits 1.0 does not descend from: they raise what 0.5.1 did, from click/."""
+    repo = Repo(tmp_path / "repo")
+    code = '"""Commands."""\n\nimport sys\n\n\ndef name(cmd):\n    raise TypeError("Command has no name.")\n'
+    first = tag(repo, "v1.0", {"pkg/core.py": code})
+    repo.git("checkout", "-q", "-b", "release")
+    tag(repo, "v1.1", {"pkg/VERSION": "1.1\n"})
+    repo.git("checkout", "-q", "-")
+    repo.git("mv", "pkg", "src")
+    repo.commit("src layout")
+    repo.git("tag", "v2.0")
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "site.toml").write_text('[source]\ninclude = ["src/**/*.py"]\n')
+    extract(repo, content, tmp_path / "cache")
+    assert [t.name for t in history.release_tags(repo.path, "v*") if t.base >= 0] == ["v1.1", "v2.0"]
+    assert by_message(content)["Command has no name."]["history"] == [
+        {"release": "v1.0", "commit": first, "change": "added"}]
+
+
+def test_two_releases_beside_each_other_that_bring_the_same_error_tell_it_once(tmp_path: Path) -> None:
+    """click 0.7 was tagged on a commit 1.0 does not descend from; both are compared with 0.5.1 and bring the same changes."""
+    repo = Repo(tmp_path / "repo")
+    base = tag(repo, "v0.5", {"pkg/core.py": 'def run():\n    raise RuntimeError("Missing command")\n'})
+    changed = ('def run():\n    raise RuntimeError("Missing command.")\n\n\n'
+               'def stream(name):\n    raise TypeError(f"Unknown standard stream {name!r}")\n')
+    repo.git("checkout", "-q", "-b", "release")
+    side = tag(repo, "v0.7", {"pkg/core.py": changed, "VERSION": "0.7\n"})
+    repo.git("checkout", "-q", "-")
+    repo.write("pkg/core.py", changed)
+    repo.commit("the same changes on the main line")
+    later = tag(repo, "v1.0", {"NEWS": "1.0\n"})
+    assert [(t.name, t.base) for t in history.release_tags(repo.path, "v*")] == [("v0.5", -1), ("v0.7", 0), ("v1.0", 0)]
+    extract(repo, tmp_path / "content", tmp_path / "cache")
+    records = by_message(tmp_path / "content")
+    assert records["Unknown standard stream {name!r}"]["history"] == [{"release": "v0.7", "commit": side, "change": "added"}]
+    assert records["Missing command."]["history"] == [{"release": "v0.5", "commit": base, "change": "added"},
+                                                      {"release": "v0.7", "commit": side, "change": "changed"}]
+    assert records["Missing command."]["variants"] == [{"message": "Missing command", "kind": "earlier", "until": side}]
+    assert later

@@ -101,6 +101,8 @@ class Track:
     """Whether the latest tag walked raises it."""
     events: list[tuple[Tag, str, str | None]] = field(default_factory=list)
     """(tag, `added` | `changed` | `removed`, the wording before a change)."""
+    rewordings: set[tuple[str, str]] = field(default_factory=set)
+    """Each (wording before, wording after) of its `changed` events."""
 
 
 @dataclass(frozen=True)
@@ -144,9 +146,9 @@ def run(repo_dir: Path, content_dir: Path, repo: str | None = None, include: Seq
                             settings.asserts, settings.warnings]))
     cache = Cache.open(cache_path(repo_dir, cache_dir))
     wanted = FileFilter.of_settings(settings)
-    extras, moves, after = renames(repo_dir, tags, keys, wanted, cache)
+    extra, moves, after = renames(repo_dir, tags, keys, wanted, cache)
     listed = Listings(repo_dir, wanted)
-    per_tag, scanned = tag_sites(repo_dir, tags, keys, listed, cache, extras,
+    per_tag, scanned = tag_sites(repo_dir, tags, keys, listed, cache, extra,
                                  lambda files, memo: scan_files(files, settings.asserts, settings.warnings, memo).sites)
     cache.save()
     tracks = follow(tags, per_tag, moves, after)
@@ -316,48 +318,49 @@ class Keys:
 
 
 def tag_sites(repo_dir: Path, tags: list[Tag], keys: Keys, listed: Listings, cache: Cache,
-              extras: list[frozenset[Rule]], scan: Callable[[dict[str, bytes], Memo], Sequence[RaiseSite]]
+              extra: frozenset[Rule], scan: Callable[[dict[str, bytes], Memo], Sequence[RaiseSite]]
               ) -> tuple[list[tuple[Site, ...]], int]:
     """Return the sites of each tag, from the cache or a scan of its files, and how many tags were scanned.
 
-    `extras` are the paths each tag reads besides `[source]`'s (see `renames`). A tag the cache knows
+    `extra` are the paths the tags read besides `[source]`'s (see `renames`). A tag the cache knows
     is not even listed: a rerun after a new tag asks git about that tag alone.
     """
     tree_keys = []
-    for tag, extra in zip(tags, extras):
+    for tag in tags:
         known = cache.tags.get(keys.tag(tag.commit, extra))
         tree_keys.append(known if known in cache.trees else keys.tree(listed(tag.commit, extra)))
     todo = sorted({k for k in tree_keys if k not in cache.trees}, key=tree_keys.index)
-    firsts = {k: listed(tags[i].commit, extras[i]) for k in todo for i in [tree_keys.index(k)]}
+    firsts = {k: listed(tags[tree_keys.index(k)].commit, extra) for k in todo}
     blobs = git.read_objects(repo_dir, sorted({oid for k in todo for oid in firsts[k].values()}))
     trees = [{p: data for p, oid in firsts[k].items() if (data := blobs[oid]) is not None} for k in todo]
     for k, sites in zip(todo, _scan_all(trees, scan)):
         cache.trees[k] = sites
-    cache.kept_tags = {keys.tag(tag.commit, extra): k for tag, extra, k in zip(tags, extras, tree_keys)}
+    cache.kept_tags = {keys.tag(tag.commit, extra): k for tag, k in zip(tags, tree_keys)}
     return [cache.trees[k] for k in tree_keys], len(todo)
 
 
 def renames(repo_dir: Path, tags: list[Tag], keys: Keys, wanted: Callable[[str], bool], cache: Cache
-            ) -> tuple[list[frozenset[Rule]], list[dict[str, str]], dict[str, str]]:
-    """Return, for each tag, the paths it reads besides those `[source]` selects and the files that git
-    sees renamed since the tag it is compared with (old path -> new path); and the files renamed from
-    the tag the checked-out commit descends from to that commit.
+            ) -> tuple[frozenset[Rule], list[dict[str, str]], dict[str, str]]:
+    """Return the paths every tag reads besides those `[source]` selects; for each tag, the files that
+    git sees renamed since the tag it is compared with (old path -> new path); and the files renamed
+    from the tag the checked-out commit descends from to that commit.
 
     `[source]` names today's layout: a library that moved its package (click 7.1: `click/` to
     `src/click/`) raised the same errors before the move from files it no longer selects. Each file
-    that git sees renamed (`git diff -M`) into a file that the later tag reads is read at the tag
-    it is compared with, and so is its folder's every file that the same move would put where
-    `[source]` selects (a file deleted before the move was still the library's); back to the first
-    tag, through each tag a later one is compared with. The tag the checked-out commit descends from
-    starts from what was renamed after it. Tests moved along stay out, as `[source]` leaves them.
+    that git sees renamed (`git diff -M`) into a file read today, or into one such a file was renamed
+    from later, is read wherever a tag has it, and so is its folder's every file that the same move
+    would put where `[source]` selects (a file deleted before the move was still the library's).
+    Every tag reads them, not only the tags a later one is compared with: a release tagged off the
+    main line (click 0.6, beside 1.0) has the layout of its own line. Tests moved along stay out, as
+    `[source]` leaves them.
     """
     head = git.resolve(repo_dir, "HEAD")
-    rules: list[set[Rule]] = [set() for _ in tags]
-    found: list[dict[str, str]] = [{} for _ in tags]
     current = next((i for i, t in enumerate(tags) if t.current), -1)
     # After the last release: not cached, the checked-out commit moves on.
     after = {old: new for old, new in _renamed_files(repo_dir, tags[current].commit, head).items() if wanted(new)}
-    rules[current].update(_moved_rules(after, frozenset(), wanted))
+    rules = _moved_rules(after, frozenset(), wanted)
+    pairs: list[dict[str, str]] = [{} for _ in tags]
+    # Newest first, so that a later move is known when an earlier one into its old place is met.
     for i in reversed(range(len(tags))):
         tag = tags[i]
         if tag.base < 0:
@@ -366,11 +369,13 @@ def renames(repo_dir: Path, tags: list[Tag], keys: Keys, wanted: Callable[[str],
         key = keys.pair(before.commit, tag.commit)
         if key not in cache.moves:
             cache.moves[key] = _renamed_files(repo_dir, before.commit, tag.commit)
-        mine = frozenset(rules[i])
-        found[i] = {old: new for old, new in cache.moves[key].items() if final(new, mine, wanted) is not None}
-        rules[tag.base] |= mine | _moved_rules(found[i], mine, wanted)
+        pairs[i] = cache.moves[key]
+        known = frozenset(rules)
+        rules |= _moved_rules({o: n for o, n in pairs[i].items() if final(n, known, wanted) is not None}, known, wanted)
     cache.kept_moves = {keys.pair(tags[t.base].commit, t.commit) for t in tags if t.base >= 0}
-    return [frozenset(r) for r in rules], found, after
+    read = frozenset(rules)
+    found = [{old: new for old, new in moved.items() if final(new, read, wanted) is not None} for moved in pairs]
+    return read, found, after
 
 
 def final(path: str, rules: frozenset[Rule], wanted: Callable[[str], bool]) -> str | None:
@@ -581,10 +586,14 @@ def _compare(tag: Tag, sites: tuple[Site, ...], tracks: list[Track]) -> None:
         for known, site in [*((k, s) for k, s, _ in found.pairs), *renamed]:
             track = tracks[int(known.id)]
             now = (site.path, site.line, site.function, site.exception, site.message)
+            # A release beside the line it is compared with (click 0.7 and 1.0, both compared with
+            # 0.5.1) may bring what the other brought already: the error's story says it once.
             if not track.active:
-                track.events.append((tag, "added", None))
-            elif site.message != track.last[4]:
+                if track.events[-1][1] == "removed":
+                    track.events.append((tag, "added", None))
+            elif site.message != track.last[4] and (track.last[4], site.message) not in track.rewordings:
                 track.events.append((tag, "changed", track.last[4]))
+                track.rewordings.add((track.last[4], site.message))
             track.last, track.active = now, True
         paired = {id(k) for k, _ in renamed}
         if active:
