@@ -363,6 +363,8 @@ def test_the_first_week_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     # (No `?v=`: mylib is not installed here, so it has no version to report.)
     assert before_rename == f"{base}errors/no-config-at/"
     assert run("rename", "no-config-at", "config-file-missing", "--content", str(content))[0] == 0
+    # The helper vendored before the rename, not yet refreshed, still prints the old URL (which lands, below).
+    assert helper_url(src, "no config at settings.toml") == before_rename
     # Before the commit: check names the stale vendored patterns and the command; the hook refreshes them.
     status, out, err = run("check", "--content", str(content), "--source", str(repo.path))
     assert status == 1 and "src/mylib/_errorsite/patterns.bin: the vendored patterns are not what the records give" in err
