@@ -431,3 +431,34 @@ def test_a_method_called_on_a_class_of_the_library_is_that_classs() -> None:
     found = sites(files)["{text!r} is not a valid color"]
     # parser.parse may be anything's: it stays, as a call by name.
     assert found.callers == (Caller("pkg/style.py", 7, "Style.parse"), Caller("pkg/theme.py", 14, "other"))
+
+
+def test_a_base_imported_under_another_name_is_that_base() -> None:
+    # sglang 0.5.23: KimiK3ImageProcessor(SGLangBaseProcessor), imported as
+    # `from .base_processor import BaseMultimodalProcessor as SGLangBaseProcessor`, overrides get_mm_data,
+    # which BaseMultimodalProcessor.get_validated_mm_data calls as self.get_mm_data(...).
+    files = {
+        "pkg/base.py": ("class BaseProcessor:\n    def get_mm_data(self):\n        return None\n\n"
+                        "    def validated(self):\n        return self.get_mm_data()\n"),
+        "pkg/kimi.py": ("from .base import BaseProcessor as SGLangBaseProcessor\n\n\n"
+                        "class KimiProcessor(SGLangBaseProcessor):\n    def get_mm_data(self):\n"
+                        "        raise ValueError('expected one image size')\n"),
+    }
+    assert sites(files)["expected one image size"].callers == (Caller("pkg/base.py", 6, "BaseProcessor.validated"),)
+
+
+def test_a_closure_reads_its_enclosing_functions_parameter_and_a_copy_reads_its_field() -> None:
+    # sglang 0.5.23: scoring_func_impl, inside fused_topk_torch_native(..., scoring_func="softmax"), raises
+    # f"Invalid scoring function: {scoring_func}"; ForwardBatch._compute_mrope_positions copies
+    # forward_mode = self.forward_mode before it raises with {forward_mode}.
+    text = ("from dataclasses import dataclass\n\n\n@dataclass\nclass TopKConfig:\n    scoring_func: str = 'softmax'\n\n\n"
+            "def fused_topk(scores, scoring_func='softmax'):\n    def impl(x):\n"
+            "        raise ValueError(f'Invalid scoring function: {scoring_func}')\n    return impl(scores)\n\n\n"
+            "@dataclass\nclass Batch:\n    forward_mode: str\n    \"\"\"How the batch runs.\"\"\"\n\n"
+            "    def positions(self):\n        forward_mode = self.forward_mode\n"
+            "        raise RuntimeError(f'unsupported forward_mode: {forward_mode}')\n")
+    found = sites({"pkg/topk.py": text})
+    assert dict(found["Invalid scoring function: {scoring_func}"].names) == {
+        "scoring_func": Definition("pkg/topk.py", 9, "parameter", None)}
+    assert dict(found["unsupported forward_mode: {forward_mode}"].names) == {
+        "forward_mode": Definition("pkg/topk.py", 17, "option", "How the batch runs.")}

@@ -26,11 +26,13 @@ the raising function when that function is public, else of a public caller
 that has one of that name; a constant (module-level `UPPER_CASE`); a
 command-line option (`argparse`'s `add_argument`, `click.option`, a
 `typer.Option` default) or a field of a dataclass, attrs or pydantic class
-(or a settings class, a `TypedDict`; never for a local variable, which
-reads no field by its bare name) named like its last part:
+(or a settings class, a `TypedDict`; for a local variable only when the
+function assigns it from an attribute or key of its name, `x = self.x`)
+named like its last part:
 in the raising file first, then, for a dotted name (`args.x`, `self.cfg.x`),
 a command-line option anywhere, then the one field of that name anywhere;
-else a parameter of the raising function. A field is one of a class the
+else a parameter of the raising function. A name a closure reads from its
+enclosing function is that function's parameter. A field is one of a class the
 receiver can be: a class the raising function is a method of for `self.x`,
 else a class the receiver is named for (`cfg` for Config, see
 `raisers.names_class`).
@@ -197,6 +199,9 @@ class FunctionRow(NamedTuple):
     """Each parameter but `self`/`cls`: name, line, help from the function's docstring."""
     method: bool
     """Defined directly in a class."""
+    copies: tuple[str, ...] = ()
+    """Local names it assigns from an attribute or key of the same name (`mode = self.mode`,
+    `size = int(cfg.get("size", 0))`): a field of that name is where such a value comes from."""
 
 
 class CallRow(NamedTuple):
@@ -272,6 +277,7 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
     classes: list[ClassRow] = []
     modules: dict[str, str] = {}
     aliases: dict[str, str] = {}
+    copies: dict[str, set[str]] = defaultdict(set)
     stack: list[tuple[ast.stmt, tuple[str, ...], bool]] = [(stmt, (), False) for stmt in reversed(tree.body)]
     while stack:
         node, names, in_class = stack.pop()
@@ -288,6 +294,10 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
             modules.update((a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names)
         elif isinstance(node, ast.ImportFrom):
             aliases.update((a.asname, a.name) for a in node.names if a.asname)
+        elif isinstance(node, ast.Assign) and names and not in_class and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and _reads_key(node.value, target.id):
+                copies[".".join(names)].add(target.id)
         if isinstance(node, _COMPOUND):
             for block in _blocks(node):
                 stack += [(child, inner, in_class_body) for child in reversed(block)]
@@ -301,12 +311,26 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
             option = _argparse_option(call)
             if option is not None:
                 options.append(option)
+    if copies:
+        functions = [f._replace(copies=tuple(sorted(copies[f.qualname]))) if f.qualname in copies else f for f in functions]
+    # A base imported under another name (`from .base import Base as Alias`) is that base.
+    classes = [row._replace(bases=tuple(aliases.get(b, b) for b in row.bases)) for row in classes] if aliases else classes
     return FileIndex(path, tuple(functions), tuple(rows), tuple(options), tuple(classes), _constants(tree.body))
 
 
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
              ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
 """Statements that hold statements."""
+
+
+def _reads_key(value: ast.expr, name: str) -> bool:
+    """Return whether an expression reads the attribute or key `name` (`x.name`, `x.get("name")`, `x["name"]`)."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Attribute) and node.attr == name:
+            return True
+        if isinstance(node, ast.Constant) and node.value == name:
+            return True
+    return False
 
 
 def _blocks(stmt: ast.stmt) -> Iterator[Sequence[ast.stmt]]:
@@ -782,6 +806,14 @@ class Context:
                     return self._parameter(caller.path, other, last)
             return self._option(last, site, None) or self._parameter(site.path, function, last)
         receiver = parts[-2] if len(parts) > 1 else None
+        enclosing = [self.functions.get((site.path, ".".join(site.function.split(".")[:end])))
+                     for end in range(len(site.function.split(".")), 0, -1)]
+        enclosing_functions = [f for f in enclosing if f is not None]
+        if receiver is None:
+            # A name of an enclosing function's (a closure reads it): that function's parameter.
+            outer = next((f for f in enclosing_functions if f.qualname != site.function and _param(f, last) is not None), None)
+            if outer is not None:
+                return self._option(last, site, None, with_fields=False) or self._parameter(site.path, outer, last)
         if _CONSTANT.fullmatch(last):
             # `self.LPAR` is a class's own attribute: only the raising file's constant may be it.
             constant = self._constant(last, site.path, elsewhere=parts[0] not in ("self", "cls"))
@@ -791,8 +823,10 @@ class Context:
             owner = self._owner_init(site, last)
             if owner is not None:
                 return self._option(last, site, receiver) or owner
-        # A local variable is read by its own name, a field through its owner (`self.x`, `cfg.x`): only an option sets a local.
-        return self._option(last, site, receiver, with_fields=receiver is not None)
+        # A local variable is read by its own name, a field through its owner (`self.x`, `cfg.x`): only an option sets
+        # a local, or a field of the name it copies (`mode = self.mode`, `size = cfg.get("size")`).
+        copied = receiver is None and any(last in f.copies for f in enclosing_functions)
+        return self._option(last, site, receiver, with_fields=receiver is not None or copied)
 
     def _parameter(self, path: str, function: FunctionRow, name: str) -> Definition:
         """Return the definition of a function's parameter: the option that sets it when the function is a command."""
