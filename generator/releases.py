@@ -302,8 +302,15 @@ def natural(name: str) -> tuple[object, ...]:
 
 
 def release_notes(records: Iterable[Record]) -> list[Notes]:
-    """Return each release's changes among the errors, newest release first."""
+    """Return each release's changes among the errors, newest release first.
+
+    A removed record whose message an active error of the same exception printed earlier is that
+    error's old wording, left behind by re-pinning (a raise whose class was renamed and whose
+    message was reworded in one step gets a new record): the active one tells the story, once.
+    """
     records = [r for r in records if r.history]
+    worded = {(r.exception, v.message) for r in records if r.status == "active" for v in r.variants if v.kind == "earlier"}
+    records = [r for r in records if r.status == "active" or (r.exception, r.message) not in worded]
     found: dict[str, dict[str, list[Entry]]] = defaultdict(lambda: {change: [] for change in CHANGES})
     commits: dict[str, str] = {}
     for record in records:

@@ -347,3 +347,21 @@ def test_two_releases_beside_each_other_that_bring_the_same_error_tell_it_once(t
                                                       {"release": "v0.7", "commit": side, "change": "changed"}]
     assert records["Missing command."]["variants"] == [{"message": "Missing command", "kind": "earlier", "until": side}]
     assert later
+
+
+def test_a_record_left_behind_by_a_class_renamed_and_reworded_in_one_step_is_gone_from_that_release(tmp_path: Path) -> None:
+    """Re-pinning at v2 gives the reworded raise a new record and marks the old one removed; the walk follows one error."""
+    repo = Repo(tmp_path / "repo")
+    old = 'class MultiCommand:\n    def check(self):\n        raise RuntimeError("Multi commands in chain mode cannot have optional arguments.")\n'
+    new = 'class Group:\n    def check(self):\n        raise RuntimeError("A group in chain mode cannot have optional arguments.")\n'
+    first = tag(repo, "v1", {"core.py": old})
+    content = tmp_path / "content"
+    sync.run(repo.path, content_dir=content)
+    second = tag(repo, "v2", {"core.py": new})
+    extract(repo, content, tmp_path / "cache")
+    records = by_message(content)
+    gone = records["Multi commands in chain mode cannot have optional arguments."]
+    assert gone["status"] == "removed"
+    assert gone["history"] == [{"release": "v1", "commit": first, "change": "added"},
+                               {"release": "v2", "commit": second, "change": "removed"}]
+    assert records["A group in chain mode cannot have optional arguments."]["history"][-1]["change"] == "changed"

@@ -81,13 +81,18 @@ def test_the_line_under_the_title_tells_the_story_in_releases(built: tuple[dict[
 
 def test_a_removed_error_names_its_release_and_where_its_message_is_raised_now(
         built: tuple[dict[str, str], dict[str, str], dict[str, dict]]) -> None:
-    files, _, _ = built
+    files, _, records = built
     pages = [p for path, p in files.items() if path.startswith("errors/") and "no such plugin" in p and "removed" in p]
     removed = [p for p in pages if 'class="notice removed"' in p]
     assert len(removed) == 1
     notice = text(section(removed[0], '<p class="notice removed"', "</p>"))
     assert notice == ("No longer raised. Release v2.0 and later do not raise this error. This page stays so that links"
                       " from older versions keep working. The same message is now raised at pkg/b.py:2.")
+    left = records[WORDINGS[0]]
+    assert left["status"] == "removed" and left["history"][-1]["change"] == "removed"
+    assert text(section(files[f"errors/{left['id']}/index.html"], '<p class="notice removed"', "</p>")) == (
+        "No longer raised. Release v1.1 and later do not raise this error. This page stays so that links from older"
+        " versions keep working. It is now raised, reworded, at pkg/loading.py:4.")
 
 
 def test_release_pages_list_what_each_release_added_reworded_and_removed(
@@ -126,6 +131,7 @@ def test_api_releases_carries_the_same(built: tuple[dict[str, str], dict[str, st
                               "title": validate.default_title(WORDINGS[2]), "url": f"https://example.org/lib/errors/{loader['id']}/",
                               "earlier": WORDINGS[1], "wording": WORDINGS[2]}]
     assert [e["message"] for e in v2["removed"]] == ["no such plugin is installed"]
+    # Five raise sites; the record extract left behind when the loader moved and was reworded in one step is not a sixth.
     assert len(data["releases"][-1]["added"]) == 5
     record = json.loads(files[f"api/errors/{loader['id']}.json"])
     assert record["history"][0] == {"release": "v1.0", "commit": commits["v1.0"], "change": "added"}
@@ -159,6 +165,23 @@ def test_the_review_notice_names_the_release_where_the_message_changed(tmp_path:
     assert review_notice(tmp_path / "b", unreleased).startswith(
         "This page may be out of date: the code changed at commit cccccccccc, where the message changed,"
         " not yet in a release.")
+
+
+def test_a_removed_wording_that_an_active_error_now_prints_reworded_names_it_as_reworded(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    (content / "errors").mkdir(parents=True)
+    history = [{"release": "v1", "commit": "1" * 40, "change": "added"}]
+    gone = record([*history, {"release": "v2", "commit": "2" * 40, "change": "removed"}], status="removed",
+                  message="Multi commands in chain mode cannot have optional arguments.")
+    now = record([*history, {"release": "v2", "commit": "2" * 40, "change": "changed"}], id="now",
+                 message="A group in chain mode cannot have optional arguments.",
+                 variants=[{"message": gone["message"], "kind": "earlier", "until": "2" * 40}])
+    (content / "errors" / "e.json").write_text(json.dumps(gone))
+    (content / "errors" / "now.json").write_text(json.dumps(now))
+    page = render.render_site(validate.build_site(load.load(content)))["errors/e/index.html"].decode()
+    assert text(section(page, '<p class="notice removed"', "</p>")) == (
+        "No longer raised. Release v2 and later do not raise this error. This page stays so that links from older"
+        " versions keep working. It is now raised, reworded, at m.py:1.")
 
 
 def test_what_the_code_did_after_the_last_release_is_said_as_not_yet_released(tmp_path: Path) -> None:

@@ -661,14 +661,39 @@ def apply(content_dir: Path, existing: Existing, owner: str | None, tracks: list
         found = match(left, sites)
         paired.update((known.id, by_site[id(site)]) for known, site, _ in found.pairs)
         left = list(found.records)
+    worded = _earlier_wordings(left, mine, tracks)
     written = 0
     for record_id, (path, data) in sorted(mine.items()):
         track = paired.get(record_id)
-        updated = with_history(data, track.events if track else [])
+        events = track.events if track else worded.get(record_id, [])
+        updated = with_history(data, events)
         if updated != data:
             path.write_bytes(dumps(updated).encode("utf-8", "surrogateescape"))
             written += 1
-    return written, len(paired)
+    return written, len(paired) + len(worded)
+
+
+def _earlier_wordings(left: Sequence[Known], mine: dict[str, tuple[Path, dict[str, Any]]], tracks: list[Track]
+                      ) -> dict[str, list[tuple[Tag, str, str | None]]]:
+    """Return, for each removed record that no error is, the history of the error that once printed its message.
+
+    Re-pinning keeps a record when it finds its raise again; a raise whose class was renamed and
+    whose message was reworded in one step (click 8.2: `MultiCommand` to `Group`) gets a new record,
+    and the old one is marked removed, while the walk follows one error. The old record's wording
+    was raised until the release that changed it: its history is the error's up to that release,
+    which no longer raised it.
+    """
+    out: dict[str, list[tuple[Tag, str, str | None]]] = {}
+    for known in left:
+        if mine[known.id][1].get("status") != "removed":
+            continue
+        for track in tracks:
+            at = next((i for i, (_, change, old) in enumerate(track.events)
+                       if change == "changed" and old == known.message), None)
+            if at is not None and track.last[3] == known.exception:
+                out[known.id] = [*track.events[:at], (track.events[at][0], "removed", None)]
+                break
+    return out
 
 
 def with_history(data: dict[str, Any], events: Sequence[tuple[Tag, str, str | None]]) -> dict[str, Any]:
