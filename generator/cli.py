@@ -361,7 +361,9 @@ def run_build(args: argparse.Namespace) -> int:
     if not args.quiet:
         done = "nothing changed" if not result.rendered else (
             f"{result.rendered} files rendered, {result.written} written, {result.deleted} deleted")
-        print(f"built {result.records} records, {result.pages} pages into {args.out} "
+        records = f"{result.records} record{'s' * (result.records != 1)}"
+        pages = f"{result.pages} page{'s' * (result.pages != 1)}"
+        print(f"built {records}, {pages} into {args.out} "
               f"in {result.seconds:.2f} s ({done}; {_index_size(args.out)})")
         if result.coverage is not None:
             from .summary import coverage

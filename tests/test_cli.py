@@ -32,6 +32,16 @@ def test_build_then_rebuild(content: Path, tmp_path: Path, capsys: pytest.Captur
     assert capsys.readouterr().out == ""
 
 
+def test_the_summary_counts_one_record_in_the_singular(content: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    kept, *others = sorted((content / "errors").glob("*.json"))
+    for extra in others:
+        extra.unlink()
+    edit_record(content, kept.stem, lambda d: d.pop("related", None))
+    assert run("build", "--content", str(content), "--out", str(tmp_path / "site")) == 0
+    assert capsys.readouterr().out.startswith("built 1 record, ")
+
+
 def test_failed_build_leaves_the_previous_site_untouched(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "site"
     run("build", "--content", str(content), "--out", str(out))
