@@ -277,7 +277,7 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
     classes: list[ClassRow] = []
     modules: dict[str, str] = {}
     aliases: dict[str, str] = {}
-    copies: dict[str, set[str]] = defaultdict(set)
+    assigned: list[tuple[str, str, ast.expr]] = []
     stack: list[tuple[ast.stmt, tuple[str, ...], bool]] = [(stmt, (), False) for stmt in reversed(tree.body)]
     while stack:
         node, names, in_class = stack.pop()
@@ -296,8 +296,8 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
             aliases.update((a.asname, a.name) for a in node.names if a.asname)
         elif isinstance(node, ast.Assign) and names and not in_class and len(node.targets) == 1:
             target = node.targets[0]
-            if isinstance(target, ast.Name) and _reads_key(node.value, target.id):
-                copies[".".join(names)].add(target.id)
+            if isinstance(target, ast.Name):
+                assigned.append((".".join(names), target.id, node.value))
         if isinstance(node, _COMPOUND):
             for block in _blocks(node):
                 stack += [(child, inner, in_class_body) for child in reversed(block)]
@@ -311,6 +311,12 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
             option = _argparse_option(call)
             if option is not None:
                 options.append(option)
+    # Only a field of this file may be what a local copies (`Context.definition`): most assignments need no look.
+    fields = {row.name for row in options if row.owner}
+    copies: dict[str, set[str]] = defaultdict(set)
+    for qualname, name, value in assigned:
+        if name in fields and _reads_key(value, name):
+            copies[qualname].add(name)
     if copies:
         functions = [f._replace(copies=tuple(sorted(copies[f.qualname]))) if f.qualname in copies else f for f in functions]
     # A base imported under another name (`from .base import Base as Alias`) is that base.
