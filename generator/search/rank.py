@@ -226,10 +226,18 @@ def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: W
         return Candidate(d, key, None, linked or raised)
     key = RankKey(linked, raised, match.tier, match.quality, match.end == "full", match.cleaned, frames, exception,
                   not row.removed, row.written, score)
-    # A pasted class other than the record's (a base class, a wrapper) leaves a full match of the text the answer.
+    # A pasted class other than the record's (a base class, a wrapper) leaves a full match of the text the answer;
+    # a template of one word (`Expected {expected}`) explains a message only under the record's own class.
     explains = match.explains and not _elsewhere(paste, row, frames) and (
-        other_class(paste, row) is None or match.whole)
+        other_class(paste, row) is None or match.whole) and (exception or not _one_word(row, match))
     return Candidate(d, key, match, linked or raised or explains)
+
+
+def _one_word(row: Row, match: TemplateMatch) -> bool:
+    """Return whether the template that matched has one word of literal text, or none: `expected int` is no
+    message of `Expected {expected}` more than of any other library's `expected {type}`."""
+    template = row.templates[0 if match.variant is None else match.variant + 1]
+    return len(tokenize(" ".join(s for s in template.segments if s is not None))) < 2
 
 
 def _matched(index: SearchIndex, forms: list[Form]) -> dict[int, TemplateMatch]:

@@ -557,9 +557,16 @@
     var key = { linked: link, raised, tier: m ? tierOf(m) : WORDS, cleaned: !!m && m.cleaned, strength: m ? m.quality : score, full: !!m && m.end === "full",
       frames, exception: !!paste.exception && lastName(paste.exception) === lastName(row.exception),
       active: !row.removed, written: row.written, words: m ? score : 0 };
-    // A pasted class other than the record's (a base class, a wrapper) leaves a full match of the text the answer.
-    var fits = !!m && explains(m) && !elsewhere(paste, row, frames) && (otherClass(paste, row) === null || whole(m));
+    // A pasted class other than the record's (a base class, a wrapper) leaves a full match of the text the answer;
+    // a template of one word (`Expected {expected}`) explains a message only under the record's own class.
+    var fits = !!m && explains(m) && !elsewhere(paste, row, frames) && (otherClass(paste, row) === null || whole(m))
+      && (key.exception || !oneWord(row, m));
     return { row: d, key, match: m, confident: link || raised || fits };
+  }
+  // The template that matched has one word of literal text, or none.
+  function oneWord(row, m) {
+    var tpl = row.templates[m.variant === null ? 0 : m.variant + 1];
+    return tokenize(tpl.segments.filter(s => s !== null).join(" ")).length < 2;
   }
   function candidates(ix, paste, forms, words, limit, links) {
     // Every form's words: a form may join a word a terminal cut, and the whole paste need not be the last form.
