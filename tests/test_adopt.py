@@ -9,6 +9,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,15 @@ def close(stream):
 TESTS = 'def test_nothing():\n    raise AssertionError("tests are not documented")\n'
 
 
+def cli_runner(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """Return a function that runs errorsite's command line and gives its status, output and errors."""
+    def run(*argv: str) -> tuple[int, str, str]:
+        status = cli.main(list(argv))
+        captured = capsys.readouterr()
+        return status, captured.out, captured.err
+    return run
+
+
 def content_files(content: Path) -> dict[str, tuple[bytes, int]]:
     """Return (bytes, mtime in ns) of every file in the content folder."""
     return {p.relative_to(content).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
@@ -111,10 +121,7 @@ def test_a_library_adopts_errorsite(tmp_path: Path, capsys: pytest.CaptureFixtur
     repo.commit("the library")
     content = repo.path / "content"
 
-    def run(*argv: str) -> tuple[int, str, str]:
-        status = cli.main(list(argv))
-        captured = capsys.readouterr()
-        return status, captured.out, captured.err
+    run = cli_runner(capsys)
 
     def check() -> tuple[int, str, str]:
         return run("check", "--content", str(content), "--source", str(repo.path), "--strict")
@@ -280,10 +287,7 @@ def test_the_first_week_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     src = repo.path / "src"
     base = "https://acme.github.io/mylib/"
 
-    def run(*argv: str) -> tuple[int, str, str]:
-        status = cli.main(list(argv))
-        captured = capsys.readouterr()
-        return status, captured.out, captured.err
+    run = cli_runner(capsys)
 
     # Monday: init, prose, an example checked, the helper vendored; all committed.
     status, out, _ = run("init", str(repo.path))
@@ -446,10 +450,7 @@ def test_a_helper_vendored_after_init_is_errorsites_code_not_the_librarys(tmp_pa
     repo.commit("the library")
     content = repo.path / "content"
 
-    def run(*argv: str) -> tuple[int, str, str]:
-        status = cli.main(list(argv))
-        captured = capsys.readouterr()
-        return status, captured.out, captured.err
+    run = cli_runner(capsys)
 
     status, out, _ = run("init", str(repo.path))
     assert status == 0 and "extract: added 1," in out and "(2 files at" in out

@@ -45,7 +45,7 @@ import builtins
 import inspect
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple, TypeGuard
 
@@ -754,13 +754,7 @@ class Context:
 
     def _ancestors(self, name: str) -> set[str]:
         """Return a class and every class it is based on, by name."""
-        found, todo = set(), [name]
-        while todo:
-            current = todo.pop()
-            if current not in found:
-                found.add(current)
-                todo += self.bases.get(current, ())
-        return found
+        return _reachable(name, self.bases)
 
     def _descendants(self, name: str) -> set[str]:
         """Return a class and every class based on it, by name."""
@@ -769,13 +763,7 @@ class Context:
             for child, parents in self.bases.items():
                 for parent in parents:
                     self._children[parent].add(child)
-        found, todo = set(), [name]
-        while todo:
-            current = todo.pop()
-            if current not in found:
-                found.add(current)
-                todo += self._children.get(current, ())
-        return found
+        return _reachable(name, self._children)
 
     def names(self, site: RaiseSite, callers: Sequence[Caller]) -> tuple[tuple[str, Definition], ...]:
         """Return the names the message and guard of `site` read, each with where a user sets it."""
@@ -1003,3 +991,14 @@ def _dotted(node: ast.expr) -> str | None:
     if not isinstance(node, ast.Name):
         return None
     return ".".join([node.id, *reversed(parts)])
+
+
+def _reachable(start: str, edges: Mapping[str, Iterable[str]]) -> set[str]:
+    """Return `start` and every name its `edges` lead to, however many steps away."""
+    found, todo = set(), [start]
+    while todo:
+        current = todo.pop()
+        if current not in found:
+            found.add(current)
+            todo += edges.get(current, ())
+    return found
