@@ -518,11 +518,9 @@ def run_lookup(args: argparse.Namespace) -> int:
 
         results, by_id, base_url = site_search(args.site, text, args.limit, args.base_url)
     else:
-        from .search.index import index_of
-        from .search.rank import search
+        from .lookup import search_content
 
-        site = load_site(args)
-        results, by_id, base_url = search(index_of(site), text, limit=args.limit), site.by_id, site.config.base_url
+        results, by_id, base_url = search_content(content_folder(args), text, args.limit, args.base_url)
 
     version = args.at_version
     if version is not None:

@@ -82,8 +82,7 @@ def user_cache() -> Path:
 
 def cache_folder(out: Path) -> Path:
     """Return the cache folder of the output folder `out`, made and proven errorsite's own."""
-    name = hashlib.sha256(os.fsencode(_absolute(out))).hexdigest()[:32]
-    return own_folder(user_cache() / "builds" / name)
+    return own_folder(user_cache() / "builds" / _name(out))
 
 
 def state_path(out: Path) -> Path:
@@ -103,8 +102,18 @@ def templates_path() -> Path:
 
 def serve_output(content: Path) -> Path:
     """Return the folder that `errorsite serve` builds the site of `content` into."""
-    name = hashlib.sha256(os.fsencode(_absolute(content))).hexdigest()[:32]
-    return own_folder(user_cache() / "serve" / name) / "site"
+    return own_folder(user_cache() / "serve" / _name(content)) / "site"
+
+
+def lookup_path(content: Path, version: int) -> Path:
+    """Return the file that `errorsite lookup` keeps the answers of `content` in (see `lookup`), in its folder proven
+    errorsite's own; `version` is the file's format."""
+    return own_folder(user_cache() / "lookup") / f"{_name(content)}-{version}.sqlite"
+
+
+def _name(folder: Path) -> str:
+    """Return the name of what the cache keeps for `folder`: the hash of its absolute path."""
+    return hashlib.sha256(os.fsencode(_absolute(folder))).hexdigest()[:32]
 
 
 def previous_tree(out: Path) -> Path:
