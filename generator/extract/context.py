@@ -9,9 +9,12 @@ Three fields of the record format (1.2), written by `extract` on every run:
   returning small picklable rows, so that files can be indexed in worker
   processes), and joined for every site in one pass by `Context.annotate`.
 
-Callers are found by name, as the record format says: a call `f(...)` or
-`x.f(...)` of a function's name; a method by attribute calls only, a
-constructor (`__init__`) by calls of its class's name. An attribute call on
+Callers are found by name, as the record format says: a call `f(...)` (or
+`g(...)` of `from m import f as g`) or `m.f(...)` on a module of the library
+of a function's name; a method by attribute calls only, a constructor
+(`__init__`) by calls of its class's name. `x.f(...)` on any other receiver
+calls a method: of a class the receiver is named for, else of the one class
+(and its subclasses) that defines `f`, else of none. An attribute call on
 anything but `self`/`cls` whose name is also a method of `dict`, `list`,
 `str` or `set` (`x.get(...)`) is as likely theirs, and is not counted;
 `self.f(...)` in a class that defines `f` calls that `f` (or an override
@@ -214,11 +217,17 @@ class CallRow(NamedTuple):
     function: str
     """Qualified name of the calling function; "" at module level."""
     how: str
-    """`name` (`f(...)`), `self` (`self.f(...)`, `cls.f(...)`), `attribute` (any other `x.f(...)`),
-    `module:m` (`x.f(...)` where the file binds `x` by `import m` or `import m as x`), or `on:X`
-    (`x.f(...)` on a plain name `x`, `X` the name it was imported as: `Style` for `_Style` of
-    `from .style import Style as _Style`). `Context` makes `on:X` `class:X` when the library
-    has a class `X`, else `attribute`."""
+    """`name` (`f(...)`, or `g(...)` where `from m import f as g`), `self` (`self.f(...)`,
+    `cls.f(...)`, or `f(...)` where the function assigned `f = self.f`), `attribute` (any other
+    `x.f(...)`), `module:m` (`x.f(...)` or `x.y.f(...)` where the file binds `x` by `import m` or
+    `import m as x`), or `on:X` (`x.f(...)` on a plain name `x`, `X` the name it was imported
+    as or a local alias stands for: `Style` for `_Style` of `from .style import Style as _Style`
+    or of `_Style = Style`). `Context` makes `on:X` `class:X` when the library has a class
+    `X`, `module` when it has a module `X` (`from . import markup`), else `attribute`, and
+    `module:m` `module` when the library has `m`'s first part (else drops the call)."""
+    receiver: str = ""
+    """For `attribute`: the receiver's name, or the last part of a dotted one (`console` of
+    `self.console.f(...)`); "" for any other receiver (`f().g(...)`)."""
 
 
 class OptionRow(NamedTuple):
@@ -277,6 +286,7 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
     classes: list[ClassRow] = []
     modules: dict[str, str] = {}
     aliases: dict[str, str] = {}
+    imported: set[str] = set()
     assigned: list[tuple[str, str, ast.expr]] = []
     stack: list[tuple[ast.stmt, tuple[str, ...], bool]] = [(stmt, (), False) for stmt in reversed(tree.body)]
     while stack:
@@ -284,7 +294,9 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
         inner, in_class_body = names, False
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             inner = names + (node.name,)
-            functions.append(FunctionRow(".".join(inner), node.lineno, _params(node, in_class), in_class))
+            # An `@overload` stub says nothing a user reads: the definition is the `def` after the stubs.
+            if not any(_last(d) == "overload" for d in node.decorator_list):
+                functions.append(FunctionRow(".".join(inner), node.lineno, _params(node, in_class), in_class))
             options += _typer_options(node, ".".join(inner)) + _click_options(node, ".".join(inner))
         elif isinstance(node, ast.ClassDef):
             inner, in_class_body = names + (node.name,), True
@@ -294,6 +306,7 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
             modules.update((a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names)
         elif isinstance(node, ast.ImportFrom):
             aliases.update((a.asname, a.name) for a in node.names if a.asname)
+            imported.update(a.asname or a.name for a in node.names)
         elif isinstance(node, ast.Assign) and names and not in_class and len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name):
@@ -301,9 +314,16 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
         if isinstance(node, _COMPOUND):
             for block in _blocks(node):
                 stack += [(child, inner, in_class_body) for child in reversed(block)]
+    # A function's parameters and the names it assigns are its locals: `render(...)` there is no module's render.
+    local: dict[str, dict[str, ast.expr | None]] = defaultdict(dict)
+    for defined in functions:
+        local[defined.qualname].update((p[0], None) for p in defined.params)
+    for qualname, name, value in assigned:
+        local[qualname].setdefault(name, value)
+    scope = _Scope(modules, aliases, imported, local)
     rows = []
     for function, call in calls:
-        row = _call_row(call, function, modules, aliases)
+        row = _call_row(call, function, scope)
         if row is None:
             continue
         rows.append(row)
@@ -349,28 +369,68 @@ def _blocks(stmt: ast.stmt) -> Iterator[Sequence[ast.stmt]]:
         yield part.body
 
 
-def _call_row(node: ast.Call, function: str, modules: dict[str, str], aliases: dict[str, str]) -> CallRow | None:
-    """Return the row of a call by a name, or None for a call of something computed.
+class _Scope(NamedTuple):
+    """What the names of one file are bound to, for telling what a call calls."""
 
-    `modules` are the names the file binds by `import`, each with the module it binds; `aliases`
-    the names `from m import X as Y` binds, each with the name it was imported as.
-    """
+    modules: dict[str, str]
+    """The names the file binds by `import`, each with the module it binds."""
+    aliases: dict[str, str]
+    """The names `from m import X as Y` binds, each with the name it was imported as."""
+    imported: set[str]
+    """Every name a `from m import ...` binds."""
+    local: dict[str, dict[str, ast.expr | None]]
+    """By function: its parameters (None) and the names it assigns, each with the value first assigned."""
+
+    def bound(self, function: str, name: str) -> tuple[bool, ast.expr | None]:
+        """Return whether `name` is a local of `function` or of a function it is in, and the value it is assigned."""
+        parts = function.split(".")
+        for end in range(len(parts), 0, -1):
+            names = self.local.get(".".join(parts[:end]))
+            if names is not None and name in names:
+                return True, names[name]
+        return False, None
+
+
+def _call_row(node: ast.Call, function: str, scope: _Scope) -> CallRow | None:
+    """Return the row of a call by a name, or None for a call of something computed or of a local variable."""
     func = node.func
     if isinstance(func, ast.Name):
-        return CallRow(func.id, node.lineno, function, "name")
+        name = func.id
+        is_local, value = scope.bound(function, name) if function else (False, None)
+        if is_local:
+            # `render = self.render` then `render(...)` calls the method; `fail = _fail` the function `_fail`;
+            # any other local (a parameter, `render = make()`) may be anything.
+            if (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
+                    and value.value.id in ("self", "cls")):
+                return CallRow(value.attr, node.lineno, function, "self")
+            if not isinstance(value, ast.Name) or scope.bound(function, value.id)[0]:
+                return None
+            name = value.id
+        return CallRow(scope.aliases.get(name, name), node.lineno, function, "name")
     if not isinstance(func, ast.Attribute):
         return None
     receiver = func.value
     if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
         return CallRow(func.attr, node.lineno, function, "self")
-    if isinstance(receiver, ast.Name) and receiver.id in modules:
-        return CallRow(func.attr, node.lineno, function, f"module:{modules[receiver.id]}")
+    dotted = _dotted(receiver)
+    first = dotted.split(".")[0] if dotted is not None else ""
+    is_local, value = scope.bound(function, first) if dotted is not None and function else (False, None)
+    if not is_local and first in scope.modules:
+        module = scope.modules[first] + (dotted or "")[len(first):]
+        return CallRow(func.attr, node.lineno, function, f"module:{module}")
     if func.attr in _CONTAINER_METHODS:
         return None
-    if isinstance(receiver, ast.Name) and (receiver.id[:1].isupper() or receiver.id in aliases):
-        # Named like a class, or imported under another name: maybe a class of the library's.
-        return CallRow(func.attr, node.lineno, function, f"on:{aliases.get(receiver.id, receiver.id)}")
-    return CallRow(func.attr, node.lineno, function, "attribute")
+    if isinstance(receiver, ast.Name):
+        name = receiver.id
+        if is_local and isinstance(value, ast.Name) and not scope.bound(function, value.id)[0]:
+            name = value.id  # a local alias, `_Style = Style`, is what it stands for
+        elif is_local:
+            return CallRow(func.attr, node.lineno, function, "attribute", name)
+        if name[:1].isupper() or name in scope.imported:
+            # Named like a class, or imported: maybe a class or a module of the library's.
+            return CallRow(func.attr, node.lineno, function, f"on:{scope.aliases.get(name, name)}", name)
+        return CallRow(func.attr, node.lineno, function, "attribute", name)
+    return CallRow(func.attr, node.lineno, function, "attribute", dotted.split(".")[-1] if dotted is not None else "")
 
 
 def _params(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> tuple[tuple[str, int, str | None], ...]:
@@ -636,11 +696,13 @@ class Context:
                 if call.how.startswith("module:"):
                     if call.how.removeprefix("module:").split(".")[0] not in own_modules:
                         continue
-                    call = call._replace(how="attribute")
+                    call = call._replace(how="module")
                 elif call.how.startswith("on:"):
-                    # `Style.parse(...)` on a class of the library calls that class's parse (or its bases').
+                    # `Style.parse(...)` on a class of the library calls that class's parse (or its bases');
+                    # `markup.render(...)` after `from . import markup` a function of that module.
                     receiver = call.how.removeprefix("on:")
-                    call = call._replace(how=f"class:{receiver}" if receiver in classes else "attribute")
+                    how = f"class:{receiver}" if receiver in classes else "module" if receiver in own_modules else "attribute"
+                    call = call._replace(how=how)
                 self.calls[call.name].append((index.path, call))
             for option in index.options:
                 self.options[option.name].append((index.path, option))
@@ -660,6 +722,8 @@ class Context:
         """For a class, every class whose methods a `self.m(...)` in it may run (see `_may_call`)."""
         self._children: dict[str, set[str]] | None = None
         """The classes based on each class, by name, made when first needed."""
+        self._definers: dict[str, set[tuple[str, str]]] | None = None
+        """By method name, each class that defines it (path, qualified name), made when first needed."""
         self._reads: dict[str, tuple[str, ...]] = {}
         """The names each expression reads, by its text: an early exit is in the guard of every raise after it."""
 
@@ -698,18 +762,22 @@ class Context:
     def _rank(self, name: str, method: bool) -> list[tuple[Caller, tuple[str, str] | None]]:
         """Return every function that calls `name` once (at its first call), public callers first, then by place.
 
-        A call `self.name(...)` comes with what it can reach: `("own", qualname)` when the class it is
-        in defines `name` itself, else `("class", that class)`; `C.name(...)` on a class C of the
-        library `("class", C)`; any other call with None. A function
-        is listed once for each of these that it has.
+        A method is called by attribute calls only, a function (or a class, for its constructor) by
+        its name or on a module. A call `self.name(...)` comes with what it can reach: `("own",
+        qualname)` when the class it is in defines `name` itself, else `("class", that class)`;
+        `C.name(...)` on a class C of the library `("class", C)`; `x.name(...)` on any other
+        receiver `("receiver", its name)`; a call of a function with None. A function is listed
+        once for each of these that it has.
         """
-        hows = {"self", "attribute"} if method else {"name", "attribute"}
+        hows = {"self", "attribute"} if method else {"name", "module"}
         firsts: dict[tuple[str, str, tuple[str, str] | None], Caller] = {}
         for path, call in self.calls.get(name, ()):
             if call.how not in hows and not call.how.startswith("class:"):
                 continue
             if call.how.startswith("class:"):
                 via: tuple[str, str] | None = ("class", call.how.removeprefix("class:"))
+            elif call.how == "attribute":
+                via = ("receiver", call.receiver)
             else:
                 via = self._via(path, call.function, name) if call.how == "self" else None
             if (path, call.function, via) not in firsts:
@@ -736,6 +804,12 @@ class Context:
         when C defines no `m`, the `m` of any class that C or a class based on C is based on (a
         base, or a mixin's sibling): never the `m` of an unrelated class (rich's Stack, a list,
         calls its own `self.append`, not Text.append).
+
+        `x.m(...)` on a receiver of unknown class runs the `m` of a class it is named for (`console`
+        for Console, `style` for Style, see `raisers.names_class`) when a class that defines `m` is
+        one, else the `m` of the one class of the repository that defines it, or of the one class
+        and the classes based on it that override it (rich's MarkdownElement.on_child_close): when
+        unrelated classes define `m` (rich's `parser.parse`, `write_file.write`), none is taken.
         """
         if via is None:
             return True
@@ -747,10 +821,33 @@ class Context:
             return False
         if kind == "own":
             return value.split(".")[-2] in self._ancestors(site_class[0])
-        related = self._related.get(value)
+        if kind == "receiver":
+            definers = self._definers_of(site.function.split(".")[-1])
+            named = {c.split(".")[-1] for _, c in definers if value and names_class(value, c.split(".")[-1])}
+            if named:
+                return any(site_class[0] in self._related_to(c) for c in named)
+            # The classes that define `m` are one class and classes based on it: the call runs one of theirs.
+            owners = [c.split(".")[-1] for _, c in self._definers_of(site.function.split(".")[-1])]
+            return len(set(owners)) == len(owners) and any(set(owners) <= self._descendants(o) for o in owners)
+        return site_class[0] in self._related_to(value)
+
+    def _related_to(self, name: str) -> set[str]:
+        """Return every class whose methods a call on class `name` may run: its bases, those of a class based on it."""
+        related = self._related.get(name)
         if related is None:
-            related = self._related[value] = {a for d in self._descendants(value) for a in self._ancestors(d)}
-        return site_class[0] in related
+            related = self._related[name] = {a for d in self._descendants(name) for a in self._ancestors(d)}
+        return related
+
+    def _definers_of(self, method: str) -> set[tuple[str, str]]:
+        """Return each class (path, qualified name) that defines a method `method`."""
+        if self._definers is None:
+            self._definers = defaultdict(set)
+            for (path, qualname), row in self.functions.items():
+                if row.method:
+                    owner, _, last = qualname.rpartition(".")
+                    self._definers[last].add((path, owner))
+        return self._definers.get(method, set())
+
 
     def _ancestors(self, name: str) -> set[str]:
         """Return a class and every class it is based on, by name."""

@@ -148,12 +148,18 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
 def _calls(repo: Repository, file: ParsedFile, called: frozenset[str]) -> Iterator[tuple[str, ast.Call]]:
     """Yield each call by one of the names `called` of a file, with the qualified name of its function: from the bodies
     the repository walked, and at module level."""
+    module_nodes = list(body_nodes(file.tree.body))
+    # `from .markup import render as render_markup`: a call of `render_markup(...)` is one of `render`.
+    renamed = {a.asname for node in module_nodes if isinstance(node, ast.ImportFrom)
+               for a in node.names if a.asname and a.name in called}
+    if renamed:
+        called = called | renamed
     for function in repo.functions_in(file):
         shape = repo.shapes[id(function)]
         for call in (*shape.raised, *shape.returned, *shape.calls):
             if _called_name(call) in called:
                 yield function.qualname, call
-    for node in body_nodes(file.tree.body):
+    for node in module_nodes:
         if isinstance(node, ast.Call) and _called_name(node) in called:
             yield "", node
 
