@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .model import Record, Release
+from .scriptdata import script_safe
 
 CHANGES = ("added", "changed", "removed")
 """The kinds of change a release makes to an error, in the order release notes list them."""
@@ -156,8 +157,7 @@ def _versions(record: Record) -> str:
     rows = [{"release": entry.release, "change": entry.change,
              "message": wording_after(record, index) if entry.change != "removed" else None}
             for index, entry in enumerate(record.history)]
-    # `</` cannot close the script element the data sits in.
-    return json.dumps(rows, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    return script_safe(json.dumps(rows, ensure_ascii=False, separators=(",", ":")))
 
 
 _VERSION = re.compile(r"\s*[vV]?(\d+(?:\.\d+)*)(?:[-._]?(dev|alpha|beta|preview|pre|rc|a|b|c)[-._]?(\d*))?")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..scriptdata import script_safe
 from .template import Segments, compile_with_spans, first_word, repr_placeholders
 from .text import tokenize
 
@@ -301,12 +302,7 @@ def json_line(value: Any) -> bytes:
     # brings uuid and platform with it, which a build where nothing changed would wait for and not use.
     import orjson
 
-    return _escaped(orjson.dumps(value))
-
-
-def _escaped(data: bytes) -> bytes:
-    """Return JSON for the script, with "<" escaped: it occurs only inside strings, so no "</script>" ends the script early."""
-    return data.replace(b"<", b"\\u003c")
+    return script_safe(orjson.dumps(value))
 
 
 def joined_script(head: dict[str, Any], lines: Mapping[str, Iterable[bytes]]) -> bytes:
@@ -318,7 +314,7 @@ def joined_script(head: dict[str, Any], lines: Mapping[str, Iterable[bytes]]) ->
     """
     import orjson
 
-    data = _escaped(orjson.dumps({**head, **{name: f"\0{name}\0" for name in LINED}}, option=orjson.OPT_SORT_KEYS))
+    data = script_safe(orjson.dumps({**head, **{name: f"\0{name}\0" for name in LINED}}, option=orjson.OPT_SORT_KEYS))
     # Written into one buffer as the lines come: orjson gives each line a buffer of at least 4 KB,
     # which a list of 10,000 rows would keep, and every joined copy of 5 MB would add to the peak.
     out = bytearray(SCRIPT_START)

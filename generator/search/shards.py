@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..scriptdata import script_safe
 from .index import INDEX_VERSION, Row, SearchIndex, Template, field_positions, load_index, segments
 from .match import forms_of
 from .paste import group_members, page_ids, read_paste
@@ -135,8 +136,7 @@ def script(name: str, data: Any) -> bytes:
     """Return a fragment's script: it hands its data to the page that loads it."""
     import orjson
 
-    body = orjson.dumps(data, option=orjson.OPT_SORT_KEYS).replace(b"<", b"\\u003c")
-    return CALL + orjson.dumps(name) + b"," + body + END
+    return CALL + orjson.dumps(name) + b"," + script_safe(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)) + END
 
 
 def script_data(data: bytes) -> bytes | None:
