@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +123,35 @@ def test_the_old_url_keeps_the_readers_version_and_anchor(content: Path, tmp_pat
         assert page.url.endswith(f"/errors/{NEW}/index.html?v=8.1.3#source")
     finally:
         page.close()
+
+
+class Scripts(HTMLParser):
+    """Collects what of a page runs as script: script elements without `src` that are not JSON data,
+    event handler attributes and `javascript:` addresses."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inline: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        named = dict(attrs)
+        if tag == "script" and "src" not in named and named.get("type") != "application/json":
+            self.inline.append(self.get_starttag_text() or tag)
+        self.inline += [f"{tag} {name}" for name, value in attrs
+                        if name.startswith("on") or (value or "").strip().lower().startswith("javascript:")]
+
+
+def test_no_page_of_a_site_with_redirects_has_an_inline_script(content: Path, tmp_path: Path) -> None:
+    """So that a site can be served with `Content-Security-Policy: script-src 'self'`."""
+    assert run("rename", OLD, NEW, "--content", str(content)) == 0
+    site = tmp_path / "site"
+    assert run("build", "--content", str(content), "--out", str(site), "--quiet") == 0
+    moved = (site / "errors" / OLD / "index.html").read_text(encoding="utf-8")
+    assert f'data-moved-to="../{NEW}/index.html"' in moved and '<script src="../../static/site.js">' in moved
+    found = {}
+    for page in sorted(site.rglob("*.html")):
+        parser = Scripts()
+        parser.feed(page.read_text(encoding="utf-8"))
+        if parser.inline:
+            found[page.relative_to(site).as_posix()] = parser.inline
+    assert found == {}

@@ -1,7 +1,17 @@
 /* Progressive enhancements: copy buttons on code, "/" to search, a paste field that grows and
-   searches on Enter, search as you type. */
+   searches on Enter, search as you type. The page of a retired id (redirect.html) loads it before
+   its body, only to move on. */
 (function () {
   "use strict";
+  /* A retired id's page sends the reader on to its successor with the query and anchor it was
+     opened with (?v= from the link helper, #source), which its meta refresh, there for readers
+     without JavaScript, drops. From this file, not the page: no page has an inline script, so a
+     site can forbid them (Content-Security-Policy: script-src 'self'). */
+  var moved = document.documentElement.getAttribute("data-moved-to");
+  if (moved !== null) {
+    window.location.replace(moved + window.location.search + window.location.hash);
+    return;
+  }
   var root = document.body.getAttribute("data-root") || "./";
 
   function addCopyButtons() {
