@@ -530,3 +530,28 @@ def test_an_overload_stub_is_not_where_a_parameter_is_defined() -> None:
             "        if mode not in ('r', 'rb'):\n            raise ValueError(f'invalid mode {mode!r}')\n")
     found = sites({"pkg/progress.py": text})["invalid mode {mode!r}"]
     assert dict(found.names) == {"mode": Definition("pkg/progress.py", 12, "parameter", "The mode to open with.")}
+
+
+def test_a_receiver_made_by_calling_a_class_calls_that_classs_method_only() -> None:
+    # httpx 0.28.1: `decoder = TextDecoder()` then `decoder.flush()` is TextDecoder's flush, not DeflateDecoder's;
+    # `self._pool = httpcore.ConnectionPool(...)` (or another of httpcore's classes) then `self._pool.handle_request()`
+    # is httpcore's, not MockTransport's; `decoder = self._get_decoder()` may be any decoder.
+    files = {
+        "pkg/decoders.py": ("class Decoder:\n    def flush(self):\n        return b''\n\n\n"
+                            "class DeflateDecoder(Decoder):\n    def flush(self):\n        raise ValueError('truncated deflate')\n\n\n"
+                            "class TextDecoder:\n    def flush(self):\n        return ''\n"),
+        "pkg/transport.py": ("import httpcore\n\n\nclass Transport:\n    def handle(self, request):\n        return request\n\n\n"
+                             "class MockTransport(Transport):\n    def handle(self, request):\n"
+                             "        raise RuntimeError('no mock answer')\n\n\n"
+                             "class HTTPTransport(Transport):\n    def __init__(self, proxy):\n"
+                             "        if proxy:\n            self._pool = httpcore.HTTPProxy()\n"
+                             "        else:\n            self._pool = httpcore.ConnectionPool()\n\n"
+                             "    def handle(self, request):\n        return self._pool.handle(request)\n\n\n"
+                             "def send(transport, request):\n    return transport.handle(request)\n"),
+        "pkg/models.py": ("from .decoders import TextDecoder\n\n\nclass Response:\n"
+                          "    def text(self):\n        decoder = TextDecoder()\n        return decoder.flush()\n\n"
+                          "    def iter_bytes(self):\n        decoder = self._get_decoder()\n        return decoder.flush()\n"),
+    }
+    found = sites(files)
+    assert found["truncated deflate"].callers == (Caller("pkg/models.py", 11, "Response.iter_bytes"),)
+    assert found["no mock answer"].callers == (Caller("pkg/transport.py", 26, "send"),)

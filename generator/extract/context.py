@@ -14,7 +14,10 @@ Callers are found by name, as the record format says: a call `f(...)` (or
 of a function's name; a method by attribute calls only, a constructor
 (`__init__`) by calls of its class's name. `x.f(...)` on any other receiver
 calls a method: of a class the receiver is named for, else of the one class
-(and its subclasses) that defines `f`, else of none. An attribute call on
+(and its subclasses) that defines `f`, else of none; a receiver only ever
+assigned from a call of a class (`d = TextDecoder()`, `self.pool =
+httpcore.Pool()`) is of that class, and calls no method of the library when
+that class is not the library's. An attribute call on
 anything but `self`/`cls` whose name is also a method of `dict`, `list`,
 `str` or `set` (`x.get(...)`) is as likely theirs, and is not counted;
 `self.f(...)` in a class that defines `f` calls that `f` (or an override
@@ -222,9 +225,13 @@ class CallRow(NamedTuple):
     `x.f(...)`), `module:m` (`x.f(...)` or `x.y.f(...)` where the file binds `x` by `import m` or
     `import m as x`), or `on:X` (`x.f(...)` on a plain name `x`, `X` the name it was imported
     as or a local alias stands for: `Style` for `_Style` of `from .style import Style as _Style`
-    or of `_Style = Style`). `Context` makes `on:X` `class:X` when the library has a class
-    `X`, `module` when it has a module `X` (`from . import markup`), else `attribute`, and
-    `module:m` `module` when the library has `m`'s first part (else drops the call)."""
+    or of `_Style = Style`), or `made:X|Y` (`x.f(...)` where every value the function gives `x`,
+    or every method of the class gives `self.x`, is made by calling `X` or `Y`, names like a
+    class's: `TextDecoder` or `httpcore.Pool`). `Context` makes `on:X` `class:X` when the library has a
+    class `X`, `module` when it has a module `X` (`from . import markup`), else `attribute`;
+    `module:m` `module` when the library has `m`'s first part (else drops the call); `made:X|Y`
+    `class:X` when `X` alone is a class of the library, `attribute` when several are, and drops
+    the call when none is."""
     receiver: str = ""
     """For `attribute`: the receiver's name, or the last part of a dotted one (`console` of
     `self.console.f(...)`); "" for any other receiver (`f().g(...)`)."""
@@ -287,7 +294,8 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
     modules: dict[str, str] = {}
     aliases: dict[str, str] = {}
     imported: set[str] = set()
-    assigned: list[tuple[str, str, ast.expr]] = []
+    assigned: list[tuple[str, str, ast.expr | None]] = []
+    attributes: list[tuple[str, str, ast.expr | None]] = []
     stack: list[tuple[ast.stmt, tuple[str, ...], bool]] = [(stmt, (), False) for stmt in reversed(tree.body)]
     while stack:
         node, names, in_class = stack.pop()
@@ -307,10 +315,17 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
         elif isinstance(node, ast.ImportFrom):
             aliases.update((a.asname, a.name) for a in node.names if a.asname)
             imported.update(a.asname or a.name for a in node.names)
-        elif isinstance(node, ast.Assign) and names and not in_class and len(node.targets) == 1:
-            target = node.targets[0]
-            if isinstance(target, ast.Name):
-                assigned.append((".".join(names), target.id, node.value))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and names and not in_class:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and node.value is not None:
+                    assigned.append((".".join(names), target.id, node.value if len(targets) == 1 else None))
+                elif _is_self_attribute(target):
+                    attributes.append((".".join(names), target.attr, node.value))
+                elif isinstance(target, (ast.Tuple, ast.List)):
+                    # `a, self.b = ...`: what each part is made by is not told.
+                    assigned += [(".".join(names), t.id, None) for t in target.elts if isinstance(t, ast.Name)]
+                    attributes += [(".".join(names), t.attr, None) for t in target.elts if _is_self_attribute(t)]
         if isinstance(node, _COMPOUND):
             for block in _blocks(node):
                 stack += [(child, inner, in_class_body) for child in reversed(block)]
@@ -318,9 +333,20 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
     local: dict[str, dict[str, ast.expr | None]] = defaultdict(dict)
     for defined in functions:
         local[defined.qualname].update((p[0], None) for p in defined.params)
+    made: dict[str, dict[str, frozenset[str] | None]] = defaultdict(dict)
     for qualname, name, value in assigned:
         local[qualname].setdefault(name, value)
-    scope = _Scope(modules, aliases, imported, local)
+        made[qualname][name] = _same_maker(made[qualname].get(name, frozenset()), value, aliases)
+    for defined in functions:
+        made[defined.qualname].update((p[0], None) for p in defined.params)
+    # `self.pool = Pool(...)` in any method of a class: what `self.pool.m(...)` there runs is Pool's m.
+    methods = {f.qualname for f in functions if f.method}
+    made_attributes: dict[str, dict[str, frozenset[str] | None]] = defaultdict(dict)
+    for qualname, name, value in attributes:
+        owner = _method_class(qualname, methods)
+        if owner is not None:
+            made_attributes[owner][name] = _same_maker(made_attributes[owner].get(name, frozenset()), value, aliases)
+    scope = _Scope(modules, aliases, imported, local, made, made_attributes)
     rows = []
     for function, call in calls:
         row = _call_row(call, function, scope)
@@ -335,7 +361,7 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
     fields = {row.name for row in options if row.owner}
     copies: dict[str, set[str]] = defaultdict(set)
     for qualname, name, value in assigned:
-        if name in fields and _reads_key(value, name):
+        if name in fields and value is not None and _reads_key(value, name):
             copies[qualname].add(name)
     if copies:
         functions = [f._replace(copies=tuple(sorted(copies[f.qualname]))) if f.qualname in copies else f for f in functions]
@@ -380,6 +406,29 @@ class _Scope(NamedTuple):
     """Every name a `from m import ...` binds."""
     local: dict[str, dict[str, ast.expr | None]]
     """By function: its parameters (None) and the names it assigns, each with the value first assigned."""
+    made: dict[str, dict[str, frozenset[str] | None]]
+    """By function: for each of its locals, what every value it is assigned is made by (see `_same_maker`)."""
+    made_attributes: dict[str, dict[str, frozenset[str] | None]]
+    """By class: for each `self.x` its methods assign, what every value it is assigned is made by."""
+
+    def makers(self, function: str, receiver: ast.expr) -> frozenset[str] | None:
+        """Return the classes that may have made the object a call's receiver is (`Pool`, `httpcore.Pool`), when the file tells.
+
+        The receiver is a local of `function` (or of a function it is in), or `self.x` in a method.
+        """
+        parts = function.split(".")
+        if isinstance(receiver, ast.Name):
+            for end in range(len(parts), 0, -1):
+                names = self.made.get(".".join(parts[:end]))
+                if names is not None and receiver.id in names:
+                    return names[receiver.id]
+            return None
+        if _is_self_attribute(receiver):
+            for end in range(len(parts) - 1, 0, -1):
+                attributes = self.made_attributes.get(".".join(parts[:end]))
+                if attributes is not None:
+                    return attributes.get(receiver.attr)
+        return None
 
     def bound(self, function: str, name: str) -> tuple[bool, ast.expr | None]:
         """Return whether `name` is a local of `function` or of a function it is in, and the value it is assigned."""
@@ -389,6 +438,35 @@ class _Scope(NamedTuple):
             if names is not None and name in names:
                 return True, names[name]
         return False, None
+
+
+def _is_self_attribute(node: ast.expr) -> TypeGuard[ast.Attribute]:
+    """Return whether an expression is `self.x`."""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _method_class(function: str, methods: set[str]) -> str | None:
+    """Return the class whose method `function` is, or the method a nested function is in; None outside a class."""
+    parts = function.split(".")
+    for end in range(len(parts), 1, -1):
+        if ".".join(parts[:end]) in methods:
+            return ".".join(parts[:end - 1])
+    return None
+
+
+def _same_maker(before: frozenset[str] | None, value: ast.expr | None, aliases: Mapping[str, str]) -> frozenset[str] | None:
+    """Return what made every value a name is assigned, given what made the ones before (`before`, empty for none yet).
+
+    A value is made by a class when it is a call of a name like a class's (`Pool(...)`, `httpcore.Pool(...)`):
+    the result holds each such dotted name; a value of any other kind makes it None, not known.
+    """
+    if before is None or not isinstance(value, ast.Call):
+        return None
+    dotted = _dotted(value.func)
+    if dotted is None or not dotted.split(".")[-1][:1].isupper():
+        return None
+    first, _, rest = dotted.partition(".")
+    return before | {".".join(filter(None, (aliases.get(first, first), rest)))}
 
 
 def _call_row(node: ast.Call, function: str, scope: _Scope) -> CallRow | None:
@@ -420,6 +498,13 @@ def _call_row(node: ast.Call, function: str, scope: _Scope) -> CallRow | None:
         return CallRow(func.attr, node.lineno, function, f"module:{module}")
     if func.attr in _CONTAINER_METHODS:
         return None
+    makers = scope.makers(function, receiver) if function else None
+    if makers and all(len(m.split(".")) == 1 or m.split(".")[0] in scope.modules for m in makers):
+        # `decoder = TextDecoder()` then `decoder.flush()`: TextDecoder's flush, not that of any other class;
+        # `self.pool = httpcore.Pool()` then `self.pool.close()`: another library's.
+        made_by = sorted(".".join((scope.modules.get(m.split(".")[0], ""), *m.split(".")[1:])) if "." in m else m
+                         for m in makers)
+        return CallRow(func.attr, node.lineno, function, f"made:{'|'.join(made_by)}")
     if isinstance(receiver, ast.Name):
         name = receiver.id
         if is_local and isinstance(value, ast.Name) and not scope.bound(function, value.id)[0]:
@@ -697,6 +782,14 @@ class Context:
                     if call.how.removeprefix("module:").split(".")[0] not in own_modules:
                         continue
                     call = call._replace(how="module")
+                elif call.how.startswith("made:"):
+                    # The receiver was made by calling a class: a class of the library's (`class:`), or a class of
+                    # another library, or of a module the library does not have, whose methods are none of ours.
+                    ours = {m.split(".")[-1] for m in call.how.removeprefix("made:").split("|")
+                            if m.split(".")[-1] in classes and ("." not in m or m.split(".")[0] in own_modules)}
+                    if not ours:
+                        continue
+                    call = call._replace(how=f"class:{ours.pop()}" if len(ours) == 1 else "attribute")
                 elif call.how.startswith("on:"):
                     # `Style.parse(...)` on a class of the library calls that class's parse (or its bases');
                     # `markup.render(...)` after `from . import markup` a function of that module.
