@@ -59,6 +59,21 @@ def test_a_reviewed_draft_names_its_reviewer_and_drops_the_notice(content: Path)
     assert "not yet reviewed" not in html
 
 
+def test_a_page_of_a_site_without_a_repo_names_the_commit_alone(content: Path) -> None:
+    # `init` in a repository with no git remote writes no repo: the footer has no owner/name to give.
+    settings = content / "site.toml"
+    settings.write_text(settings.read_text().replace('repo = "example/tinyserve"\n', ""))
+    edit_record(content, "batch-tokens-below-chunk", lambda d: d["source"].pop("repo", None))
+    edit_record(content, "batch-tokens-multiple", drafted)
+    pages = site_files(content)
+    assert footer(pages["errors/batch-tokens-multiple/index.html"]) == (
+        "AI-assisted analysis at commit abcdef1234 (2026-11-20), model tiny-7b, not yet reviewed by a person.")
+    html = pages["errors/batch-tokens-below-chunk/index.html"]
+    assert "example/tinyserve" not in html
+    assert re.match(r"(Written by hand|Extracted from the source)( \(\d{4}-\d\d-\d\d\))? at commit [0-9a-f]{10}\.$",
+                    footer(html)), footer(html)
+
+
 def test_a_drafted_check_is_not_shown_as_checked_before_verify_holds(content: Path) -> None:
     edit_record(content, "batch-tokens-multiple", unwritten_with_a_drafted_check)
     html = site_files(content)["errors/batch-tokens-multiple/index.html"]
