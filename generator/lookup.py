@@ -22,6 +22,7 @@ import os
 import sqlite3
 import stat
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,11 +146,12 @@ def _keep(kept: Path, stamp: Stamp, index: dict[str, Any], files: list[str]) -> 
         except Invalid:
             return  # changed since it was read: the next lookup reads the folder again
         records.append((load.parse_json(data)["id"], file, data))
-    temporary = kept.with_name(f"{kept.name}.tmp-{os.getpid()}")
     try:
-        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600))
+        fd, name = tempfile.mkstemp(dir=kept.parent, prefix=f".{kept.name}.", suffix=".tmp")
     except OSError:
-        return  # another lookup of this folder is keeping it
+        return  # a cache that cannot be written costs the next lookup its time, nothing else
+    os.close(fd)
+    temporary = Path(name)
     try:
         db = sqlite3.connect(temporary)
         try:

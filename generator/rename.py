@@ -17,7 +17,6 @@ by the lines added or retargeted, its comments and layout kept.
 from __future__ import annotations
 
 import json
-import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from typing import Any
 
 from . import load, validate
 from .problems import UserError, did_you_mean
-from .recordjson import rewrite
+from .recordjson import rewrite, write_atomically
 from .schema import ID_PATTERN
 
 _HEADER = re.compile(r"^[ \t]*\[[ \t]*(?P<name>[^\]]*?)[ \t]*\][ \t]*(?:#.*)?$")
@@ -81,7 +80,7 @@ def rename(content_dir: Path, old: str, new: str) -> Renamed:
     retargeted = tuple(sorted(r for r, successor in retired.items() if successor == old and r != new))
     writes[settings_path] = with_redirect(_settings_text(settings_path), old, new, content.settings)
     for path, text in sorted(writes.items()):
-        _replace(path, text)
+        write_atomically(path, text)
     (errors_dir / f"{old}.json").unlink()
     return Renamed(old, new, errors_dir / f"{new}.json", tuple(sorted(related)), retargeted)
 
@@ -111,7 +110,7 @@ def _slug(text: str) -> str:
 
 def _record_text(path: Path, data: dict[str, Any]) -> str:
     """Return the text of record file `path` changed to hold `data`."""
-    return rewrite(load.decode(load.read_bytes(path)), data)
+    return rewrite(load.decode(load.read_bytes(path, link=False)), data)
 
 
 def _settings_text(path: Path) -> str:
@@ -162,10 +161,3 @@ def with_redirect(text: str, old: str, new: str, settings: dict[str, Any]) -> st
     return result
 
 
-def _replace(path: Path, text: str) -> None:
-    """Write `path` whole or not at all, keeping the mode of the file it replaces."""
-    temporary = path.with_name(f".{path.name}.rename-tmp")
-    temporary.write_text(text, encoding="utf-8")
-    if path.exists():
-        os.chmod(temporary, path.stat().st_mode & 0o7777)
-    os.replace(temporary, path)

@@ -57,9 +57,9 @@ def story(tmp_path: Path) -> tuple[Repo, dict[str, str]]:
     return repo, commits
 
 
-def extract(repo: Repo, content: Path, cache: Path) -> history.HistoryReport:
+def extract(repo: Repo, content: Path) -> history.HistoryReport:
     sync.run(repo.path, content_dir=content)
-    return history.run(repo.path, content, cache_dir=cache)
+    return history.run(repo.path, content)
 
 
 def by_message(content: Path) -> dict[str, dict]:
@@ -70,7 +70,7 @@ def by_message(content: Path) -> dict[str, dict]:
 def test_one_error_added_reworded_twice_moved_removed_and_raised_again(story: tuple[Repo, dict[str, str]],
                                                                         tmp_path: Path) -> None:
     repo, commits = story
-    report = extract(repo, tmp_path / "content", tmp_path / "cache")
+    report = extract(repo, tmp_path / "content")
     assert (report.tags, report.errors, report.records) == (7, 3, 3)
     loader = by_message(tmp_path / "content")[WORDINGS[2]]
     assert loader["source"]["path"] == "pkg/loading.py"
@@ -93,16 +93,16 @@ def test_one_error_added_reworded_twice_moved_removed_and_raised_again(story: tu
 def test_a_rerun_after_a_new_tag_scans_only_that_tag(story: tuple[Repo, dict[str, str]], tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     repo, commits = story
-    content, cache = tmp_path / "content", tmp_path / "cache"
-    extract(repo, content, cache)
-    again = history.run(repo.path, content, cache_dir=cache)
+    content = tmp_path / "content"
+    extract(repo, content)
+    again = history.run(repo.path, content)
     assert (again.scanned, again.cached, again.written) == (0, 7, 0)
     commits["v3.2"] = tag(repo, "v3.2", {"pkg/loading.py": LOADER.format(wording="cannot find the config file {path}")})
     listed: list[str] = []
     list_tree = history.git.list_tree
     sync.run(repo.path, content_dir=content)
     monkeypatch.setattr(history.git, "list_tree", lambda repo_dir, commit: listed.append(commit) or list_tree(repo_dir, commit))
-    after = history.run(repo.path, content, cache_dir=cache)
+    after = history.run(repo.path, content)
     assert (after.scanned, after.cached) == (1, 7)
     assert listed == [commits["v3.2"]]  # the new tag alone (git diff, not a listing, says what it renamed)
     loader = by_message(content)["cannot find the config file {path}"]
@@ -115,7 +115,7 @@ def test_an_error_no_release_raised_yet_has_no_history(story: tuple[Repo, dict[s
     repo, _ = story
     repo.write("pkg/new.py", 'def f():\n    raise KeyError("not released yet")\n')
     repo.commit("unreleased")
-    extract(repo, tmp_path / "content", tmp_path / "cache")
+    extract(repo, tmp_path / "content")
     assert "history" not in by_message(tmp_path / "content")["not released yet"]
 
 
@@ -165,7 +165,7 @@ def test_a_class_renamed_and_its_message_reworded_in_one_release_is_one_history(
     new = 'class Group:\n    def check(self):\n        raise RuntimeError("A group in chain mode cannot have optional arguments.")\n'
     first = tag(repo, "v1", {"core.py": old})
     second = tag(repo, "v2", {"core.py": new})
-    extract(repo, tmp_path / "content", tmp_path / "cache")
+    extract(repo, tmp_path / "content")
     record = by_message(tmp_path / "content")["A group in chain mode cannot have optional arguments."]
     assert record["history"] == [{"release": "v1", "commit": first, "change": "added"},
                                  {"release": "v2", "commit": second, "change": "changed"}]
@@ -177,7 +177,7 @@ def test_no_matching_release_tag_is_a_user_error_that_names_the_tags_there_are(
         story: tuple[Repo, dict[str, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo, _ = story
     content = tmp_path / "content"
-    extract(repo, content, tmp_path / "cache")
+    extract(repo, content)
     before = {p.name: p.read_bytes() for p in (content / "errors").glob("*.json")}
     (content / "site.toml").write_text('[history]\ntags = "release-*"\n')
     assert cli.main(["extract", str(repo.path), "--content", str(content), "--history"]) == 1
@@ -211,7 +211,7 @@ def test_a_maintenance_release_dated_after_a_newer_one_is_compared_with_its_own_
     assert [(t.name, tags[t.base].name if t.base >= 0 else None) for t in tags] == [
         ("v1.0", None), ("v2.0", "v1.0"), ("v1.0.1", "v1.0"), ("v2.1", "v2.0")]
     assert [t.name for t in tags if t.current] == ["v2.1"]
-    extract(repo, tmp_path / "content", tmp_path / "cache")
+    extract(repo, tmp_path / "content")
     records = by_message(tmp_path / "content")
     assert records["cannot write the config file {path}"]["history"] == [
         {"release": "v2.0", "commit": commits["v2.0"], "change": "added"}]
@@ -246,7 +246,7 @@ def test_a_release_line_merged_forward_is_compared_with_its_own_last_release(tmp
     tags = history.release_tags(repo.path, "v*")
     assert [(t.name, tags[t.base].name if t.base >= 0 else None) for t in tags] == [
         ("v4.0", None), ("v5.0", "v4.0"), ("v4.x", "v4.0"), ("v5.x", "v5.0")]
-    extract(repo, tmp_path / "content", tmp_path / "cache")
+    extract(repo, tmp_path / "content")
     assert [h["release"] for h in by_message(tmp_path / "content")["two"]["history"]] == ["v5.0"]
 
 
@@ -257,7 +257,7 @@ def test_a_rewording_of_the_code_inside_placeholders_alone_is_a_change_not_a_rem
              '        f" argument{\'s\' if len(args) != 1 else \'\'}"\n        f" ({\' \'.join(map(str, args))})"\n    )\n')
     first = tag(repo, "v1", {"cli.py": before})
     second = tag(repo, "v2", {"cli.py": after})
-    extract(repo, tmp_path / "content", tmp_path / "cache")
+    extract(repo, tmp_path / "content")
     records = [json.loads(p.read_text()) for p in (tmp_path / "content" / "errors").glob("*.json")]
     assert len(records) == 1
     assert records[0]["history"] == [{"release": "v1", "commit": first, "change": "added"},
@@ -281,7 +281,7 @@ def test_a_package_moved_into_src_keeps_the_releases_before_the_move(tmp_path: P
     content = tmp_path / "content"
     content.mkdir()
     (content / "site.toml").write_text('[source]\ninclude = ["src/pkg/**/*.py"]\n')
-    extract(repo, content, tmp_path / "cache")
+    extract(repo, content)
     records = by_message(content)
     assert set(records) == {"no config file found at {path}", "legacy configuration files are not read any more",
                             "unreleased"}  # the tests stay out, before the move too
@@ -302,7 +302,7 @@ def test_a_package_moved_after_the_last_release_keeps_its_releases(tmp_path: Pat
     content = tmp_path / "content"
     content.mkdir()
     (content / "site.toml").write_text('[source]\ninclude = ["src/**/*.py"]\n')
-    extract(repo, content, tmp_path / "cache")
+    extract(repo, content)
     assert by_message(content)["no config file at {path}"]["history"] == [
         {"release": "v1.0", "commit": first, "change": "added"}]
 
@@ -321,7 +321,7 @@ def test_a_release_tagged_beside_the_main_line_before_the_package_moved_reads_it
     content = tmp_path / "content"
     content.mkdir()
     (content / "site.toml").write_text('[source]\ninclude = ["src/**/*.py"]\n')
-    extract(repo, content, tmp_path / "cache")
+    extract(repo, content)
     assert [t.name for t in history.release_tags(repo.path, "v*") if t.base >= 0] == ["v1.1", "v2.0"]
     assert by_message(content)["Command has no name."]["history"] == [
         {"release": "v1.0", "commit": first, "change": "added"}]
@@ -340,7 +340,7 @@ def test_two_releases_beside_each_other_that_bring_the_same_error_tell_it_once(t
     repo.commit("the same changes on the main line")
     later = tag(repo, "v1.0", {"NEWS": "1.0\n"})
     assert [(t.name, t.base) for t in history.release_tags(repo.path, "v*")] == [("v0.5", -1), ("v0.7", 0), ("v1.0", 0)]
-    extract(repo, tmp_path / "content", tmp_path / "cache")
+    extract(repo, tmp_path / "content")
     records = by_message(tmp_path / "content")
     assert records["Unknown standard stream {name!r}"]["history"] == [{"release": "v0.7", "commit": side, "change": "added"}]
     assert records["Missing command."]["history"] == [{"release": "v0.5", "commit": base, "change": "added"},
@@ -358,7 +358,7 @@ def test_a_record_left_behind_by_a_class_renamed_and_reworded_in_one_step_is_gon
     content = tmp_path / "content"
     sync.run(repo.path, content_dir=content)
     second = tag(repo, "v2", {"core.py": new})
-    extract(repo, content, tmp_path / "cache")
+    extract(repo, content)
     records = by_message(content)
     gone = records["Multi commands in chain mode cannot have optional arguments."]
     assert gone["status"] == "removed"

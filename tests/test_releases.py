@@ -51,7 +51,7 @@ def built(tmp_path: Path) -> tuple[dict[str, str], dict[str, str], dict[str, dic
     # The records were first extracted at v1.0, as a project that documents its errors would have.
     sync.run(repo.path, "v1.0", content_dir=content, repo="owner/lib")
     sync.run(repo.path, content_dir=content, repo="owner/lib")
-    history.run(repo.path, content, repo="owner/lib", cache_dir=tmp_path / "cache")
+    history.run(repo.path, content, repo="owner/lib")
     site = validate.build_site(load.load(content))
     files = {path: data.decode() for path, data in render.render_site(site).items()}
     return files, commits, by_message(content)

@@ -7,6 +7,7 @@ builds, checks, verifies or sets up errorsite in it.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
 import shutil
@@ -489,3 +490,89 @@ def test_the_longest_source_path_check_takes_builds(tmp_path: Path, capsys: pyte
     record.write_text(json.dumps(data))
     assert run(capsys, "check", "--content", str(content))[0] == 0
     assert run(capsys, "build", "--content", str(content), "--out", str(tmp_path / "site"), "--quiet")[0] == 0
+
+
+@pytest.mark.parametrize("planted", [".site.toml.rename-tmp", "errors/.batch-tokens-multiple.json.rename-tmp",
+                                     "errors/.batch-not-a-multiple.json.rename-tmp"])
+def test_rename_writes_through_no_link_a_pull_request_placed(tmp_path: Path, content: Path, planted: str) -> None:
+    # A committed link at the name a temporary file once had must not lead rename's writes out of the repository.
+    victim = tmp_path / "bashrc"
+    victim.write_text("export PATH=/usr/bin\n")
+    (content / planted).symlink_to(victim)
+    assert cli.main(["rename", "batch-tokens-multiple", "batch-not-a-multiple", "--content", str(content)]) == 0
+    assert victim.read_text() == "export PATH=/usr/bin\n"
+    assert not (content / "site.toml").is_symlink() and not (content / "errors/batch-not-a-multiple.json").is_symlink()
+    assert "batch-not-a-multiple" in (content / "site.toml").read_text()
+    assert not [p for p in content.rglob("*") if p.name.endswith(".tmp")]
+
+
+def tagged_repo(path: Path) -> Path:
+    """Return a repository with one release tag of one raise, for `extract --history`."""
+    from test_gitrepo import Repo
+
+    repo = Repo(path)
+    repo.write("pkg/core.py", "def f(n):\n    raise ValueError(f'n must be positive, got {n}')\n")
+    repo.commit()
+    repo.git("tag", "-a", "v1.0", "-m", "v1.0")
+    return repo.path
+
+
+def history_run(capsys: pytest.CaptureFixture[str], repo: Path) -> tuple[int, str]:
+    return run(capsys, "extract", str(repo), "--content", str(repo / "content"), "--history")
+
+
+def test_extract_history_writes_its_cache_through_no_link(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, outside = tagged_repo(tmp_path / "repo"), tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "xdg" / "errorsite").mkdir(parents=True, mode=0o700)
+    (tmp_path / "xdg" / "errorsite" / "history").symlink_to(outside)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    status, err = history_run(capsys, repo)
+    assert status == 1 and "is a link" in err and "errors/cache-folder-unsafe/" in err
+    assert list(outside.iterdir()) == []
+
+
+def test_a_relative_cache_home_leads_no_cache_into_the_checkout(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tagged_repo(tmp_path / "repo")
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("XDG_CACHE_HOME", "cache")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    status, err = history_run(capsys, repo)
+    assert status == 0, err
+    assert not (repo / "cache").exists()
+    assert list((tmp_path / "home" / ".cache" / "errorsite" / "history").glob("*.json"))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "huge"])
+def test_a_history_cache_file_that_is_no_cache_is_no_hang_and_no_exhaustion(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    from errorsite.extract import history
+
+    repo = tagged_repo(tmp_path / "repo")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    place = history.cache_path(repo)
+    if kind == "fifo":
+        os.mkfifo(place)
+    else:
+        with open(place, "wb") as huge:  # sparse: no disk is spent, but a reader of it all would need 3 GB
+            huge.truncate(3 * 1024**3)
+    status, err = history_run(capsys, repo)
+    if kind == "fifo":
+        assert status == 1 and "is not a regular file" in err and "errors/cache-folder-unsafe/" in err
+    else:
+        assert status == 0, err
+        assert place.stat().st_size < 1024**2  # taken as damaged, and made again
+        assert json.loads(place.read_bytes())["format"] == history.CACHE_FORMAT
+
+
+def test_a_fifo_in_place_of_the_cache_key_is_refused_not_waited_for(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    synthesize(3, tmp_path / "content", seed=1)
+    (tmp_path / "xdg" / "errorsite").mkdir(parents=True, mode=0o700)
+    os.mkfifo(tmp_path / "xdg" / "errorsite" / "key", 0o600)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    paths._not_tracked.cache_clear()
+    status, err = run(capsys, "build", "--content", str(tmp_path / "content"), "--out", str(tmp_path / "site"), "--quiet")
+    assert status == 1 and "errors/cache-folder-unsafe/" in err, err

@@ -52,12 +52,16 @@ from typing import Any
 from .. import __version__
 from ..problems import UserError
 from ..recordjson import dumps
+from ..sitebuild.paths import own_folder, read_cached, user_cache, write_cached
 from . import git
 from .globs import FileFilter, with_flags
 from .scan import Memo, scan_files
 from .sites import RaiseSite
 from .sync import SIMILARITY, Existing, Known, _owner, match, read, similarity
 
+MAX_CACHE_BYTES = 512 * 1024 * 1024
+"""The largest cache file read back; a larger one is taken as damaged and made again (a file of
+gigabytes in its place would otherwise exhaust memory)."""
 CACHE_FORMAT = 3
 """The layout of the cache file; a file of another layout is ignored and replaced."""
 
@@ -131,8 +135,7 @@ class HistoryReport:
 
 
 def run(repo_dir: Path, content_dir: Path, repo: str | None = None, include: Sequence[str] = (),
-        exclude: Sequence[str] = (), asserts: bool | None = None, warns: bool | None = None,
-        cache_dir: Path | None = None) -> HistoryReport:
+        exclude: Sequence[str] = (), asserts: bool | None = None, warns: bool | None = None) -> HistoryReport:
     """Walk the release tags of `repo_dir` and write each record's `history` and earlier wordings."""
     started = time.perf_counter()
     existing = read(content_dir)
@@ -144,7 +147,7 @@ def run(repo_dir: Path, content_dir: Path, repo: str | None = None, include: Seq
                         hint=_tags_hint(repo_dir), page="no-release-tags")
     keys = Keys(json.dumps([__version__, _scanner_digest(), list(settings.include), list(settings.exclude),
                             settings.asserts, settings.warnings]))
-    cache = Cache.open(cache_path(repo_dir, cache_dir))
+    cache = Cache.open(cache_path(repo_dir))
     wanted = FileFilter.of_settings(settings)
     extra, moves, after = renames(repo_dir, tags, keys, wanted, cache)
     listed = Listings(repo_dir, wanted)
@@ -479,14 +482,14 @@ def _scanner_digest() -> str:
     return h.hexdigest()
 
 
-def cache_path(repo_dir: Path, cache_dir: Path | None = None) -> Path:
+def cache_path(repo_dir: Path) -> Path:
     """Return the cache file of a repository: in the user's cache folder, named for the repository's absolute path.
 
-    It is never inside the repository, where a pull request could put a file that extract would trust.
+    It is never inside the repository, where a pull request could put a file that extract would trust,
+    and the folder is proven errorsite's own as the build's is (`paths.own_folder`).
     """
-    base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "errorsite" / "history"
     name = hashlib.sha256(str(repo_dir.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return base / f"{name}.json"
+    return own_folder(user_cache() / "history") / f"{name}.json"
 
 
 @dataclass
@@ -512,7 +515,10 @@ class Cache:
     def open(cls, path: Path) -> Cache:
         """Return the cache at `path`; a missing, damaged or older file is an empty cache."""
         try:
-            data = json.loads(path.read_bytes())
+            kept = read_cached(path, MAX_CACHE_BYTES)
+            if kept is None:
+                raise ValueError(path)
+            data = json.loads(kept)
             if data.get("format") != CACHE_FORMAT:
                 raise ValueError(path)
             trees = {k: tuple((s[0], int(s[1]), s[2], s[3], s[4]) for s in v) for k, v in data["trees"].items()}
@@ -530,10 +536,7 @@ class Cache:
             return
         data = {"format": CACHE_FORMAT, "trees": trees, "tags": dict(sorted(self.kept_tags.items())), "moves": moves}
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(data, separators=(",", ":")))
-            os.replace(temporary, self.path)
+            write_cached(self.path, json.dumps(data, separators=(",", ":")).encode())
         except OSError:
             pass  # the history is written all the same; the next run scans again
 

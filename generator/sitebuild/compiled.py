@@ -15,17 +15,19 @@ import hmac
 import marshal
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import jinja2
 from jinja2.bccache import Bucket, BytecodeCache
 
+from .paths import read_cached
 from .write import process_running
 
 CODE_BYTES = 32
 """Length of the authentication code that opens each file."""
-NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-BINARY = getattr(os, "O_BINARY", 0)
+MAX_COMPILED_BYTES = 64 * 1024 * 1024
+"""The largest compiled template read back (errorsite's largest is well under a megabyte)."""
 
 
 class CompiledTemplates(BytecodeCache):
@@ -37,18 +39,15 @@ class CompiledTemplates(BytecodeCache):
         self.key = key
         """The user's cache key."""
         for stale in folder.glob("*.tmp-*"):
-            pid = stale.name.rpartition("-")[2]
+            pid = stale.name.rpartition(".tmp-")[2].partition("-")[0]
             if not pid.isdigit() or not process_running(int(pid)):
                 stale.unlink(missing_ok=True)
 
     def load_bytecode(self, bucket: Bucket) -> None:
         """Fill `bucket` from its file when the file is this user's, whole and current."""
-        try:
-            fd = os.open(self._path(bucket), os.O_RDONLY | NOFOLLOW | BINARY)
-        except OSError:
+        data = read_cached(self._path(bucket), MAX_COMPILED_BYTES)
+        if data is None:
             return
-        with os.fdopen(fd, "rb") as file:
-            data = file.read()
         code, body = data[:CODE_BYTES], data[CODE_BYTES:]
         if not hmac.compare_digest(code, self._code(bucket, body)):
             return
@@ -64,9 +63,9 @@ class CompiledTemplates(BytecodeCache):
         """Write `bucket` to its file, whole or not at all."""
         body = self._header(bucket) + b"\n" + marshal.dumps(bucket.code)
         path = self._path(bucket)
-        temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-        temporary.unlink(missing_ok=True)  # a leftover of a stopped process that had this id
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | BINARY, 0o600)
+        # A random name, created exclusively without following a link (`mkstemp`); the process id in it lets a
+        # later build remove what a stopped one left.
+        fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=f"{path.name}.tmp-{os.getpid()}-")
         with os.fdopen(fd, "wb") as file:
             file.write(self._code(bucket, body) + body)
         os.replace(temporary, path)

@@ -20,6 +20,7 @@ import hashlib
 import os
 import stat
 import sys
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,6 +28,8 @@ from ..problems import UserError
 
 KEY_BYTES = 32
 """Length of the user's cache key (`key`)."""
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 class UnsafeCache(UserError):
@@ -133,24 +136,56 @@ def key() -> bytes:
 
 def _key(folder: Path) -> bytes:
     path = folder / "key"
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o600)
     except FileExistsError:
         pass
     else:
         with os.fdopen(fd, "wb") as made:
             made.write(os.urandom(KEY_BYTES))
-    try:
-        fd = os.open(path, flags)
-    except OSError as error:
-        raise UnsafeCache(path, UNREADABLE, error.strerror or "") from None
-    with os.fdopen(fd, "rb") as kept:
-        _check_owned(path, os.fstat(kept.fileno()), file=True)
-        data = kept.read(KEY_BYTES + 1)
-    if len(data) != KEY_BYTES:
+    data = read_cached(path, KEY_BYTES)
+    if data is None or len(data) != KEY_BYTES:
         raise UnsafeCache(path, NO_KEY)
     return data
+
+
+def read_cached(path: Path, limit: int) -> bytes | None:
+    """Return the bytes of a file of the user's cache, or None when it is missing or longer than `limit` (damaged).
+
+    The file must be a regular file of the user's own, opened without following a link and
+    without blocking (a FIFO put in its place would hang a reader), and no more than `limit`
+    bytes are ever read: a cache file is errorsite's, so anything else raises `UnsafeCache`.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW | NONBLOCK | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise UnsafeCache(path, LINK if os.path.islink(path) else UNREADABLE, error.strerror or "") from None
+    with os.fdopen(fd, "rb") as kept:
+        info = os.fstat(kept.fileno())
+        _check_owned(path, info, file=True)
+        if info.st_size > limit:
+            return None
+        data = kept.read(limit + 1)
+    return data if len(data) <= limit else None
+
+
+def write_cached(path: Path, data: bytes) -> None:
+    """Replace a file of the user's cache by `data`, whole or not at all.
+
+    The bytes go to a file of a name nobody can have chosen, created exclusively without
+    following a link (`mkstemp`), renamed over `path`: the rename replaces the entry, never a
+    link's target. `path`'s folder must be one `own_folder` returned.
+    """
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(name, path)
+    except BaseException:
+        os.unlink(name)
+        raise
 
 
 def own_folder(folder: Path) -> Path:
