@@ -35,7 +35,7 @@ from . import load, validate
 from .config import check_endpoint
 from .load import RawRecord
 from .model import AI_ASSISTED, DraftSettings, Record, Site
-from .problems import Invalid, Problem, UsageError, UserError, did_you_mean
+from .problems import CONTROL_CHARACTER, Invalid, Problem, UsageError, UserError, did_you_mean
 from .recordjson import rewrite, write_atomically
 from .schema import SCHEMA
 
@@ -185,6 +185,15 @@ def _key(name: str, endpoint: str, confirmed: bool, environ: dict[str, str] | os
             hint=f"export {name}=... with the API key; the key is never read from a file",
             page="draft-key-missing",
         )
+    why = unsendable(key)
+    if why:
+        # The message names the variable, never the value: a key that cannot be sent is still a key.
+        raise UserError(
+            f"the environment variable {name} (key_env in [draft]) holds a key that cannot be sent: {why}",
+            hint=f"an HTTP header carries Latin-1 characters only, with no line break or other control character; "
+            f"set {name} to the key alone, for example export {name}=\"$(tr -d '\\r\\n' < keyfile)\"",
+            page="draft-key-unsendable",
+        )
     parts = urlsplit(endpoint)
     if parts.scheme.lower() != "https" and not _loopback(parts.hostname or ""):
         raise UserError(
@@ -193,6 +202,48 @@ def _key(name: str, endpoint: str, confirmed: bool, environ: dict[str, str] | os
             page="draft-key-over-http",
         )
     return key
+
+
+def unsendable(key: str) -> str | None:
+    """Return why `key` cannot go into an HTTP header as it is, or None when it can."""
+    if key.rstrip("\r\n") != key:
+        return "it ends with a line break"
+    if re.search("[\r\n]", key):
+        return "it holds a line break"
+    if re.search(CONTROL_CHARACTER, key):
+        return "it holds a control character"
+    if any(ord(char) > 0xFF for char in key):
+        return "it holds a character outside Latin-1 (a typographic quote or dash pasted with it, say)"
+    if key.strip() != key:
+        return "it starts or ends with a space, which a server drops"
+    return None
+
+
+REDACTED = "[the API key, not shown]"
+"""What stands for the key wherever text that holds it is shown."""
+
+
+def redact(text: str, key: str | None) -> str:
+    """Return `text` with the key in every form it may take there (as sent, escaped in JSON, or read as UTF-8
+    from Latin-1 bytes) replaced by REDACTED; everything draft shows of what a server said goes through here."""
+    if not key:
+        return text
+    for form in _forms(key):
+        text = text.replace(form, REDACTED)
+    return text
+
+
+def holds_key(text: str, key: str | None) -> bool:
+    """Return whether `text` holds the key in any form `redact` replaces."""
+    return bool(key) and redact(text, key) != text
+
+
+def _forms(key: str) -> list[str]:
+    """Return the texts the key can be seen as, longest first, so a longer form is replaced whole."""
+    forms = {key, key.encode("latin-1").decode("utf-8", "replace"),
+             json.dumps(key)[1:-1], json.dumps(key, ensure_ascii=False)[1:-1]}
+    forms |= {form.replace("/", "\\/") for form in forms}
+    return sorted(forms, key=len, reverse=True)
 
 
 def _loopback(host: str) -> bool:
@@ -430,22 +481,24 @@ def _post(conn: Connection, data: bytes) -> Answer | Failure:
         return Failure(f"the connection failed: {_describe(error)}", again=True)
     finally:
         client.close()
+    answered = f"the server answered {response.status} {redact(response.reason, conn.key)}"
     if response.status in RETRY_STATUSES:
-        return Failure(f"the server answered {response.status} {response.reason}", again=True,
-                       retry_after=retry_after(response.getheader("Retry-After")))
+        return Failure(answered, again=True, retry_after=retry_after(response.getheader("Retry-After")))
     if response.status != 200:
-        return Failure(f"the server answered {response.status} {response.reason}: {_excerpt(body)}")
+        return Failure(f"{answered}: {_excerpt(body, conn.key)}")
     if len(body) > MAX_ANSWER_BYTES:
         return Failure(f"the response is larger than {MAX_ANSWER_BYTES:,} bytes")
-    return parse_response(body)
+    return parse_response(body, conn.key)
 
 
 def _describe(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
-def _excerpt(body: bytes, limit: int = 200) -> str:
-    text = " ".join(body.decode("utf-8", "replace").split())
+def _excerpt(body: bytes | str, key: str | None, limit: int = 200) -> str:
+    """Return the start of a server's text on one line, the key taken out before it is cut, so no part of it shows."""
+    text = redact(body.decode("utf-8", "replace") if isinstance(body, bytes) else body, key)
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "…"
 
 
@@ -465,13 +518,13 @@ def retry_after(value: str | None) -> float | None:
     return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
 
 
-def parse_response(body: bytes) -> Answer | Failure:
+def parse_response(body: bytes, key: str | None = None) -> Answer | Failure:
     """Return the draft text and token counts of a chat-completions response."""
     try:
         response = json.loads(body)
         content = response["choices"][0]["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError):
-        return Failure(f"the response is not a chat completion: {_excerpt(body)}")
+        return Failure(f"the response is not a chat completion: {_excerpt(body, key)}")
     if not isinstance(content, str):
         return Failure("the response's message has no text")
     usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
@@ -487,21 +540,21 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*
 _CODE_BLOCK = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1", re.S | re.M)
 
 
-def check_answer(job: Job, answer: Answer) -> dict[str, Any]:
+def check_answer(job: Job, answer: Answer, key: str | None = None) -> dict[str, Any]:
     """Return the draft's prose fields, or raise Invalid with why the answer cannot be used."""
-    prose, reason = read_answer(job, answer.content)
+    prose, reason = read_answer(job, answer.content, key)
     if reason is not None:
         reject(reason)
     return prose
 
 
-def read_answer(job: Job, text: str) -> tuple[dict[str, Any], str | None]:
+def read_answer(job: Job, text: str, key: str | None = None) -> tuple[dict[str, Any], str | None]:
     """Return the prose of an answer, and why it cannot be used (None when it can)."""
     fenced = _FENCED.match(text)
     try:
         prose = json.loads(fenced.group(1) if fenced else text)
     except ValueError as error:
-        return {}, f"the answer is not JSON ({error}): {_excerpt(text.encode())}"
+        return {}, f"the answer is not JSON ({error}): {_excerpt(text, key)}"
     if not isinstance(prose, dict):
         return {}, "the answer is not a JSON object"
     for key in prose:
@@ -670,7 +723,7 @@ def run(planned: Plan, conn: Connection, *, retry: Retry = Retry(), today: str |
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 job = pending.pop(future)
-                outcomes.append(_finish(job, future, conn.model, date))
+                outcomes.append(_finish(job, future, conn, date))
                 if progress:
                     progress(len(outcomes), sum(o.problem is not None for o in outcomes), total)
     except KeyboardInterrupt:
@@ -681,7 +734,7 @@ def run(planned: Plan, conn: Connection, *, retry: Retry = Retry(), today: str |
     return Report(tuple(sorted(outcomes, key=lambda o: o.id)), planned.kept, time.perf_counter() - started, stopped)
 
 
-def _finish(job: Job, future: Future[Answer | Failure], model: str, date: str) -> Outcome:
+def _finish(job: Job, future: Future[Answer | Failure], conn: Connection, date: str) -> Outcome:
     """Check one answer and write its record; return what became of it."""
     record = job.record
     answer = future.result()
@@ -690,16 +743,22 @@ def _finish(job: Job, future: Future[Answer | Failure], model: str, date: str) -
     try:
         if isinstance(answer, Failure):
             request_failed(answer.reason)
-        data = drafted_record(job, check_answer(job, answer), model, date)
+        data = drafted_record(job, check_answer(job, answer, conn.key), conn.model, date)
+        # A person's layout of the file (key order, indentation) stays; only the new fields are added.
+        text = rewrite(job.original.decode("utf-8-sig"), data)
+        if holds_key(text, conn.key):
+            # Before any check that quotes the answer: none of it is shown.
+            reject(f"the answer holds a secret, the API key in ${conn.key_env}; nothing of it is written or shown")
         valid(job, data)
         if path.read_bytes() != job.original:
             changed = "the record's file changed while its draft was on the way; it is kept as it is now"
             reject(changed)
     except Invalid as error:
-        return Outcome(record.id, record.file, Problem(record.file, "", error.message, error.hint, error.page),
-                       *tokens)
-    # A person's layout of the file (key order, indentation) stays; only the new fields are added.
-    write_atomically(path, rewrite(job.original.decode("utf-8-sig"), data))
+        # Where a reason leaves draft: nothing a server said reaches the screen with the key in it.
+        problem = Problem(record.file, "", redact(error.message, conn.key),
+                          None if error.hint is None else redact(error.hint, conn.key), error.page)
+        return Outcome(record.id, record.file, problem, *tokens)
+    write_atomically(path, text)
     return Outcome(record.id, record.file, None, *tokens)
 
 
@@ -717,6 +776,6 @@ def dry_run(planned: Plan, conn: Connection) -> str:
                                         or "every active record has prose")
     job = planned.jobs[0]
     auth = f"Authorization: Bearer ${conn.key_env} (not shown)\n" if conn.key else ""
-    return (f"POST {conn.url}\nContent-Type: application/json\n{auth}\n"
-            + json.dumps(request_body(job, conn.model), ensure_ascii=False, indent=2) + "\n")
+    return redact(f"POST {conn.url}\nContent-Type: application/json\n{auth}\n"
+                  + json.dumps(request_body(job, conn.model), ensure_ascii=False, indent=2) + "\n", conn.key)
 

@@ -104,6 +104,9 @@ def handler_for(script: Script) -> type[BaseHTTPRequestHandler]:
             if step == "hang":
                 time.sleep(script.hang)
                 step = "good"
+            if step.endswith("-echo"):
+                echo(self, step, self.headers.get("Authorization", "").removeprefix("Bearer "))
+                return
             if step in ("429", "500"):
                 self.send_response(int(step))
                 self.send_header("Retry-After", "0")
@@ -130,6 +133,30 @@ def handler_for(script: Script) -> type[BaseHTTPRequestHandler]:
                 pass  # the client gave up at its timeout
 
     return Handler
+
+
+def echo(handler: BaseHTTPRequestHandler, step: str, key: str) -> None:
+    """Answer with the key the request carried, as a careless or hostile server would."""
+    status, reason, body = 200, "OK", b""
+    if step == "401-echo":
+        status, reason = 401, f"Unauthorized {key}"
+        # The key as given, and as JSON may escape it.
+        escaped = key.replace("/", "\\/")
+        body = f'{{"error": {{"message": "Incorrect API key provided: {key}", "key": "{escaped}"}}}}'.encode()
+    elif step == "html-echo":
+        # The key straddles the point where a shown excerpt is cut.
+        body = f"<html>{'x' * 180} {key} </html>".encode()
+    elif step == "text-echo":
+        body = completion(f"I cannot do that. {'y' * 170} {key}")
+    elif step == "prose-echo":
+        body = completion(json.dumps({**good("alpha"), "meaning": f"Set the key {key} and run again."}))
+    elif step == "escaped-echo":
+        escaped = "".join(f"\\u{ord(c):04x}" for c in key)
+        body = completion(json.dumps(good("alpha")).replace('"config"', f'"config", "{escaped}"'))
+    handler.send_response(status, reason)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
 
 
 @pytest.fixture
@@ -480,3 +507,53 @@ def test_a_record_is_written_in_one_rename_keeping_its_mode(tmp_path: Path, serv
     assert not run(content, conn(endpoint)).failed
     assert stat.S_IMODE(path.stat().st_mode) == 0o640 and path.stat().st_ino != inode
     assert sorted(p.name for p in (content / "errors").iterdir()) == ["alpha.json"]
+
+
+SECRET = "sk-live/7Hq2ZxWv9Lm4Rt8N"
+
+
+def pieces(key: str, size: int = 8) -> set[str]:
+    """Return every run of `size` characters of the key (with "/" escaped as JSON may write it): none may show."""
+    return {form[i:i + size] for form in (key, key.replace("/", "\\/")) for i in range(len(form) - size + 1)}
+
+
+@pytest.mark.parametrize(("step", "reason"), [
+    ("401-echo", "the server answered 401 Unauthorized [the API key, not shown]: "),
+    ("html-echo", "the response is not a chat completion: <html>"),
+    ("text-echo", "the answer is not JSON"),
+    ("prose-echo", "the answer holds a secret, the API key in $TEST_KEY; nothing of it is written or shown"),
+    ("escaped-echo", "the answer holds a secret"),
+])
+def test_nothing_draft_shows_or_writes_holds_the_key(tmp_path: Path, server: tuple[str, Script], step: str,
+                                                    reason: str) -> None:
+    endpoint, script = server
+    script.plan = {"alpha": [step]}
+    content = make_content(tmp_path / "content", skeleton("alpha"))
+    before = (content / "errors" / "alpha.json").read_bytes()
+    report = run(content, conn(endpoint, key=SECRET))
+    assert script.requests[0]["auth"] == f"Bearer {SECRET}"
+    shown = "\n".join(report.lines())
+    assert reason in shown
+    assert not [piece for piece in pieces(SECRET) if piece in shown]
+    assert (content / "errors" / "alpha.json").read_bytes() == before
+
+
+@pytest.mark.parametrize(("key", "why"), [
+    (SECRET + "\n", "it ends with a line break"),
+    (SECRET[:6] + "\r\n" + SECRET[6:], "it holds a line break"),
+    (SECRET + "\x07", "it holds a control character"),
+    (SECRET[:6] + "\u2013" + SECRET[6:], "it holds a character outside Latin-1"),
+])
+def test_a_key_that_cannot_be_sent_is_refused_naming_its_variable_not_its_value(
+        tmp_path: Path, server: tuple[str, Script], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, key: str, why: str) -> None:
+    endpoint, script = server
+    monkeypatch.setenv("TEST_KEY", key)
+    content = make_content(tmp_path / "content", skeleton("alpha"), settings='[draft]\nkey_env = "TEST_KEY"\n')
+    status = cli.main(["draft", "--content", str(content), "--endpoint", endpoint, "--model", "tiny-test"])
+    out = capsys.readouterr()
+    assert status == 1, out.err
+    assert f"the environment variable TEST_KEY (key_env in [draft]) holds a key that cannot be sent: {why}" in out.err
+    assert "/errors/draft-key-unsendable/" in out.err and "this is a bug" not in out.err
+    assert not [piece for piece in pieces(SECRET) if piece in out.out + out.err]
+    assert script.requests == []
