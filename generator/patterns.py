@@ -266,22 +266,71 @@ def vendor(site: Site, folder: Path) -> Vendored:
             hint="vendor into a folder of its own inside the package, e.g. src/mylib/_errorsite",
             page="vendor-not-ours",
         )
+    _proven_inside_repository(folder)
     data = compact_bytes(site, distribution_of(folder), made="vendored patterns")
     source = helper_source()
     helper_written = not helper.is_file() or helper.read_bytes() != source
-    patterns_written = write(data, patterns_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    # Proven again once made, and written by its real path: a folder on the way cannot become a link between.
+    real = _proven_inside_repository(folder)
+    patterns_written = write(data, real / PATTERNS_FILE)
     if helper_written:
-        fd, temporary = tempfile.mkstemp(prefix=f".{helper.name}.", suffix=".tmp", dir=folder)
+        fd, temporary = tempfile.mkstemp(prefix=f".{helper.name}.", suffix=".tmp", dir=real)
         try:
             with os.fdopen(fd, "wb") as file:
                 file.write(source)
             os.chmod(temporary, 0o644)
-            os.replace(temporary, helper)
+            os.replace(temporary, real / HELPER_FILE)
         except BaseException:
             os.unlink(temporary)
             raise
     count = sum(r.status == "active" for r in site.records)
     return Vendored(helper, helper_written, patterns_path, patterns_written, count, patterns_path.stat().st_size)
+
+
+def repository_of(path: Path) -> Path | None:
+    """Return the git work tree that holds `path` as it is written (its links unresolved), or None.
+
+    It is the nearest folder above `path` that holds `.git`, unless that folder is reached through a
+    link: a checkout can link `src/mylib` to another repository, whose `.git` is then above `path`
+    too. Then the work tree that holds the link is the one, if there is one above it.
+    """
+    written = Path(os.path.abspath(path))
+    found = None
+    through_link = False
+    for place in (written, *written.parents):
+        if (found is None or through_link) and os.path.lexists(place / ".git"):
+            found, through_link = place, False
+        if found is not None and place.is_symlink():
+            through_link = True
+    return found
+
+
+def _proven_inside_repository(folder: Path) -> Path:
+    """Return `folder` with every link resolved, once that is proven to be inside the repository that holds it.
+
+    A pull request can commit a link (`src/mylib` -> `~/.config`), and the Action runs `vendor` on its
+    checkout. Outside any git repository, no folder on the way may be a link.
+    """
+    real = folder.resolve()
+    repository = repository_of(folder)
+    if repository is None:
+        inside = real == Path(os.path.abspath(folder))
+    else:
+        inside = real.is_relative_to(repository.resolve())
+    if inside:
+        return real
+    shown = folder
+    while not shown.exists() and not shown.is_symlink():
+        shown = shown.parent
+    where = f"outside the repository {str(repository)!r}" if repository else "and it is in no git repository"
+    raise UserError(
+        f"refusing to vendor the link helper into {str(folder)!r}: {str(shown)!r} leads to"
+        f" {str(shown.resolve())!r}, {where}",
+        hint="vendor writes only inside the library's repository: replace the link on the way by a folder,"
+        " or give the folder's real path",
+        page="vendor-outside-repository",
+    )
 
 
 def stale_vendored(site: Site, repo_dir: Path, content: Path, files: list[str]) -> list[Problem]:
