@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import zlib
 from collections import Counter
@@ -223,8 +224,8 @@ HELPER_FILE = "__init__.py"
 PATTERNS_FILE = "patterns.bin"
 """What `vendor` names the patterns beside the helper; link.py reads this name by default."""
 
-HELPER_MARK = b"ERRORSITE_NO_LINKS"
-"""Text every copy of the link helper carries (its opt-out variable)."""
+HELPER_HEAD = b"# errorsite link helper: prints the URL of an error's reference page."
+"""The first line of every copy of the link helper, exactly: `vendor` replaces a file that begins with it, no other."""
 
 
 @dataclass(frozen=True)
@@ -255,23 +256,25 @@ def helper_source() -> bytes:
 def vendor(site: Site, folder: Path) -> Vendored:
     """Copy the link helper and the site's patterns into `folder`, a package folder of the library."""
     helper, patterns_path = folder / HELPER_FILE, folder / PATTERNS_FILE
-    why = None
+    source = helper_source()
+    existing = _head(helper, len(source) + 1)
+    why = hint = None
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         why = f"{str(folder)!r} is not a folder"
-    elif helper.is_symlink() or (helper.exists() and (not helper.is_file() or HELPER_MARK not in helper.read_bytes())):
-        why = f"{str(helper)!r} is not errorsite's link helper"
+    elif helper.is_symlink() or (helper.exists() and not _is_helper(existing)):
+        why = f"{str(helper)!r} is not errorsite's link helper (its first line is not the helper's)"
+        hint = f"; if it is a copy of the helper edited by hand, delete {str(helper)!r} and run vendor again"
     if why is not None:
         raise UserError(
             f"refusing to vendor the link helper: {why}, and vendor replaces only what it wrote",
-            hint="vendor into a folder of its own inside the package, e.g. src/mylib/_errorsite",
+            hint=f"vendor into a folder of its own inside the package, e.g. src/mylib/_errorsite{hint or ''}",
             page="vendor-not-ours",
         )
     _proven_inside_repository(folder)
     data = compact_bytes(site, distribution_of(folder), made="vendored patterns")
-    source = helper_source()
-    helper_written = not helper.is_file() or helper.read_bytes() != source
+    helper_written = existing != source
     folder.mkdir(parents=True, exist_ok=True)
-    # Proven again once made, and written by its real path: a folder on the way cannot become a link between.
+    # Proven again now that it exists; the files are written by the path it resolved to.
     real = _proven_inside_repository(folder)
     patterns_written = write(data, real / PATTERNS_FILE)
     if helper_written:
@@ -286,6 +289,21 @@ def vendor(site: Site, folder: Path) -> Vendored:
             raise
     count = sum(r.status == "active" for r in site.records)
     return Vendored(helper, helper_written, patterns_path, patterns_written, count, patterns_path.stat().st_size)
+
+
+def _head(path: Path, size: int) -> bytes | None:
+    """Return the first `size` bytes of `path`; None when it is missing, a link or not a regular file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        return file.read(size) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+
+
+def _is_helper(data: bytes | None) -> bool:
+    """Return whether `data` begins with the helper's first line, exactly (a checkout may end it with CRLF)."""
+    return data is not None and data.startswith((HELPER_HEAD + b"\n", HELPER_HEAD + b"\r\n"))
 
 
 def repository_of(path: Path) -> Path | None:

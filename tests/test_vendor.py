@@ -74,3 +74,40 @@ def test_a_link_that_stays_inside_the_repository_is_followed(content: Path, tmp_
     assert vendor(repo / "lib" / "mylib" / "_errorsite", content) == 0
     assert (repo / "src" / "mylib" / "_errorsite" / "__init__.py").read_bytes() == HELPER
     assert (repo / "src" / "mylib" / "_errorsite" / "patterns.bin").is_file()
+
+
+def test_the_packages_own_init_that_names_the_opt_out_variable_is_not_replaced(
+        content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    package = tmp_path / "src" / "mylib"
+    package.mkdir(parents=True)
+    mine = 'import os\n\nLINKS = os.environ.get("ERRORSITE_NO_LINKS", "") in ("", "0")\n'
+    for text in (mine, "# errorsite link helper: my notes on it\nimport os\n",
+                 "# errorsite link helper: prints the URL of an error's reference page. Not.\n"):
+        (package / "__init__.py").write_text(text)
+        assert vendor(package, content) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: refusing to vendor the link helper: {str(package / '__init__.py')!r} is not"
+                              " errorsite's link helper (its first line is not the helper's), and vendor replaces"
+                              " only what it wrote\n  hint: vendor into a folder of its own inside the package,")
+        assert f"delete {str(package / '__init__.py')!r} and run vendor again" in err
+        assert "errors/vendor-not-ours/" in err
+        assert (package / "__init__.py").read_text() == text and not (package / "patterns.bin").exists()
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n"])
+def test_an_older_copy_of_the_helper_is_replaced(content: Path, tmp_path: Path, end: bytes) -> None:
+    folder = tmp_path / "src" / "mylib" / "_errorsite"
+    folder.mkdir(parents=True)
+    first = HELPER.split(b"\n", 1)[0]
+    (folder / "__init__.py").write_bytes(first + end + b"# an older version\nOPT_OUT = 'ERRORSITE_NO_LINKS'\n")
+    assert vendor(folder, content) == 0
+    assert (folder / "__init__.py").read_bytes() == HELPER
+
+
+def test_a_special_file_in_the_helpers_place_is_not_read(content: Path, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "_errorsite"
+    folder.mkdir()
+    os.mkfifo(folder / "__init__.py")
+    assert vendor(folder, content) == 1
+    assert "errors/vendor-not-ours/" in capsys.readouterr().err
