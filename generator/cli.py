@@ -355,7 +355,9 @@ def run_build(args: argparse.Namespace) -> int:
     from .sitebuild import pipeline
 
     progress = None if args.quiet or not sys.stderr.isatty() else Progress()
-    result = pipeline.build(content_folder(args), args.out, args.base_url, progress=progress)
+    result = pipeline.build(content_folder(args), args.out, args.base_url, progress=progress,
+                            waiting=lambda: print(f"errorsite: waiting for another build of {args.out} to finish",
+                                                  file=sys.stderr, flush=True))
     if progress:
         progress.finish()
     if not args.quiet:

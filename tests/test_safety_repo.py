@@ -576,3 +576,29 @@ def test_a_fifo_in_place_of_the_cache_key_is_refused_not_waited_for(tmp_path: Pa
     paths._not_tracked.cache_clear()
     status, err = run(capsys, "build", "--content", str(tmp_path / "content"), "--out", str(tmp_path / "site"), "--quiet")
     assert status == 1 and "errors/cache-folder-unsafe/" in err, err
+
+
+def site_tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_two_builds_of_one_output_take_turns(tmp_path: Path) -> None:
+    # Two builds into one folder at once left a mix of two sites; the second now waits for the first's lock.
+    content, out, clean = tmp_path / "content", tmp_path / "site", tmp_path / "clean"
+    synthesize(40, content, seed=3)
+    assert cli.main(["build", "--content", str(content), "--out", str(out), "--quiet"]) == 0
+    before = site_tree(out)
+    for path in sorted((content / "errors").glob("*.json"))[:10]:
+        record = json.loads(path.read_text())
+        path.write_text(json.dumps({**record, "title": "Retitled while another build ran"}))
+    command = [sys.executable, "-m", "errorsite", "build", "--content", str(content), "--out", str(out), "--quiet"]
+    with paths.build_lock(out):
+        second = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+        assert second.stderr is not None
+        line = second.stderr.readline()  # the build says it waits, then waits: nothing is written meanwhile
+        assert line == f"errorsite: waiting for another build of {out} to finish\n"
+        assert second.poll() is None
+        assert site_tree(out) == before
+    assert second.wait(timeout=300) == 0, second.stderr.read()
+    assert cli.main(["build", "--content", str(content), "--out", str(clean), "--quiet"]) == 0
+    assert site_tree(out) == site_tree(clean)

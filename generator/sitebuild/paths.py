@@ -21,6 +21,8 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -91,6 +93,38 @@ def cache_folder(out: Path) -> Path:
 def state_path(out: Path) -> Path:
     """Return the SQLite file that holds the state of the last build of `out`."""
     return cache_folder(out) / f"state-{STATE_FORMAT}.sqlite"
+
+
+@contextmanager
+def build_lock(out: Path, waiting: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold the lock of the builds of `out` while the block runs: a second build of `out` waits for the first.
+
+    Two builds of one output at once would each swap in a tree that the other half changed. The
+    lock is a file of the output's cache folder, locked with `flock`, which the system releases
+    when a process ends, however it ends: a killed build leaves no lock behind. `waiting` is
+    called once before waiting for another build. Without `fcntl` (Windows) builds do not wait.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    path = cache_folder(out) / "lock"
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | NOFOLLOW | NONBLOCK, 0o600)
+    except OSError as error:
+        raise UnsafeCache(path, LINK if os.path.islink(path) else UNREADABLE, error.strerror or "") from None
+    try:
+        _check_owned(path, os.fstat(fd), file=True)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None:
+                waiting()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def highlight_path(out: Path) -> Path:

@@ -38,9 +38,21 @@ QUICK_MAX = 64
 
 
 def build(content: Path, out: Path, base_url: str | None = None, *,
-          jobs: int | None = None, progress: Progress | None = None) -> Result:
-    """Build the site of `content` into `out`, rendering only what changed since the last build."""
+          jobs: int | None = None, progress: Progress | None = None,
+          waiting: Callable[[], None] | None = None) -> Result:
+    """Build the site of `content` into `out`, rendering only what changed since the last build.
+
+    Builds of one output take turns (`paths.build_lock`); `waiting` is called before this one waits.
+    """
     started = time.perf_counter()
+    write.check_output(out)
+    with paths.build_lock(out, waiting):
+        return replace(_locked_build(content, out, base_url, jobs, progress), seconds=time.perf_counter() - started)
+
+
+def _locked_build(content: Path, out: Path, base_url: str | None, jobs: int | None,
+                  progress: Progress | None) -> Result:
+    """Build while holding the output's lock."""
     write.check_output(out)
     write.clean_leftovers(out)
     write.clean_leftovers(paths.previous_tree(out))
@@ -57,7 +69,7 @@ def build(content: Path, out: Path, base_url: str | None = None, *,
         result = replace(result, coverage=_coverage(saved))
     finally:
         saved.close()
-    return replace(result, seconds=time.perf_counter() - started)
+    return result
 
 
 def _coverage(saved: SavedState) -> Tally | None:
