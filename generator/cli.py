@@ -592,8 +592,8 @@ def run_draft(args: argparse.Namespace) -> int:
         print(draft.dry_run(planned, conn), end="")
         return 0
     progress = DraftProgress() if sys.stderr.isatty() else None
-    if conn.key:
-        print(f"errorsite: sending the key in ${conn.key_env} to {conn.url}", file=sys.stderr)
+    if planned.jobs:
+        print(conn.destination(), file=sys.stderr)
     report = draft.run(planned, conn, progress=progress)
     if progress:
         progress.finish()

@@ -131,11 +131,18 @@ class Connection:
     key_env: str | None
     concurrency: int
     timeout: float
+    named_by: str
+    """What chose the endpoint: `--endpoint`, ERRORSITE_DRAFT_ENDPOINT or `site.toml`."""
 
     @property
     def url(self) -> str:
         """Return the URL of the chat-completions route."""
         return f"{self.endpoint}/chat/completions"
+
+    def destination(self) -> str:
+        """Return the line that says, before anything is sent, where records go and whether a key goes with them."""
+        key = f"with the key in ${self.key_env}" if self.key else "without a key"
+        return f"errorsite: sending records to {self.url} (named by {self.named_by}), {key}"
 
 
 def connection(settings: DraftSettings, endpoint: str | None, model: str | None,
@@ -149,6 +156,7 @@ def connection(settings: DraftSettings, endpoint: str | None, model: str | None,
     say). A key never travels over plain http, but to this machine.
     """
     confirmed = endpoint or environ.get(ENDPOINT_ENV) or None
+    named_by = "--endpoint" if endpoint else f"${ENDPOINT_ENV}" if confirmed else "[draft] endpoint in site.toml"
     chosen = confirmed or settings.endpoint
     chosen_model = model or settings.model
     if not chosen or not chosen_model:
@@ -167,7 +175,7 @@ def connection(settings: DraftSettings, endpoint: str | None, model: str | None,
     if settings.key_env:
         key = _key(settings.key_env, chosen, confirmed is not None, environ)
     return Connection(chosen.rstrip("/"), chosen_model, key, settings.key_env, settings.concurrency,
-                      float(settings.timeout))
+                      float(settings.timeout), named_by)
 
 
 def _key(name: str, endpoint: str, confirmed: bool, environ: dict[str, str] | os._Environ[str]) -> str:
@@ -619,6 +627,9 @@ def drafted_record(job: Job, prose: dict[str, Any], model: str, date: str) -> di
     for key in ("meaning", "solutions", "example_fix", "when"):
         if key in prose:
             data[key] = prose[key]
+    if isinstance(data.get("example_fix"), dict):
+        # Only `errorsite verify` says that an example was checked; a model's word for it is dropped.
+        data["example_fix"] = {k: v for k, v in data["example_fix"].items() if k != "verified"}
     if "title" in prose and "title" not in data and prose["title"].strip():
         data["title"] = prose["title"]
     if prose.get("tags"):
@@ -634,6 +645,14 @@ def valid(job: Job, data: dict[str, Any]) -> None:
         first = problems[0]
         reason = f"the drafted record is not valid: {first.pointer}: {first.reason}"
         reject(reason + (f" ({first.hint})" if first.hint else ""))
+
+
+def too_large(text: str) -> str | None:
+    """Return why `errorsite check` would refuse `text` as a record file for its size, or None when it reads it."""
+    size = len(text.encode("utf-8"))
+    if size <= load.MAX_RECORD_BYTES:
+        return None
+    return f"the record would be {size:,} bytes; errorsite check reads at most {load.MAX_RECORD_BYTES:,} of a record file"
 
 
 # --- the run ------------------------------------------------------------------------
@@ -750,6 +769,8 @@ def _finish(job: Job, future: Future[Answer | Failure], conn: Connection, date: 
             # Before any check that quotes the answer: none of it is shown.
             reject(f"the answer holds a secret, the API key in ${conn.key_env}; nothing of it is written or shown")
         valid(job, data)
+        if oversize := too_large(text):
+            reject(oversize)
         if path.read_bytes() != job.original:
             changed = "the record's file changed while its draft was on the way; it is kept as it is now"
             reject(changed)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from . import load, validate
-from .draft import find_record
+from .draft import find_record, too_large
 from .load import RawRecord
 from .model import Config
 from .problems import Invalid, Problem, UserError
@@ -337,12 +337,28 @@ class _File:
         write_atomically(self.path, text)
         self.previewed = text.encode("utf-8")
 
+    def made(self, text: str) -> tuple[dict[str, Any] | None, str, list[Problem]]:
+        """Return the record the document `text` makes, the record file's text for it, and its problems.
+
+        The problems are those `errorsite check` would find in that file: what is written is what it reads.
+        """
+        data, problems = problems_of(text, self.raw, self.known)
+        if data is None or problems:
+            return data, "", problems
+        # A person's layout of the file (key order, indentation) stays; only what changed is written.
+        new = rewrite(self.original.decode("utf-8-sig"), data)
+        oversize = too_large(new)
+        if oversize:
+            return data, new, [Problem(self.raw.file, "", oversize, "shorten the prose: a record's prose is a few "
+                                       "kilobytes", "file-too-large")]
+        return data, new, []
+
     def preview(self, text: str) -> None:
         """Write the record a saved document makes, when valid, so that `errorsite serve` shows it."""
-        data, problems = problems_of(text, self.raw, self.known)
+        _, new, problems = self.made(text)
         with self.lock:
-            if data is not None and not problems and self.ours():
-                self.write(rewrite(self.original.decode("utf-8-sig"), data))
+            if not problems and self.ours():
+                self.write(new)
 
     def put_back(self) -> None:
         """Give the record file its bytes from before the edit, if a preview changed them."""
@@ -374,14 +390,14 @@ def edit(content: Path, record_id: str, editor: str, ask: Ask) -> Result:
                     "subl -w, nano, vim)",
                     page="editor-failed",
                 )
-            data, problems = problems_of(text, raw, file.known)
-            if not problems and data is not None:
+            data, new, problems = file.made(text)
+            if not problems:
                 if not file.ours():
                     _not_written(f"{record.file} changed while you edited it", draft_path, content)
                 if data == raw.data:
                     file.put_back()
                     return Result(record.file, False)
-                file.write(rewrite(file.original.decode("utf-8-sig"), data))
+                file.write(new)
                 return Result(record.file, True)
             file.put_back()
             if ask(problems) != "e":

@@ -28,6 +28,8 @@ text = path.read_text(encoding="utf-8")
 for old, new in step.get("replace", []):
     assert old in text, old
     text = text.replace(old, new)
+for old, new, times in step.get("grow", []):
+    text = text.replace(old, old + new * times)
 path.write_text(text, encoding="utf-8")
 if "peek" in step:
     time.sleep(1.5)
@@ -211,3 +213,22 @@ def test_the_kept_copy_is_never_written_through_a_link_placed_at_its_name(conten
     assert not outside.exists()
     copy = content.parent / "batch-tokens-multiple.edit-2.md"
     assert str(copy) in stopped.value.message and "Not A Slug" in copy.read_text()
+
+
+def test_an_edit_larger_than_check_reads_is_not_written(content: Path, editor: Any) -> None:
+    asked: list[list[Problem]] = []
+    command = editor({"grow": [("# What it means\n\n", "Far too many words. ", 60_000)]})
+    original = record_path(content).read_bytes()
+
+    def ask(problems: list[Problem]) -> str:
+        asked.append(problems)
+        return "k"
+
+    with pytest.raises(UserError) as stopped:
+        edit.edit(content, "batch-tokens-multiple", command, ask)
+    assert stopped.value.page == "edit-not-written"
+    [[problem]] = asked
+    assert problem.page == "file-too-large"
+    assert problem.reason.endswith(" bytes; errorsite check reads at most 1,048,576 of a record file")
+    assert record_path(content).read_bytes() == original
+    assert cli.main(["check", "--content", str(content)]) == 0
