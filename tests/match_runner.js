@@ -1,7 +1,7 @@
 // Reads {"index": ..., "calls": [[op, ...args], ...]} on stdin, where op is "search", "fill" (of a
-// compiled template) or "sharded" (a search of the fragments of a built site's index in the folder
-// args[0], as the search page loads them: its results and the fragments read), and writes the list
-// of answers as JSON.
+// compiled template), "lower" (of a text) or "sharded" (a search of the fragments of a built site's
+// index in the folder args[0], as the search page loads them: its results and the fragments read),
+// and writes the list of answers as JSON.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -18,6 +18,7 @@ function reader(folder) {
 async function answer([op, ...args], index) {
   if (op === "search") return match.search(index, args[0], args[1]);
   if (op === "fill") return match.fill(args[0], args[1]);
+  if (op === "lower") return match.lower(args[0]);
   if (op === "sharded") {
     const loaded = await match.loadFor(reader(args[0]), args[1], args[2]);
     return { results: match.searchLoaded(loaded, args[1], args[2]), paths: loaded.paths };

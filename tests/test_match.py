@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from errorsite.search import shards
 from errorsite.search.index import INDEX_FIELDS, INDEX_VERSION, build_index, load_index
 from errorsite.search.rank import search
 from errorsite.search.template import compile_template
+from errorsite.search.text import lower, lower_table
 from errorsite.search.walk import fill
 
 HERE = Path(__file__).parent
@@ -287,6 +289,54 @@ def test_python_and_js_agree_on_random_input(index: dict[str, Any], pairs: list[
         calls.append(["search", text, 10])
         expected.append(search(index, text))
     assert run_node(index, calls) == expected
+
+
+# --- lowercasing: one table for both runtimes ---------------------------------
+
+
+def lower_table_script() -> Any:
+    """Return scripts/lower_table.py, which writes the table into match.js, as a module."""
+    spec = importlib.util.spec_from_file_location("lower_table", HERE.parent / "scripts" / "lower_table.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+EVERY_CODE_POINT = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+NEWER_CAPITALS = "\ua7cb\ua7dc\u1c89\U00010d50\U00016ea0"
+"""Capitals that gained a lowercase form in Unicode 16, after the tables of Python 3.11 (Unicode 14)."""
+
+
+def test_the_shipped_lowercasing_table_is_the_one_this_python_makes() -> None:
+    script = lower_table_script()
+    assert script.main(["--check"]) == 0
+    assert lower_table() == script.python_lowercase()
+    assert lower("ÀΣİ\U00010400Ꭰ") == "àσİ\U00010428ꭰ"  # İ's lowercase is two code points: it stays
+
+
+@pytest.mark.node
+def test_js_lowercases_every_code_point_as_python_does() -> None:
+    js = run_node({}, [["lower", EVERY_CODE_POINT]])[0]
+    ours = lower(EVERY_CODE_POINT)
+    assert len(js) == len(ours)
+    differ = [f"U+{ord(c):04X}: js U+{ord(j):04X}, python U+{ord(p):04X}"
+              for c, j, p in zip(EVERY_CODE_POINT, js, ours) if j != p]
+    assert differ == []
+
+
+@pytest.mark.node
+def test_a_message_with_letters_newer_than_pythons_tables_is_found_alike() -> None:
+    records = [{"id": "unit", "title": "Unknown unit", "exception": "ValueError", "status": "active",
+                "message": f"unit {NEWER_CAPITALS}Ab is not known in {{table}}", "path": "u.py", "line": 1,
+                "url": "errors/unit/"},
+               {"id": "other", "title": "Other", "exception": "ValueError", "status": "active",
+                "message": "unit ab is not known here", "path": "u.py", "line": 2, "url": "errors/other/"}]
+    index = json.loads(json.dumps(build_index(records, base_url="https://example.org/")))
+    pastes = [f"ValueError: unit {NEWER_CAPITALS}Ab is not known in metric", f"{NEWER_CAPITALS.lower()}ab", NEWER_CAPITALS]
+    ours = [search(index, paste) for paste in pastes]
+    assert ours[0][0]["id"] == "unit" and ours[0][0]["kind"] == "full"
+    assert run_node(index, [["search", paste, 10] for paste in pastes]) == ours
 
 
 # --- the index in fragments -------------------------------------------------

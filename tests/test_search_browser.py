@@ -10,6 +10,7 @@ import pytest
 from browser_support import Sites, open_tab
 from errorsite.search.index import field_positions, read_index_script
 from errorsite.search.rank import search
+from errorsite.search.text import lower
 
 pytestmark = pytest.mark.browser
 
@@ -151,3 +152,15 @@ def test_browser_and_python_rank_alike(browser: Any, sites: Sites, server_url: s
             "qs => Promise.all(qs.map(q => ErrorsiteSearch.run(q, 5).then(rs => rs.map(r => [r.id, r.kind]))))", queries)
     in_python = [[[r["id"], r["kind"]] for r in search(index, q, 5)] for q in queries]
     assert in_browser == in_python
+
+
+def test_the_browser_lowercases_every_code_point_as_python_does(browser: Any, sites: Sites, server_url: str) -> None:
+    """Chromium's own Unicode tables are newer than Python's: the search box uses the one table that lookup does."""
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    with open_tab(browser, server_url) as tab:
+        tab.page.goto(sites["basic"].url("search/index.html"))
+        tab.page.wait_for_function("window.ErrorsiteMatch")
+        lowered = tab.page.evaluate("text => ErrorsiteMatch.lower(text)", every)
+    ours = lower(every)
+    assert len(lowered) == len(ours)
+    assert [f"U+{ord(c):04X}" for c, b, p in zip(every, lowered, ours) if b != p] == []

@@ -18,18 +18,39 @@ NON_WORD_RANGES = ((0x80, 0xBF), (0xD7, 0xD7), (0xF7, 0xF7), (0x2000, 0x2BFF),
 """Code point ranges outside ASCII that are not word characters: symbols, punctuation, emoji."""
 
 
-def _lower_char(ch: str) -> str:
-    low = ch.lower()
-    if len(low) == 1 and (ord(low) > 0xFFFF) == (ord(ch) > 0xFFFF):
-        return low
-    return ch
+LOWER_LINE = r"^  var LOWER_RUNS = (\[[-0-9,]*\]);$"
+"""The line of the engine script (static/match.js) that holds the lowercasing table of both runtimes."""
+
+
+@cache
+def lower_table() -> dict[int, int]:
+    """Return each code point that matching lowercases and its lowercase form, from the engine script's table.
+
+    Python's `str.lower` and each browser's `toLowerCase` follow the Unicode tables of their own
+    release; this one table, which scripts/lower_table.py writes into match.js, is what both use.
+    """
+    import json
+
+    from ..assets import templates_dir
+
+    script = (templates_dir() / "static" / "match.js").read_text(encoding="utf-8")
+    found = re.search(LOWER_LINE, script, re.MULTILINE)
+    assert found is not None, "static/match.js holds the lowercasing table (scripts/lower_table.py)"
+    runs = json.loads(found.group(1))
+    table: dict[int, int] = {}
+    end = 0
+    for gap, signed, offset in zip(runs[::3], runs[1::3], runs[2::3]):
+        step, at = (2 if signed < 0 else 1), end + gap
+        table.update((at + k * step, at + k * step + offset) for k in range(abs(signed)))
+        end = at + (abs(signed) - 1) * step + 1
+    return table
 
 
 def lower(text: str) -> str:
-    """Return `text` lowercased code point by code point, keeping its length."""
+    """Return `text` lowercased code point by code point by the table both runtimes share, keeping its length."""
     if text.isascii():
         return text.lower()
-    return "".join(_lower_char(ch) for ch in text)
+    return text.translate(lower_table())
 
 
 def normalize(text: str) -> tuple[str, list[int]]:

@@ -32,10 +32,20 @@
   function cpLen(s) { var n = 0; for (var i = 0; i < s.length; i++) { var c = s.charCodeAt(i); if (c < 0xdc00 || c > 0xdfff) n++; } return n; }
   function cmp(a, b) { a = Array.from(a); b = Array.from(b); for (var i = 0; i < a.length && i < b.length; i++) { var d = a[i].codePointAt(0) - b[i].codePointAt(0); if (d) return d; } return a.length - b.length; }
 
+  // Lowercasing by one table, the same in every browser and in Python (generator/search/text.py reads
+  // this line): runs of [gap from the last run's end, count (negative: every other code point), offset].
+  // Written by scripts/lower_table.py from Python's str.lower.
+  var LOWER_RUNS = [65,26,32,101,23,32,1,7,32,33,-24,1,3,-3,1,2,-8,1,2,-23,1,1,1,-121,0,-3,1,3,1,210,0,-2,1,1,1,206,0,1,1,1,2,205,0,1,1,2,1,79,0,1,202,0,1,203,0,1,1,1,1,205,0,1,207,1,1,211,0,1,209,0,1,1,3,1,211,0,1,213,1,1,214,0,-3,1,1,1,218,0,1,1,1,1,218,2,1,1,1,1,218,0,1,1,1,2,217,0,-2,1,1,1,219,0,1,1,3,1,1,7,1,2,0,1,1,1,1,2,0,1,1,1,1,2,0,-9,1,2,-9,1,2,1,2,0,-2,1,1,1,-97,0,1,-56,0,-20,1,1,1,-130,1,-9,1,7,1,10795,0,1,1,1,1,-163,0,1,10792,2,1,1,1,1,-195,0,1,69,0,1,71,0,-5,1,289,-2,1,3,1,1,8,1,116,6,1,38,1,3,37,1,1,64,1,2,63,1,17,32,1,9,32,35,1,8,8,-12,1,5,1,-60,2,1,1,1,1,-7,0,1,1,2,3,-130,0,16,80,0,32,32,48,-17,1,9,-27,1,1,1,15,0,-7,1,2,-48,1,2,38,48,2889,38,7264,1,1,7264,5,1,7264,722,80,38864,0,6,8,2202,43,-3008,2,3,-3008,320,-75,1,9,1,-7615,1,-48,1,9,8,-8,8,6,-8,10,8,-8,8,8,-8,8,6,-8,11,-4,-8,8,8,-8,24,8,-8,8,8,-8,8,8,-8,8,2,-8,0,2,-74,0,1,-9,11,4,-86,0,1,-9,11,2,-8,0,2,-100,12,2,-8,0,2,-112,0,1,-7,11,2,-128,0,2,-126,0,1,-9,297,1,-7517,3,1,-8383,0,1,-8262,6,1,28,45,16,16,19,1,1,818,26,26,1840,48,48,48,1,1,1,1,-10743,0,1,-3814,0,1,-10727,2,-3,1,1,1,-10780,0,1,-10749,0,1,-10783,0,1,-10782,1,1,1,2,1,1,8,2,-10815,0,-50,1,8,-2,1,4,1,1,31053,-23,1,19,-14,1,135,-7,1,3,-31,1,10,-2,1,1,1,-35332,0,-5,1,4,1,1,1,1,-42280,2,-2,1,3,-10,1,1,1,-42308,0,1,-42319,0,1,-42315,0,1,-42305,0,1,-42308,1,1,-42258,0,1,-42282,0,1,-42261,0,1,928,0,-8,1,1,1,-48,0,1,-42307,0,1,-35384,0,-2,1,6,1,1,5,-2,1,28,1,1,22315,26,32,1221,40,40,136,36,40,156,11,39,1,15,39,1,7,39,1,2,39,1770,51,64,3053,32,32,21888,32,32,31392,34,34];
+  var LOWER = new Map();
+  for (var r = 0, end = 0; r < LOWER_RUNS.length; r += 3) {
+    var n = Math.abs(LOWER_RUNS[r + 1]), step = LOWER_RUNS[r + 1] < 0 ? 2 : 1, at = end + LOWER_RUNS[r];
+    for (var k = 0; k < n; k++) LOWER.set(at + k * step, at + k * step + LOWER_RUNS[r + 2]);
+    end = at + (n - 1) * step + 1;
+  }
   function lower(s) {
     if (ASCII.test(s)) return s.toLowerCase();
     var out = "";
-    for (var ch of s) { var l = ch.toLowerCase(); out += l.length === ch.length && Array.from(l).length === 1 ? l : ch; }
+    for (var ch of s) { var l = LOWER.get(ch.codePointAt(0)); out += l === undefined ? ch : String.fromCodePoint(l); }
     return out;
   }
   function isWord(c) {
@@ -801,7 +811,7 @@
     return candidates(ix, paste, forms, words, limit, linked(ix, text)).map(c => c.row).sort((a, b) => a - b);
   }
 
-  var api = { search, fill, record, parts, loadFor, searchLoaded };
+  var api = { search, fill, record, parts, loadFor, searchLoaded, lower };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.ErrorsiteMatch = api;
 })(this);
