@@ -365,3 +365,27 @@ def test_a_record_left_behind_by_a_class_renamed_and_reworded_in_one_step_is_gon
     assert gone["history"] == [{"release": "v1", "commit": first, "change": "added"},
                                {"release": "v2", "commit": second, "change": "removed"}]
     assert records["A group in chain mode cannot have optional arguments."]["history"][-1]["change"] == "changed"
+
+
+class Counted(dict):  # type: ignore[type-arg]
+    """A dict that counts its look-ups."""
+
+    reads = 0
+
+    def __getitem__(self, key: object) -> object:
+        Counted.reads += 1
+        return super().__getitem__(key)
+
+
+def test_finding_each_tags_base_grows_with_the_tags_below_it_not_their_pairs() -> None:
+    # 2,000 tags on one line did not finish in minutes: each tag compared every pair of the tags below it.
+    n = 300
+    commits = [f"{i:040x}" for i in range(n)]
+    index = {c: i for i, c in enumerate(commits)}
+    below = Counted({c: (1 << i) - 1 for i, c in enumerate(commits)})
+    ancestry = history.Ancestry(below, (1 << n) - 1, {c: [commits[i - 1]] if i else [] for i, c in enumerate(commits)})
+    ordered = [history.Tag(f"v{i}", c, i) for i, c in enumerate(commits)]
+    Counted.reads = 0
+    based = history._with_bases(ordered, ancestry, index, commits[-1])
+    assert [t.base for t in based] == [-1, *range(n - 1)] and based[-1].current
+    assert Counted.reads <= n * n  # the pairs' way read it about n³ / 6 times

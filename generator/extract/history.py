@@ -44,7 +44,7 @@ import json
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -255,12 +255,17 @@ def _with_bases(ordered: list[Tag], ancestry: Ancestry, index: dict[str, int], h
     release branch back with the newest release it merged.
     """
     at = {t.commit: i for i, t in enumerate(ordered)}
+    by_bit = {i: c for c, i in index.items() if c in at}
     below_tag: dict[str, set[str]] = {}
 
     def nearest(commit: str, mask: int) -> int:
-        tags = [c for c in at if mask >> index[c] & 1]
-        # Of the tags below, those below none of the others.
-        tops = [c for c in tags if not any(ancestry.below[o] >> index[c] & 1 for o in tags)]
+        tags = [by_bit[bit] for bit in _bits(mask) if bit in by_bit]
+        # Of the tags below, those below none of the others: one pass over bit sets, not one per pair of tags
+        # (with 2,000 tags, pairs of tags below each tag took minutes).
+        under = 0
+        for other in tags:
+            under |= ancestry.below[other]
+        tops = [c for c in tags if not under >> index[c] & 1]
         if len(tops) < 2:
             return at[tops[0]] if tops else -1
 
@@ -271,14 +276,23 @@ def _with_bases(ordered: list[Tag], ancestry: Ancestry, index: dict[str, int], h
         return at[min(tops, key=apart)]
 
     based = []
+    last_at: dict[str, int] = {}
     for i, tag in enumerate(ordered):
-        same = [j for j in range(i) if ordered[j].commit == tag.commit]
-        base = same[-1] if same else nearest(tag.commit, ancestry.below[tag.commit])
+        base = last_at[tag.commit] if tag.commit in last_at else nearest(tag.commit, ancestry.below[tag.commit])
+        last_at[tag.commit] = i
         based.append(replace(tag, base=base if base >= 0 else i - 1))
     current = nearest(head, ancestry.below_head)
     current = current if current >= 0 else len(based) - 1
     based[current] = replace(based[current], current=True)
     return based
+
+
+def _bits(mask: int) -> Iterator[int]:
+    """Yield the positions of the bits set in `mask`, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
 
 
 class Listings:
