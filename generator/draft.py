@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime
 import http.client
+import io
 import ipaddress
 import json
 import os
@@ -479,16 +480,22 @@ def _post(conn: Connection, data: bytes) -> Answer | Failure:
     if conn.key:
         headers["Authorization"] = f"Bearer {conn.key}"
     path = parts.path + (f"?{parts.query}" if parts.query else "")
+    deadline = time.monotonic() + conn.timeout
+    bounded = None
     try:
+        client.connect()
+        bounded = client.sock = _Bounded(client.sock, deadline)
         client.request("POST", path, body=data, headers=headers)
         response = client.getresponse()
         body = response.read(MAX_ANSWER_BYTES + 1)
     except (TimeoutError, socket.timeout):
-        return Failure(f"no answer within {conn.timeout:g} s", again=True)
+        return Failure(f"no whole answer within {conn.timeout:g} s", again=True)
     except (ConnectionError, http.client.HTTPException, OSError) as error:
         return Failure(f"the connection failed: {_describe(error)}", again=True)
     finally:
         client.close()
+        if bounded is not None:
+            bounded.sock.close()
     answered = f"the server answered {response.status} {redact(response.reason, conn.key)}"
     if response.status in RETRY_STATUSES:
         return Failure(answered, again=True, retry_after=retry_after(response.getheader("Retry-After")))
@@ -497,6 +504,54 @@ def _post(conn: Connection, data: bytes) -> Answer | Failure:
     if len(body) > MAX_ANSWER_BYTES:
         return Failure(f"the response is larger than {MAX_ANSWER_BYTES:,} bytes")
     return parse_response(body, conn.key)
+
+
+class _Bounded:
+    """The socket of one request, as `http.client` uses it, each operation given only what is left of the
+    request's time: the timeout bounds the whole request, so a server that trickles its answer a few
+    bytes at a time, each within the timeout, cannot hold a worker past it."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self.sock = sock
+        self.deadline = deadline
+
+    def _left(self) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request's time is up")
+        self.sock.settimeout(left)
+
+    def sendall(self, data: bytes) -> None:
+        """Send all of `data` within the time left (a socket's timeout bounds a whole `sendall`)."""
+        self._left()
+        self.sock.sendall(data)
+
+    def recv_into(self, buffer: Any) -> int:
+        """Read what has come into `buffer`, waiting no longer than the time left."""
+        self._left()
+        return self.sock.recv_into(buffer)
+
+    def makefile(self, mode: str) -> io.BufferedReader:
+        """Return the answer's stream: every read of it is bounded by the deadline."""
+        return io.BufferedReader(_Reader(self))
+
+    def close(self) -> None:
+        """Leave the socket open: `http.client` closes the connection before it reads the body of an answer
+        that ends it, and `_post` closes the socket once the answer is read."""
+
+
+class _Reader(io.RawIOBase):
+    """The bytes of a bounded socket, as a stream to read."""
+
+    def __init__(self, sock: _Bounded) -> None:
+        super().__init__()
+        self.sock = sock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        return self.sock.recv_into(buffer)
 
 
 def _describe(error: BaseException) -> str:

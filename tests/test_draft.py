@@ -109,6 +109,9 @@ def handler_for(script: Script) -> type[BaseHTTPRequestHandler]:
             if step == "hang":
                 time.sleep(script.hang)
                 step = "good"
+            if step.startswith("trickle-"):
+                trickle(self, step, completion(json.dumps(good(record_id))))
+                return
             if step.endswith("-echo"):
                 echo(self, step, self.headers.get("Authorization", "").removeprefix("Bearer "))
                 return
@@ -142,6 +145,24 @@ def handler_for(script: Script) -> type[BaseHTTPRequestHandler]:
                 pass  # the client gave up at its timeout
 
     return Handler
+
+
+def trickle(handler: BaseHTTPRequestHandler, step: str, body: bytes, pieces: int = 40, pause: float = 0.05) -> None:
+    """Answer a good draft a few bytes at a time, each piece well within the client's timeout, all of them past it."""
+    head = f"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n".encode()
+    head += b"".join(f"X-Filler-{n}: {'x' * 20}\r\n".encode() for n in range(pieces)) + b"\r\n"
+    slow = head if step == "trickle-head" else body
+    size = -(-len(slow) // pieces)
+    try:
+        if step == "trickle-body":
+            handler.wfile.write(head)
+        for start in range(0, len(slow), size):
+            handler.wfile.write(slow[start:start + size])
+            time.sleep(pause)
+        if step == "trickle-head":
+            handler.wfile.write(body)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the client gave up at its timeout
 
 
 def echo(handler: BaseHTTPRequestHandler, step: str, key: str) -> None:
@@ -617,3 +638,19 @@ def test_every_run_says_where_records_go_before_sending(tmp_path: Path, server: 
     assert status == 0, err
     assert err.splitlines()[0] == f"errorsite: sending records to {endpoint}/chat/completions {said}"
     assert SECRET not in err and len(script.requests) == 1
+
+
+@pytest.mark.parametrize("step", ["trickle-head", "trickle-body"])
+def test_the_timeout_bounds_the_whole_request_not_each_read(tmp_path: Path, server: tuple[str, Script],
+                                                            step: str) -> None:
+    endpoint, script = server
+    # Forty pieces 0.05 s apart: every read is quick, the answer takes four times the timeout.
+    script.plan = {"alpha": [step] * 3}
+    content = make_content(tmp_path / "content", skeleton("alpha"), skeleton("beta"))
+    before = (content / "errors" / "alpha.json").read_bytes()
+    report = run(content, conn(endpoint, timeout=0.5))
+    [failed] = report.failed
+    assert failed.problem is not None and failed.problem.page == "draft-request-failed"
+    assert failed.problem.reason == "the draft request failed: no whole answer within 0.5 s (tried 3 times)"
+    assert (content / "errors" / "alpha.json").read_bytes() == before
+    assert read(content, "beta")["analysis"]["by"] == "ai-assisted"
