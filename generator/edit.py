@@ -377,15 +377,26 @@ def edit(content: Path, record_id: str, editor: str, ask: Ask) -> Result:
     draft_path = folder / f"{record.id}.md"
     start = document(raw.data)
     draft_path.write_text(start, encoding="utf-8")
+    # The last text of the document seen while the editor was open: what can be kept if the document goes.
+    saved = [start]
+
+    def seen(text: str) -> None:
+        saved[0] = text
+        file.preview(text)
+
     try:
         while True:
-            status = _run_editor(editor, draft_path, file.preview)
-            text = draft_path.read_text(encoding="utf-8")
+            status = _run_editor(editor, draft_path, seen)
+            try:
+                text = _read_document(draft_path, start, saved[0], content)
+            except UserError:
+                file.put_back()
+                raise
             if status != 0:
                 file.put_back()
                 raise UserError(
                     f"the editor {editor!r} exited with status {status}; the record was not changed"
-                    + (f" (your text is kept in {_keep(draft_path, content)})" if text != start else ""),
+                    + (f" (your text is kept in {_keep(text.encode(), record.id, content)})" if text != start else ""),
                     hint="set VISUAL or EDITOR to an editor that waits until you close the file (code --wait, "
                     "subl -w, nano, vim)",
                     page="editor-failed",
@@ -393,7 +404,7 @@ def edit(content: Path, record_id: str, editor: str, ask: Ask) -> Result:
             data, new, problems = file.made(text)
             if not problems:
                 if not file.ours():
-                    _not_written(f"{record.file} changed while you edited it", draft_path, content)
+                    _not_written(f"{record.file} changed while you edited it", text, record.id, content)
                 if data == raw.data:
                     file.put_back()
                     return Result(record.file, False)
@@ -402,7 +413,7 @@ def edit(content: Path, record_id: str, editor: str, ask: Ask) -> Result:
             file.put_back()
             if ask(problems) != "e":
                 _not_written(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in the edit of "
-                                   f"{record.id}", draft_path, content)
+                             f"{record.id}", text, record.id, content)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -418,7 +429,7 @@ def _run_editor(editor: str, document_path: Path, saved: Callable[[str], None]) 
                 now = document_path.stat().st_mtime_ns
                 if now != stamp:
                     stamp = now
-                    saved(document_path.read_text(encoding="utf-8"))
+                    saved(document_path.read_text(encoding="utf-8-sig"))
             except (OSError, UnicodeDecodeError):
                 continue  # an editor that replaces the file: read it at the next look
 
@@ -432,13 +443,44 @@ def _run_editor(editor: str, document_path: Path, saved: Callable[[str], None]) 
         watcher.join()
 
 
-def _keep(document_path: Path, content: Path) -> Path:
-    """Copy the document beside the content folder, where it outlives the edit; return the copy's path."""
+def _read_document(document_path: Path, start: str, saved: str, content: Path) -> str:
+    """Return the document's text once the editor is closed.
+
+    A document the editor removed, or saved in another encoding than UTF-8, is no record, but it
+    may be the only copy of someone's work: the UserError says where what could be kept of it is.
+    """
+    try:
+        data = document_path.read_bytes()
+    except OSError:
+        kept = (f"your text as last saved is kept in {_keep(saved.encode(), document_path.stem, content)}"
+                if saved != start else "no change to it had been saved")
+        raise UserError(
+            f"the editor removed the document {document_path}, or put something other than a file in its place; "
+            f"the record was not written and {kept}",
+            hint="run errorsite edit again (pasting your text from the copy, if one was kept); an editor must save "
+            "the document where it opened it",
+            page="edit-document-unreadable",
+        ) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        copy = _keep(data, document_path.stem, content)
+        raise UserError(
+            f"the editor saved the document in an encoding other than UTF-8 (byte 0x{data[error.start]:02x} at "
+            f"line {line}); the record was not written and your text is kept, as saved, in {copy}",
+            hint=f"set your editor to save UTF-8, print the copy as UTF-8 (iconv -f latin1 -t utf-8 {copy}, for a "
+            "Latin-1 one) and paste it into a new errorsite edit",
+            page="edit-document-unreadable",
+        ) from None
+
+
+def _keep(data: bytes, record_id: str, content: Path) -> Path:
+    """Write `data` (the document) beside the content folder, where it outlives the edit; return the copy's path."""
     folder = content.absolute().parent
-    data = document_path.read_bytes()
     number = 1
     while True:
-        copy = folder / (f"{document_path.stem}.edit.md" if number == 1 else f"{document_path.stem}.edit-{number}.md")
+        copy = folder / (f"{record_id}.edit.md" if number == 1 else f"{record_id}.edit-{number}.md")
         try:
             # Created exclusively: never written through a link that a repository placed at that name.
             with open(copy, "xb") as out:
@@ -448,10 +490,10 @@ def _keep(document_path: Path, content: Path) -> Path:
             number += 1
 
 
-def _not_written(reason: str, document_path: Path, content: Path) -> NoReturn:
+def _not_written(reason: str, text: str, record_id: str, content: Path) -> NoReturn:
     """Raise the error that says the record was not written, with where the user's text is kept."""
     raise UserError(
-        f"{reason}; the record was not written and your text is kept in {_keep(document_path, content)}",
+        f"{reason}; the record was not written and your text is kept in {_keep(text.encode(), record_id, content)}",
         hint="fix the problems in a new errorsite edit, pasting your text from the copy",
         page="edit-not-written",
     )

@@ -30,10 +30,13 @@ for old, new in step.get("replace", []):
     text = text.replace(old, new)
 for old, new, times in step.get("grow", []):
     text = text.replace(old, old + new * times)
-path.write_text(text, encoding="utf-8")
+path.write_text(text, encoding=step.get("encoding", "utf-8"))
 if "peek" in step:
     time.sleep(1.5)
     pathlib.Path(step["peek"]).write_bytes(pathlib.Path(step["record"]).read_bytes())
+if "remove" in step:
+    time.sleep(step["remove"])
+    path.unlink()
 sys.exit(step.get("exit", 0))
 '''
 
@@ -232,3 +235,47 @@ def test_an_edit_larger_than_check_reads_is_not_written(content: Path, editor: A
     assert problem.reason.endswith(" bytes; errorsite check reads at most 1,048,576 of a record file")
     assert record_path(content).read_bytes() == original
     assert cli.main(["check", "--content", str(content)]) == 0
+
+
+def test_a_document_saved_in_another_encoding_is_kept_as_saved(content: Path, editor: Any,
+                                                               capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EDITOR", editor({"replace": [("# What it means\n\n", "# What it means\n\nCafé au lait.\n\n")],
+                                         "encoding": "latin-1"}))
+    monkeypatch.delenv("VISUAL", raising=False)
+    original = record_path(content).read_bytes()
+    assert cli.main(["edit", "--content", str(content), "batch-tokens-multiple"]) == 1
+    err = capsys.readouterr().err
+    copy = content.parent / "batch-tokens-multiple.edit.md"
+    assert ("error: the editor saved the document in an encoding other than UTF-8 (byte 0xe9 at line "
+            f"{edit.document(json.loads(original)).split(chr(10)).index('# What it means') + 3}); the record was not written and your text is "
+            f"kept, as saved, in {copy}") in err
+    assert "/errors/edit-document-unreadable/" in err and "this is a bug" not in err
+    assert b"Caf\xe9 au lait." in copy.read_bytes()
+    assert record_path(content).read_bytes() == original
+
+
+@pytest.mark.parametrize("saved_first", [True, False])
+def test_a_document_the_editor_removed_keeps_what_was_saved(content: Path, editor: Any, saved_first: bool) -> None:
+    change = [("# What it means\n\n", "# What it means\n\nMy careful words.\n\n")] if saved_first else []
+    # The editor saves, waits for errorsite to see the save, then removes the document.
+    command = editor({"replace": change, "remove": 1.5 if saved_first else 0})
+    original = record_path(content).read_bytes()
+    with pytest.raises(UserError) as lost:
+        edit.edit(content, "batch-tokens-multiple", command, lambda problems: "k")
+    assert lost.value.page == "edit-document-unreadable"
+    assert lost.value.message.startswith("the editor removed the document ")
+    copy = content.parent / "batch-tokens-multiple.edit.md"
+    if saved_first:
+        assert lost.value.message.endswith(f"the record was not written and your text as last saved is kept in {copy}")
+        assert "My careful words." in copy.read_text(encoding="utf-8")
+    else:
+        assert lost.value.message.endswith("the record was not written and no change to it had been saved")
+        assert not copy.exists()
+    assert record_path(content).read_bytes() == original
+
+
+def test_a_document_saved_as_utf8_with_a_byte_order_mark_is_read(content: Path, editor: Any) -> None:
+    command = editor({"replace": [("# What it means\n\n", "# What it means\n\nCafé.\n\n")], "encoding": "utf-8-sig"})
+    assert edit.edit(content, "batch-tokens-multiple", command, lambda problems: "k").written
+    assert json.loads(record_path(content).read_text(encoding="utf-8"))["meaning"] == "Café."
