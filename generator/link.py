@@ -61,10 +61,24 @@ VALUE = "\x00"
 """What stands for a value in a compact row's pattern."""
 SUPPORTED_VERSION = 1
 """The version of the JSON patterns file (`api/patterns.json`) this file also reads."""
-MAX_FILE_BYTES = 32 * 1024 * 1024
-"""A larger patterns file is not read (a file is far smaller; a device or a mistake is not)."""
-MAX_BLOCK_BYTES = 8 * 1024 * 1024
-"""A compressed block that would unpack to more is not read."""
+# Every limit below is a total for one patterns file, so that no file, however made, costs the host
+# more than a few tens of MB (docs/linking.md, "Never raising"). A file past one links nothing.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+"""A larger patterns file is not read (sglang's 12,424 records: 634 KB compact, 4.3 MB as JSON)."""
+MAX_HEADER_BYTES = 256 * 1024
+"""A compact file's header (its names, and each block's length) is at most this long."""
+MAX_BLOCKS = 16384
+"""A compact file has at most this many blocks (errorsite writes a block per 32 KB of rows)."""
+MAX_UNPACKED_BYTES = 16 * 1024 * 1024
+"""The index and the blocks of a compact file unpack to at most this much in all (sglang's: under 4.3 MB)."""
+MAX_ROWS = 50000
+"""Rows of a compact file parsed in all, kept or skipped (a row per record and group: sglang has 12,424 records)."""
+MAX_ROW_BYTES = 1024 * 1024
+"""A row is at most this long (a message longer than MAX_MESSAGE_CHARS is not matched anyway)."""
+MAX_JSON_VALUES = 500000
+"""A JSON patterns file holds at most this many values, counted as its commas, colons and brackets."""
+MAX_JSON_DIGITS = 20
+"""A longer integer in a JSON patterns file is refused (before Python 3.11, reading a long one takes minutes)."""
 MAX_URL = 2048
 MAX_SEGMENTS = 400
 MAX_SEGMENT_CHARS = 10000
@@ -247,32 +261,60 @@ class Entry:
         )
 
 
+class _OutOfBounds(Exception):
+    """A patterns file past one of the limits above: nothing in it links."""
+
+
+OUT_OF_BOUNDS = "the patterns file is past a limit of the link helper"
+"""What `Linker.problem` says of a file past a limit."""
+
+
+def _json_int(text: "str") -> int:
+    """Return an integer of a JSON patterns file; ValueError for one of more than MAX_JSON_DIGITS digits."""
+    if len(text) > MAX_JSON_DIGITS:
+        raise ValueError
+    return int(text)
+
+
+def _length(text: "str", data: "bytes") -> int:
+    """Return a length of the header as an integer no larger than the file; ValueError if it is none."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 10 and int(text) <= len(data)):
+        raise ValueError
+    return int(text)
+
+
 class _Compact:
     """The groups of a compact patterns file, decoded only when a message may need them."""
 
     def __init__(self, data: "bytes") -> None:
         """Read the header of a compact file (docs/linking.md, "The compact file"); ValueError if it has none."""
         # Bare raises: a library that extracts its own errors finds none in its vendored helper.
-        end = data.find(b"\n\n", len(MAGIC) - 1)
+        end = data.find(b"\n\n", len(MAGIC) - 1, len(MAGIC) + MAX_HEADER_BYTES)
         if end < 0:
-            raise ValueError
+            raise _OutOfBounds if len(data) > len(MAGIC) + MAX_HEADER_BYTES else ValueError
         header = dict(line.split("\t", 1) for line in data[len(MAGIC):end].decode("utf-8").splitlines())
         base = _clean_url(header.get("base_url"))
-        if base is None:
+        page = header.get("page", "errors/{id}/")
+        if base is None or len(base) + len(page) > MAX_URL:
             raise ValueError
-        self.url = base + header.get("page", "errors/{id}/")
+        self.url = base + page
         """The URL of a page, with `{id}` for the record's id."""
         self.distribution = _clean_text(header.get("distribution"), 200) or None
         """The library's distribution, whose installed version URLs carry."""
         at = end + 2
-        self.index = (at, at + int(header.get("index", "")))
+        self.index = (at, at + _length(header.get("index", ""), data))
         """Where the compressed index of the groups is: `\\nword<TAB>block,block...` lines."""
         self.blocks: "List[Tuple[int, int]]" = []
         """Where each compressed block is: `\\nword<TAB>row` lines, a group's rows together."""
+        blocks = header.get("blocks", "")
+        # Split no further than the limit: a header of millions of blocks is refused, not read.
+        lengths = blocks.split(" ", MAX_BLOCKS) if blocks else []
+        if len(lengths) > MAX_BLOCKS:
+            raise _OutOfBounds
         at = self.index[1]
-        for length in header.get("blocks", "").split():
-            self.blocks.append((at, at + int(length)))
-            at += int(length)
+        for length in lengths:
+            self.blocks.append((at, at + _length(length, data)))
+            at = self.blocks[-1][1]
         self.data = data
         self.keys: "Optional[bytes]" = None
         """The index, once decompressed."""
@@ -282,14 +324,23 @@ class _Compact:
         """The groups parsed so far."""
         self.skipped = 0
         """Rows skipped as not well-formed so far."""
+        self.unpacked = 0
+        """Bytes the index and the blocks unpacked to so far (at most MAX_UNPACKED_BYTES)."""
+        self.rows = 0
+        """Rows parsed so far (at most MAX_ROWS)."""
 
     def _unpack(self, span: "Tuple[int, int]") -> "bytes":
+        """Return a compressed piece of the file unpacked, counting it against MAX_UNPACKED_BYTES."""
         import zlib
 
+        left = MAX_UNPACKED_BYTES - self.unpacked
         unpacker = zlib.decompressobj()
-        data = unpacker.decompress(self.data[span[0]:span[1]], MAX_BLOCK_BYTES)
+        data = unpacker.decompress(memoryview(self.data)[span[0]:span[1]], left + 1)
+        if len(data) > left:
+            raise _OutOfBounds
         if not unpacker.eof:
             raise EOFError
+        self.unpacked += len(data)
         return data
 
     def candidates(self, text: "str") -> "List[Entry]":
@@ -311,6 +362,8 @@ class _Compact:
         numbers = _sorted_lookup(self.keys or b"", key[1:-1])
         if numbers is None:
             return []
+        if numbers.count(b",") >= len(self.blocks):
+            raise _OutOfBounds  # a group names each block once at most
         entries = []
         for number in numbers.split(b","):
             block = int(number)
@@ -319,9 +372,14 @@ class _Compact:
             rows = self.decoded[block]
             start = rows.find(key)
             while start >= 0:
+                self.rows += 1
+                if self.rows > MAX_ROWS:
+                    raise _OutOfBounds
                 stop = rows.find(b"\n", start + 1)
-                row = rows[start + len(key):stop if stop > 0 else None].decode("utf-8").split("\t")
-                entry = Entry.parse_row(row, self.url)
+                end = stop if stop > 0 else len(rows)
+                if end - start > MAX_ROW_BYTES:
+                    raise _OutOfBounds
+                entry = Entry.parse_row(rows[start + len(key):end].decode("utf-8").split("\t"), self.url)
                 if entry is None:
                     self.skipped += 1
                 else:
@@ -487,9 +545,11 @@ class Linker:
             data, why = _read(path)
             if data is not None and data.startswith(MAGIC):
                 return cls._compact(data, root, version)
+            if data is not None and sum(map(data.count, (b",", b":", b"[", b"{"))) > MAX_JSON_VALUES:
+                data, why = None, OUT_OF_BOUNDS
             import json
 
-            parsed = None if data is None else json.loads(data)
+            parsed = None if data is None else json.loads(data, parse_int=_json_int)
         except Exception as error:  # noqa: BLE001 - missing, unreadable, truncated, not JSON, too deep
             data, why = None, type(error).__name__
         if data is None:
@@ -503,6 +563,9 @@ class Linker:
         linker = cls({"version": SUPPORTED_VERSION, "patterns": []}, root, version)
         try:
             linker.compact = _Compact(data)
+        except _OutOfBounds:
+            linker.problem = f"not read: {OUT_OF_BOUNDS}"
+            return linker
         except ValueError:  # also UnicodeDecodeError
             linker.problem = "not a compact errorsite patterns file: no header with an absolute base_url"
             return linker
@@ -515,6 +578,10 @@ class Linker:
             return self.entries
         try:
             found = self.compact.candidates(text)
+        except _OutOfBounds:
+            self.compact = None  # and what it unpacked is freed: nothing links any more
+            self.problem = f"no longer read: {OUT_OF_BOUNDS}"
+            return []
         except Exception as error:  # noqa: BLE001 - a damaged index or block links nothing
             self.problem = f"the patterns file is damaged ({type(error).__name__})"
             return []
@@ -700,10 +767,14 @@ def _read(path: "PathArg") -> "Tuple[Optional[bytes], str]":
 
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             return None, "not a regular file"
+        if status.st_size > MAX_FILE_BYTES:
+            return None, f"larger than {MAX_FILE_BYTES} bytes"
         with os.fdopen(fd, "rb", closefd=False) as file:
-            data = file.read(MAX_FILE_BYTES + 1)
+            # By the size it has: a read of MAX_FILE_BYTES would take that much memory for any file.
+            data = file.read(status.st_size + 1)
     finally:
         os.close(fd)
     if len(data) > MAX_FILE_BYTES:

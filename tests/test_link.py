@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import zlib
 from pathlib import Path
 
 import pytest
@@ -308,6 +309,8 @@ HOSTILE_FILES: dict[str, bytes | None] = {
     "nested too deep": b"[" * 200_000 + b"]" * 200_000,
     "huge number": b'{"version": 1' + b"0" * 5000 + b', "patterns": []}',
     "version a string": b'{"version": "1", "patterns": []}',
+    "a long integer": b'{"version": 1, "patterns": [{"id": "a", "url": "https://e.x/a/", "line": 1' + b"0" * 30
+                      + b', "pattern": ["max_batch_tokens must be a multiple of 8, got ", null]}]}',
 }
 """Whatever a shipped patterns.json may hold or lack; a later test adds hostile entries."""
 
@@ -358,6 +361,64 @@ def test_hostile_entries_are_skipped_and_good_ones_still_link(tmp_path: Path, pa
     linker = link.Linker(data)
     assert [e.url for e in linker.entries] == ["https://e.x/weird/", *(g["url"] for g in good)]
     assert linker.problem == f"{len(HOSTILE_ENTRIES) - 1} of {len(data['patterns'])} patterns skipped: not well-formed"
+
+
+def compact_file(index: bytes, blocks: list[bytes], block_lengths: str | None = None) -> bytes:
+    """Return a compact patterns file of an index and blocks as given (compressed), its header as errorsite writes."""
+    header = (f"base_url\t{BASE[:-7]}\npage\terrors/{{id}}/\ndistribution\t\nfields\t"
+              f"{' '.join(patterns_module.FIELDS)}\nindex\t{len(index)}\n"
+              f"blocks\t{block_lengths if block_lengths is not None else ' '.join(str(len(b)) for b in blocks)}\n\n")
+    return link.MAGIC + header.encode() + index + b"".join(blocks)
+
+
+def every_block(count: int) -> bytes:
+    """Return an index that files the group of the empty word, which every message looks up, in `count` blocks."""
+    return zlib.compress(b"\n\t" + ",".join(map(str, range(count))).encode() + b"\n")
+
+
+ROW = b"\ta\tValueError\tconfig/batching.py\t10\tcheck_batching\t0\tmax_batch_tokens must\n"
+BOMB = zlib.compress(b"\n" + b"x" * (8 * 1024 * 1024 - 1), 9)
+"""A block of 8 KB that unpacks to 8 MiB."""
+
+OUT_OF_BOUNDS_FILES = {
+    # 130 blocks of 8 MiB: 1 GiB unpacked from a file of 1 MB.
+    "blocks past 1 GiB in all": compact_file(every_block(130), [BOMB] * 130),
+    "a header of a million blocks": compact_file(every_block(1), [], " ".join(["1"] * 1_000_000)),
+    "a header of 100,000 blocks": compact_file(every_block(1), [], " ".join(["1"] * 100_000)),
+    # 100,000 rows of the group of the empty word in each of 40 blocks: four million entries.
+    "millions of rows": compact_file(every_block(40), [zlib.compress(b"\n" + ROW * 100_000)] * 40),
+    "a group that names a block a million times": compact_file(
+        zlib.compress(b"\n\t" + b",".join([b"0"] * 1_000_000) + b"\n"), [zlib.compress(b"\n" + ROW)]),
+    "a row of three million fields": compact_file(every_block(1), [zlib.compress(
+        b"\n" + ROW[:-1] + b"\tx" * 3_000_000 + "\U0001f600".encode() + b"\n")]),
+    "two million JSON objects": b"[" + b"{}," * 2_000_000 + b"{}]",
+}
+"""Patterns files made to make the host's first url_for allocate hundreds of MB or more."""
+
+
+@pytest.mark.parametrize("name", sorted(OUT_OF_BOUNDS_FILES))
+def test_a_patterns_file_past_a_limit_links_nothing_and_costs_little(tmp_path: Path, name: str) -> None:
+    package = tmp_path / "lib" / "tinyserve"
+    (package / "_errorsite").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    shutil.copy(LINK_SOURCE, package / "_errorsite" / "__init__.py")
+    (package / "_errorsite" / "patterns.bin").write_bytes(OUT_OF_BOUNDS_FILES[name])
+    code = """
+    import resource, tracemalloc
+    # A helper that reads past its limits would take the machine's memory: this process may take 1 GiB.
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    from tinyserve import _errorsite as helper
+    tracemalloc.start()
+    print(helper.url_for("max_batch_tokens must be a multiple of 8, got 1"))
+    print(helper.url_for("max_batch_tokens must be a multiple of 8, got 2"))
+    print(tracemalloc.get_traced_memory()[1] // 2 ** 20)
+    print(helper.default().problem)
+    """
+    result = run_python(code, package.parent)
+    url, again, peak, problem = result.stdout.splitlines()
+    assert (url, again) == ("None", "None"), result.stderr
+    assert int(peak) < 64, f"{peak} MiB"
+    assert "past a limit of the link helper" in problem
 
 
 def test_an_exception_whose_str_raises_does_not_break_the_hook(tmp_path: Path, patterns: Path) -> None:
