@@ -260,6 +260,9 @@ def _draft_arguments(draft: argparse.ArgumentParser) -> None:
     draft.add_argument("--redraft", action="store_true",
                        help="also draft again the earlier AI-assisted drafts that nobody has reviewed")
     draft.add_argument("--limit", type=positive, metavar="N", help="draft at most N records")
+    draft.add_argument("--verbose", action="store_true",
+                       help="list each invalid optional part of a draft (a tag, the title, part of the example) "
+                       "that was left out of its record, and why")
     draft.set_defaults(run=run_draft)
 
 
@@ -597,7 +600,7 @@ def run_draft(args: argparse.Namespace) -> int:
     report = draft.run(planned, conn, progress=progress)
     if progress:
         progress.finish()
-    for line in report.lines():
+    for line in report.lines(args.verbose):
         print(line)
     return 130 if report.stopped else 1 if report.failed else 0
 

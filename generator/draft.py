@@ -24,7 +24,8 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -34,7 +35,7 @@ from urllib.parse import urlsplit
 
 from . import load, validate
 from .config import check_endpoint
-from .load import RawRecord
+from .load import RawRecord, pointer_part
 from .model import AI_ASSISTED, DraftSettings, Record, Site
 from .problems import CONTROL_CHARACTER, Invalid, Problem, UsageError, UserError, did_you_mean
 from .recordjson import rewrite, write_atomically
@@ -603,40 +604,110 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*
 _CODE_BLOCK = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1", re.S | re.M)
 
 
-def check_answer(job: Job, answer: Answer, key: str | None = None) -> dict[str, Any]:
-    """Return the draft's prose fields, or raise Invalid with why the answer cannot be used."""
-    prose, reason = read_answer(job, answer.content, key)
-    if reason is not None:
-        reject(reason)
-    return prose
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """An optional part of an answer that did not hold: the record is written without it."""
+
+    part: str
+    """Where it was in the answer: `/title`, `/tags/2`, `/example_fix/language`, `/example_fix`."""
+    reason: str
+    """Why, with the pointer of the problem when it lies deeper than the part."""
+
+    @property
+    def kind(self) -> str:
+        """Return what kind of part it is, as a run's summary counts them: `tag`, `title`, `example_fix.language`."""
+        steps = self.part.split("/")[1:]
+        return "tag" if steps[0] == "tags" and len(steps) > 1 else ".".join(steps)
 
 
-def read_answer(job: Job, text: str, key: str | None = None) -> tuple[dict[str, Any], str | None]:
-    """Return the prose of an answer, and why it cannot be used (None when it can)."""
-    fenced = _FENCED.match(text)
+Found = tuple[str | None, str]
+"""A problem of an answer: its pointer in the answer (None where no optional part holds it), and what is wrong."""
+
+
+def check_answer(job: Job, answer: Answer, conn: Connection) -> tuple[dict[str, Any], list[Dropped]]:
+    """Return the draft's prose fields without the optional parts that do not hold, and those parts.
+
+    Raise Invalid with why the answer cannot be used: it is no JSON object of prose fields, it holds
+    the key, or a required section (meaning, solutions, when) is missing or does not hold.
+    """
+    key = conn.key
+    fenced = _FENCED.match(answer.content)
     try:
-        prose = json.loads(fenced.group(1) if fenced else text)
+        prose = json.loads(fenced.group(1) if fenced else answer.content)
     except ValueError as error:
-        return {}, f"the answer is not JSON ({error}): {_excerpt(text, key)}"
+        reject(f"the answer is not JSON ({error}): {_excerpt(answer.content, key)}")
     if not isinstance(prose, dict):
-        return {}, "the answer is not a JSON object"
-    for key in prose:
-        if key not in PROSE_KEYS:
-            hint = did_you_mean(key, PROSE_KEYS)
-            return prose, f"the answer has the unknown field {key!r}" + (f" ({hint})" if hint else "")
-    for key in REQUIRED:
-        if _empty(prose.get(key)):
-            return prose, f"the answer's {key!r} is missing or empty"
+        reject("the answer is not a JSON object")
+    if holds_key(answer.content, key) or holds_key(json.dumps(prose, ensure_ascii=False), key):
+        # Before a reason quotes any of it: a problem's text may cut a value short, and the key with it.
+        _holds_secret(conn.key_env)
+    for name in prose:
+        if name not in PROSE_KEYS:
+            hint = did_you_mean(name, PROSE_KEYS)
+            reject(f"the answer has the unknown field {name!r}" + (f" ({hint})" if hint else ""))
+    for name in REQUIRED:
+        if _empty(prose.get(name)):
+            reject(f"the answer's {name!r} is missing or empty")
+    return _pruned(prose, _answer_problems(job, prose), "the answer's ")
+
+
+def _answer_problems(job: Job, prose: dict[str, Any]) -> Iterator[Found]:
+    """Yield the problems of the answer's own parts: the record format's schema, empty texts, unknown placeholders."""
+    for name, value in prose.items():
+        for pointer, error in validate.check_schema(value, SCHEMA["properties"][name], f"/{name}"):
+            yield pointer, error.message + (f" ({error.hint})" if error.hint else "")
+    fix = prose.get("example_fix")
+    if isinstance(fix, dict) and "verified" in fix:
+        yield "/example_fix/verified", "only errorsite verify says that an example was checked"
     for pointer, value in _texts(prose):
         if not value.strip():
-            return prose, f"the answer's {pointer} is empty"
+            yield pointer, "is empty"
     allowed = _placeholders([job.record.message, *(v.message for v in job.record.variants)])
     for pointer, value in _texts(prose):
         if pointer.startswith(("/example_fix/before", "/example_fix/after", "/example_fix/code", "/example_fix/check")):
             continue
         for name in sorted(_placeholders([_CODE_BLOCK.sub("", value)]) - allowed):
-            return prose, f"the answer's {pointer} names the placeholder {{{name}}}, which the message does not have"
-    return prose, None
+            yield pointer, f"names the placeholder {{{name}}}, which the message does not have"
+
+
+def _pruned(prose: dict[str, Any], found: Iterable[Found], where: str) -> tuple[dict[str, Any], list[Dropped]]:
+    """Return `prose` without the optional parts that the problems lie in, and those parts; raise Invalid at
+    the first problem that lies in no optional part (`where` begins its reason)."""
+    dropped: dict[str, Dropped] = {}
+    for pointer, what in found:
+        part = _optional_part(pointer)
+        if part is None:
+            reject(f"{where}{pointer}: {what}")
+        dropped.setdefault(part, Dropped(part, what if pointer == part else f"{pointer}: {what}"))
+    return _without(prose, set(dropped)), list(dropped.values())
+
+
+def _optional_part(pointer: str | None) -> str | None:
+    """Return the optional part of an answer that `pointer` lies in: the title, one tag, one optional field of
+    the example (the whole example for its before and after), or all tags; None in a required section."""
+    steps = (pointer or "").split("/")[1:]
+    if not steps or steps[0] not in ("title", "tags", "example_fix"):
+        return None
+    if steps[0] == "example_fix" and len(steps) > 1 and steps[1] not in ("before", "after"):
+        return f"/example_fix/{steps[1]}"
+    if steps[0] == "tags" and len(steps) > 1:
+        return f"/tags/{steps[1]}"
+    return f"/{steps[0]}"
+
+
+def _without(prose: dict[str, Any], parts: set[str]) -> dict[str, Any]:
+    """Return `prose` without `parts` (as `_optional_part` names them)."""
+    out = {name: value for name, value in prose.items() if f"/{name}" not in parts}
+    if isinstance(out.get("tags"), list):
+        out["tags"] = [tag for index, tag in enumerate(out["tags"]) if f"/tags/{index}" not in parts]
+    if isinstance(out.get("example_fix"), dict):
+        out["example_fix"] = {name: value for name, value in out["example_fix"].items()
+                              if f"/example_fix/{pointer_part(name)}" not in parts}
+    return out
+
+
+def _holds_secret(key_env: str | None) -> NoReturn:
+    reject(f"the answer holds a secret, the API key in ${key_env}; nothing of it is written or shown")
 
 
 def reject(reason: str) -> NoReturn:
@@ -682,9 +753,6 @@ def drafted_record(job: Job, prose: dict[str, Any], model: str, date: str) -> di
     for key in ("meaning", "solutions", "example_fix", "when"):
         if key in prose:
             data[key] = prose[key]
-    if isinstance(data.get("example_fix"), dict):
-        # Only `errorsite verify` says that an example was checked; a model's word for it is dropped.
-        data["example_fix"] = {k: v for k, v in data["example_fix"].items() if k != "verified"}
     if "title" in prose and "title" not in data and prose["title"].strip():
         data["title"] = prose["title"]
     if prose.get("tags"):
@@ -693,13 +761,34 @@ def drafted_record(job: Job, prose: dict[str, Any], model: str, date: str) -> di
     return data
 
 
-def valid(job: Job, data: dict[str, Any]) -> None:
-    """Raise Invalid with the first problem of the drafted record, checked as any record file is."""
-    problems = list(validate.check_record(RawRecord(job.raw.file, data)))
-    if problems:
-        first = problems[0]
-        reason = f"the drafted record is not valid: {first.pointer}: {first.reason}"
-        reject(reason + (f" ({first.hint})" if first.hint else ""))
+def settle(job: Job, prose: dict[str, Any], model: str, date: str) -> tuple[dict[str, Any], list[Dropped]]:
+    """Return the record a draft makes, checked as any record file is, without the optional parts of the
+    draft that make it invalid, and those parts; raise Invalid when a problem lies outside them."""
+    dropped: list[Dropped] = []
+    while True:
+        data = drafted_record(job, prose, model, date)
+        problems = list(validate.check_record(RawRecord(job.raw.file, data)))
+        if not problems:
+            return data, dropped
+        # Each pass leaves out at least one part or rejects, so the loop ends.
+        prose, left_out = _pruned(prose, ((_in_answer(job, prose, data, problem.pointer),
+                                           problem.reason + (f" ({problem.hint})" if problem.hint else ""))
+                                          for problem in problems), "the drafted record is not valid: ")
+        dropped += left_out
+
+
+def _in_answer(job: Job, prose: dict[str, Any], data: dict[str, Any], pointer: str) -> str | None:
+    """Return where the drafted record's `pointer` lies in the answer; None where the answer did not write it."""
+    steps = pointer.split("/")[1:]
+    if not steps or steps[0] not in prose or (steps[0] == "title" and "title" in job.raw.data):
+        return None
+    if steps[0] == "tags" and len(steps) > 1:
+        # The record's tags are the person's and the draft's, sorted: a tag is found by its text.
+        tag = data["tags"][int(steps[1])]
+        if tag in job.raw.data.get("tags", []) or tag not in prose["tags"]:
+            return None
+        return "/".join(["", "tags", str(prose["tags"].index(tag)), *steps[2:]])
+    return pointer
 
 
 def too_large(text: str) -> str | None:
@@ -723,6 +812,8 @@ class Outcome:
     """Why it was not written; None when it was."""
     tokens_in: int = 0
     tokens_out: int = 0
+    dropped: tuple[Dropped, ...] = ()
+    """The optional parts of its draft left out of the record written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -741,19 +832,34 @@ class Report:
         """Return the records that were not written."""
         return [o for o in self.outcomes if o.problem is not None]
 
-    def lines(self) -> list[str]:
-        """Return what to print: each record left alone, each failure, and the totals."""
+    def lines(self, verbose: bool = False) -> list[str]:
+        """Return what to print: each record left alone, each failure, with `verbose` each part of a draft
+        left out, and the totals."""
         out = [f"kept {i}: {why}" for i, why in self.kept]
         for outcome in sorted(self.failed, key=lambda o: o.id):
             assert outcome.problem is not None
             out.append(str(outcome.problem))
+        if verbose:
+            out += [f"{o.file}: left out {d.part}: {d.reason}" for o in self.outcomes for d in o.dropped]
         written = len(self.outcomes) - len(self.failed)
         tokens_in = sum(o.tokens_in for o in self.outcomes)
         tokens_out = sum(o.tokens_out for o in self.outcomes)
         out.append(f"drafted {written} record{'s' if written != 1 else ''}, {len(self.failed)} failed"
-                   + (", stopped before the end" if self.stopped else "")
+                   + (", stopped before the end" if self.stopped else "") + self._left_out()
                    + f"; {tokens_in:,} tokens in, {tokens_out:,} out, in {self.seconds:.1f} s")
         return out
+
+    def _left_out(self) -> str:
+        """Return what the summary says of the parts of drafts left out: how many, of which kinds, in how many records."""
+        kinds = Counter(d.kind for o in self.outcomes for d in o.dropped)
+        if not kinds:
+            return ""
+        records = sum(bool(o.dropped) for o in self.outcomes)
+        count = sum(kinds.values())
+        return (f", {count} invalid optional part{'s' if count != 1 else ''} left out of {records} "
+                f"record{'s' if records != 1 else ''} ("
+                + ", ".join(f"{n} {kind}{'s' if n != 1 and kind == 'tag' else ''}" for kind, n in sorted(kinds.items()))
+                + ")")
 
 
 @dataclass(frozen=True, slots=True)
@@ -817,13 +923,12 @@ def _finish(job: Job, future: Future[Answer | Failure], conn: Connection, date: 
     try:
         if isinstance(answer, Failure):
             request_failed(answer.reason)
-        data = drafted_record(job, check_answer(job, answer, conn.key), conn.model, date)
+        prose, dropped = check_answer(job, answer, conn)
+        data, left_out = settle(job, prose, conn.model, date)
         # A person's layout of the file (key order, indentation) stays; only the new fields are added.
         text = rewrite(job.original.decode("utf-8-sig"), data)
         if holds_key(text, conn.key):
-            # Before any check that quotes the answer: none of it is shown.
-            reject(f"the answer holds a secret, the API key in ${conn.key_env}; nothing of it is written or shown")
-        valid(job, data)
+            _holds_secret(conn.key_env)
         if oversize := too_large(text):
             reject(oversize)
         if path.read_bytes() != job.original:
@@ -835,7 +940,8 @@ def _finish(job: Job, future: Future[Answer | Failure], conn: Connection, date: 
                           None if error.hint is None else redact(error.hint, conn.key), error.page)
         return Outcome(record.id, record.file, problem, *tokens)
     write_atomically(path, text)
-    return Outcome(record.id, record.file, None, *tokens)
+    return Outcome(record.id, record.file, None, *tokens,
+                   dropped=tuple(Dropped(d.part, redact(d.reason, conn.key)) for d in dropped + left_out))
 
 
 def request_failed(reason: str) -> NoReturn:

@@ -133,6 +133,11 @@ def handler_for(script: Script) -> type[BaseHTTPRequestHandler]:
                 "analysis": json.dumps({**good(record_id), "analysis": {"by": "human", "date": TODAY}}),
                 "review": json.dumps({**good(record_id), "review": {"since": PIN, "why": "none"}}),
                 "huge": json.dumps({**good(record_id), "solutions": ["Lower `chunk_size`. " * 60_000]}),
+                "bad-parts": json.dumps({**good(record_id), "tags": ["config", "a-tag-that-goes-on-far-longer-than-forty-chars"],
+                                         "example_fix": {**good(record_id)["example_fix"], "language": "no-such-lexer"}}),
+                "bad-example": json.dumps({**good(record_id), "title": "Chunk over {limit}",
+                                           "example_fix": {"before": "mylib run --chunk-size 9000"}}),
+                "bad-trigger": json.dumps({**good(record_id), "when": {"trigger": 42}, "tags": ["Not A Tag"]}),
             }
             data = completion(answers[step])
             try:
@@ -278,7 +283,7 @@ def test_what_extract_says_of_the_code_goes_into_the_request(tmp_path: Path) -> 
     ("bad-json", "the answer is not JSON"),
     ("placeholder", "names the placeholder {chunk_limit}, which the message does not have"),
     ("unknown-field", "unknown field 'soluton' (did you mean 'solutions'?)"),
-    ("empty", "the answer's /solutions/1 is empty"),
+    ("empty", "the answer's /solutions/1: is empty"),
     ("no-meaning", "the answer's 'meaning' is missing or empty"),
 ])
 def test_a_bad_answer_is_rejected_with_its_reason_and_the_record_left_as_it_was(
@@ -597,6 +602,9 @@ def test_nothing_an_answer_says_sets_verified_analysis_or_review(tmp_path: Path,
     report = run(content, conn(endpoint))
     fix = read(content, "alpha")["example_fix"]
     assert "verified" not in fix and fix["check"] == CLAIMED["check"]
+    [alpha] = [o for o in report.outcomes if o.id == "alpha"]
+    assert alpha.dropped == (draft.Dropped("/example_fix/verified",
+                                           "only errorsite verify says that an example was checked"),)
     assert read(content, "alpha")["analysis"] == {"by": "ai-assisted", "date": TODAY, "commit": PIN, "model": "tiny-test"}
     site = validate.build_site(load.load(content))
     assert site.by_id["alpha"].example_fix is not None and site.by_id["alpha"].example_fix.verified is None
@@ -654,3 +662,42 @@ def test_the_timeout_bounds_the_whole_request_not_each_read(tmp_path: Path, serv
     assert failed.problem.reason == "the draft request failed: no whole answer within 0.5 s (tried 3 times)"
     assert (content / "errors" / "alpha.json").read_bytes() == before
     assert read(content, "beta")["analysis"]["by"] == "ai-assisted"
+
+
+def test_an_optional_part_that_does_not_hold_is_left_out_and_said(tmp_path: Path, server: tuple[str, Script],
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    endpoint, script = server
+    script.plan = {"alpha": ["bad-parts"], "beta": ["bad-example"], "gamma": ["bad-trigger"]}
+    content = make_content(tmp_path / "content", skeleton("alpha"), skeleton("beta"), skeleton("gamma"),
+                           skeleton("delta"))
+    status = cli.main(["draft", "--content", str(content), "--endpoint", endpoint, "--model", "tiny-test",
+                       "--verbose"])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 1  # gamma's required section does not hold
+    alpha, beta = read(content, "alpha"), read(content, "beta")
+    assert alpha["tags"] == ["config"] and alpha["meaning"] == good("alpha")["meaning"]
+    assert alpha["example_fix"] == good("alpha")["example_fix"]  # the example stays, without its language
+    assert "example_fix" not in beta and "title" not in beta and beta["solutions"] == good("beta")["solutions"]
+    assert "analysis" not in read(content, "gamma")
+    files = {i: str(content / "errors" / f"{i}.json") for i in ("alpha", "beta", "gamma")}
+    assert f"{files['gamma']}: draft rejected: the answer's /when/trigger: must be a string, got an integer" in out[0]
+    assert [line for line in out if ": left out " in line] == [
+        f"{files['alpha']}: left out /tags/1: 'a-tag-that-goes-on-far-longer-than-forty-chars' is not allowed here "
+        "(must be lowercase letters, digits and hyphens, at most 40 characters)",
+        f"{files['alpha']}: left out /example_fix/language: Pygments has no lexer called 'no-such-lexer' "
+        "(common names: shell, python, console, yaml, toml, json, text)",
+        f"{files['beta']}: left out /example_fix: /example_fix/after: missing required field 'after' (plain text)",
+        f"{files['beta']}: left out /title: names the placeholder {{limit}}, which the message does not have",
+    ]
+    assert out[-1].startswith("drafted 3 records, 1 failed, 4 invalid optional parts left out of 2 records "
+                              "(1 example_fix, 1 example_fix.language, 1 tag, 1 title); ")
+
+
+def test_without_verbose_only_the_summary_says_what_was_left_out(tmp_path: Path, server: tuple[str, Script]) -> None:
+    endpoint, script = server
+    script.plan = {"alpha": ["bad-parts"]}
+    content = make_content(tmp_path / "content", skeleton("alpha"))
+    lines = run(content, conn(endpoint)).lines()
+    assert len(lines) == 1
+    assert lines[0].startswith("drafted 1 record, 0 failed, 2 invalid optional parts left out of 1 record "
+                               "(1 example_fix.language, 1 tag); ")
