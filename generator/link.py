@@ -30,16 +30,17 @@ with `patterns.bin` beside it (the patterns of the library's error pages). Then:
     url_for("chunk_size (8192) must not exceed ...")   # -> the page's URL, or None
     install()   # opt in: print "See <url>" under uncaught errors the library raised
 
-Importing costs almost nothing (no module beyond `os` and `sys`, nothing read);
-the patterns are read at the first question, and only the few groups of
-patterns that can match the message are decoded. Nothing here ever raises into
-the host: a missing or broken patterns file links nothing (`Linker.problem`
-says why). URLs carry the installed version of the library (`?v=8.1.3`), read
+Importing costs almost nothing (no module beyond `os`, `sys` and `_thread`,
+nothing read); the patterns are read at the first question, and only the few
+groups of patterns that can match the message are decoded. Nothing here ever
+raises into the host or changes how it ends: a missing, broken or oversized
+patterns file links nothing (`Linker.problem` says why). URLs carry the installed version of the library (`?v=8.1.3`), read
 once from its metadata when the first URL is made. Python 3.8 and later.
 Setting ERRORSITE_NO_LINKS to anything but "" or "0" turns the hook and
 `annotate` off. docs/linking.md in errorsite's repository gives every rule.
 """
 
+import _thread
 import os
 import sys
 
@@ -648,13 +649,15 @@ class Linker:
         try:
             if not isinstance(error, Exception) or (self.compact is None and not self.entries):
                 return None
+            message = _message(error)
+            if message is None:
+                return None
             tb = error.__traceback__
-            frames = _frames(tb)
-            entry = self._entry_for(str(error), type(error).__name__, frames)
+            entry = self._entry_for(message, type(error).__name__, _frames(tb))
             if entry is None or (tb is not None and not self.own(tb)):
                 return None
             return self._url(entry)
-        except Exception:  # noqa: BLE001 - also an exception whose __str__ raises
+        except Exception:  # noqa: BLE001 - a link is a courtesy; it must never fail its caller
             return None
 
     def link_once(self, error: "BaseException") -> "Optional[str]":
@@ -662,10 +665,15 @@ class Linker:
         if _opted_out():
             return None
         url = self.link(error)
-        if url is None or url in self.shown:
-            return None
-        self.shown.add(url)
-        return url
+        return url if url is not None and self._first(url) else None
+
+    def _first(self, url: "str") -> bool:
+        """Mark the page `url` shown; return whether it was not yet (of threads at once, one is first)."""
+        with _lock:
+            if url in self.shown:
+                return False
+            self.shown.add(url)
+            return True
 
     def annotate(self, error: "BaseException") -> "BaseException":
         """Add "See <url>" as a note to `error` (shown under its traceback), once per page."""
@@ -678,20 +686,25 @@ class Linker:
         return error
 
     def _show(self, error: "BaseException", printed_notes: bool) -> None:
-        """Print the link of an uncaught `error` after its traceback, unless the traceback showed it."""
+        """Print the link of an uncaught `error` after its traceback, unless the traceback showed it; never raises."""
         try:
-            url = self.link(error)
+            linker = self._linker()
+            url = linker.link(error)
             if url is None or _opted_out():
                 return
             note = f"See {url}"
             noted = note in _notes(error)
             if noted and printed_notes:
                 return
-            if noted or url not in self.shown:
-                self.shown.add(url)
+            first = linker._first(url)
+            if noted or first:
                 print(note, file=sys.stderr)
-        except Exception:  # noqa: BLE001 - a broken stderr or error must not fail the hook
+        except BaseException:  # noqa: BLE001 - SystemExit from an error's __str__ too: the host ends as without it
             pass
+
+    def _linker(self) -> "Linker":
+        """Return the linker that answers for this one's hooks."""
+        return self
 
     def install(self) -> "Callable[..., None]":
         """Print "See <url>" under uncaught errors that have a page; return the previous hook.
@@ -739,6 +752,14 @@ class Linker:
         shell.set_custom_exc((Exception,), handler)
 
 
+def _message(error: "BaseException") -> "Optional[str]":
+    """Return `str(error)`, or None when its `__str__` raises anything, SystemExit too (the host never asked for it)."""
+    try:
+        return str(error)
+    except BaseException:  # noqa: BLE001 - nothing of the error's own may change what the host does
+        return None
+
+
 def _opted_out() -> bool:
     return os.environ.get(OPT_OUT, "") not in ("", "0")
 
@@ -783,7 +804,18 @@ def _read(path: "PathArg") -> "Tuple[Optional[bytes], str]":
 
 
 _default: "Optional[Linker]" = None
-_default_source: "Tuple[Optional[PathArg], Any, Optional[str]]" = (None, None, None)
+_lock = _thread.RLock()
+"""Held while the default linker is made and while a page is marked shown: threads' hooks run at once."""
+
+
+def _new_lock() -> None:
+    global _lock
+    _lock = _thread.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    # A child forked while another thread held the lock would wait for it forever.
+    os.register_at_fork(after_in_child=_new_lock)
 
 
 def use(patterns: "PathArg", root: "Any" = None, version: "Optional[str]" = None) -> "Linker":
@@ -793,21 +825,24 @@ def use(patterns: "PathArg", root: "Any" = None, version: "Optional[str]" = None
     package this file is vendored in); only errors raised by code there get a link. `version`
     overrides the installed version URLs carry ('' for none).
     """
-    global _default, _default_source
+    global _default
     try:
-        _default = Linker.from_file(patterns, root, version)
+        linker = Linker.from_file(patterns, root, version)
     except Exception:  # noqa: BLE001 - e.g. a `patterns` that is not a path
-        _default = Linker({"version": SUPPORTED_VERSION, "patterns": []})
-        _default.problem = "not a path to a patterns file"
-    _default_source = (patterns, root, version)
-    return _default
+        linker = Linker({"version": SUPPORTED_VERSION, "patterns": []})
+        linker.problem = "not a path to a patterns file"
+    _default = linker
+    return linker
 
 
 def default() -> "Linker":
     """Return the linker `url_for` and `install` use: the one `use` made, else over the file beside this one."""
-    if _default is None:
-        return use(os.path.join(os.path.dirname(os.path.abspath(__file__)), PATTERNS_FILE))
-    return _default
+    found = _default
+    if found is None:
+        # One thread reads the file, the others wait for its linker (and the pages it has shown).
+        with _lock:
+            found = _default or use(os.path.join(os.path.dirname(os.path.abspath(__file__)), PATTERNS_FILE))
+    return found
 
 
 def url_for(message: "str", exception: "Optional[str]" = None) -> "Optional[str]":
@@ -832,5 +867,5 @@ class _Lazy(Linker):
     def __init__(self) -> None:
         super().__init__({"version": SUPPORTED_VERSION, "patterns": []})
 
-    def _show(self, error: "BaseException", printed_notes: bool) -> None:
-        default()._show(error, printed_notes)
+    def _linker(self) -> "Linker":
+        return default()

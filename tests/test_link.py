@@ -437,6 +437,67 @@ def test_an_exception_whose_str_raises_does_not_break_the_hook(tmp_path: Path, p
     assert "Error in sys.excepthook" not in result.stderr and "no message for you" not in result.stderr
 
 
+@pytest.mark.parametrize("where", ["main", "thread"])
+@pytest.mark.parametrize("raised", ["SystemExit(0)", "SystemExit(3)", "KeyboardInterrupt()"])
+def test_an_error_whose_str_raises_anything_leaves_the_process_as_without_the_hook(
+        tmp_path: Path, patterns: Path, raised: str, where: str) -> None:
+    lib = vendored(tmp_path, patterns.read_bytes())
+    code = f"""
+    import threading, tinyserve
+    class Hostile(ValueError):
+        def __str__(self):
+            raise {raised}
+    def fail():
+        raise Hostile()
+    if {where == "thread"}:
+        worker = threading.Thread(target=fail)
+        worker.start(); worker.join()
+        print("after the thread")
+    fail()
+    """
+    hooked = run_python(code, lib)
+    init = lib / "tinyserve" / "__init__.py"
+    init.write_text(init.read_text().replace(".install()", ""))
+    plain = run_python(code, lib)
+    assert hooked.returncode == plain.returncode == 1, (hooked.stderr, plain.stderr)
+    assert hooked.stdout == plain.stdout == ("after the thread\n" if where == "thread" else "")
+    assert "Error in sys.excepthook" not in hooked.stderr and "Exception in threading" not in hooked.stderr
+    assert hooked.stderr.count("Traceback") == plain.stderr.count("Traceback") == (2 if where == "thread" else 1)
+
+
+def test_two_hundred_threads_raising_at_once_show_the_page_once(compact: Path, tmp_path: Path) -> None:
+    # "install() shows each page once per process" (docs/linking.md): the threads' hooks run at once.
+    package = tmp_path / "lib" / "tinyserve"
+    (package / "config").mkdir(parents=True)
+    (package / "_errorsite").mkdir()
+    (package / "__init__.py").write_text("from tinyserve._errorsite import install\ninstall()\n")
+    (package / "config" / "__init__.py").write_text("")
+    (package / "config" / "batching.py").write_text(BATCHING)
+    shutil.copy(LINK_SOURCE, package / "_errorsite" / "__init__.py")
+    shutil.copy(compact, package / "_errorsite" / "patterns.bin")
+    code = """
+    import threading
+    # A host that keeps its threads' tracebacks quiet: the links are all that is printed.
+    threading.excepthook = lambda args: None
+    import tinyserve
+    from tinyserve.config.batching import check_batching
+    start = threading.Barrier(200)
+    def work(n):
+        start.wait()
+        check_batching(8, 1001 + 8 * n)
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(200)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    print(threading.active_count())
+    """
+    for _ in range(3):
+        result = run_python(code, package.parent)
+        assert result.returncode == 0 and result.stdout == "1\n", result.stderr
+        assert result.stderr == f"See {BASE}batch-tokens-multiple/\n"
+
+
 # --- ties: the raising frame chooses the page ------------------------------------------------
 
 
