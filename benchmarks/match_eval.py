@@ -2,7 +2,7 @@
 
 Run: python benchmarks/match_eval.py [--data stdlib site-packages] [--sample N] [--seed S] [--failures K]
                                      [--skip-accuracy] [--skip-false-confident]
-     python benchmarks/match_eval.py --real [--failures K]
+     python benchmarks/match_eval.py --real [--failures K]   (benchmarks/real_eval.py: real libraries' real output)
 
 Records come from real code, through errorsite's own extractor: the standard library of the
 running Python and some packages installed next to errorsite. Every record's message is filled
@@ -36,7 +36,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import textwrap
 import time
 from collections.abc import Callable
@@ -550,44 +549,6 @@ def same_message(template: str, paste: dict[str, str]) -> bool:
     return full_match(template, paste["message"]) and literal_length(template) >= literal_length(paste["source"])
 
 
-# --- real libraries ----------------------------------------------------------------
-
-
-def real_libraries(failures: int) -> None:
-    """Print, for each library of tests/real_libraries.py, its sites by kind and how lookup does on its real output.
-
-    Per library: the pastes (every failing use's printed output as the message only, its last
-    line with the class, the whole output); how often the first answer documents the error, in
-    Python and in Node (a page that lists the raise that does counts: one message raised at
-    several places is one answer); how often the first answer is confident and neither; and how
-    many pastes of the other libraries this site answers confidently. `by-places` counts the first
-    answers that are right only as such a page.
-    """
-    sys.path.insert(0, str(ROOT / "tests"))
-    import real_libraries as real
-    from test_gitrepo import Repo
-
-    with tempfile.TemporaryDirectory() as tmp:
-        sites = {lib.name: real.make_site(lib, Path(tmp) / lib.name, lambda path: Repo(path).commit())
-                 for lib in real.LIBRARIES}
-        cases = {name: real.pastes(site) for name, site in sites.items()}
-        print(f"\n== real libraries\n{'library':12} {'records':>8} {'pastes':>7} {'python':>8} {'node':>8} "
-              f"{'conf-wrong':>10} {'by-places':>9} {'others-conf':>11}  sites by kind")
-        for name, site in sites.items():
-            package = site.repo / site.library.package
-            files = {p.relative_to(site.repo).as_posix(): p.read_bytes() for p in sorted(package.rglob("*.py"))}
-            kinds = {k: n for k, n in scan_files(files).by_kind().items() if n}
-            found = real.measure(site, cases[name])
-            js = run_node(site.index, [c.text for c in cases[name]])
-            js_first = sum(bool(r) and real.right(r[0], c.expected) for c, r in zip(cases[name], js))
-            others = real.confident_elsewhere(site, [c for n, f in cases.items() if n != name for c in f])
-            print(f"{name:12} {len(site.records):8d} {found.pastes:7d} {100 * found.first / found.pastes:7.2f}% "
-                  f"{100 * js_first / found.pastes:7.2f}% {found.confident_wrong:10d} {found.through_places:9d} "
-                  f"{len(others):11d}  {kinds}")
-            for use, form, got in found.missed[:failures]:
-                print(f"  missed [{form}] {use}: first {got}")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", nargs="+", default=["stdlib", "site-packages"], choices=["stdlib", "site-packages"])
@@ -597,11 +558,13 @@ def main() -> int:
     parser.add_argument("--skip-accuracy", action="store_true")
     parser.add_argument("--skip-false-confident", action="store_true")
     parser.add_argument("--real", action="store_true",
-                        help="measure the real output of the libraries of tests/real_libraries.py instead")
+                        help="measure the real output of the programs of benchmarks/real_programs/ instead (real_eval.py)")
     args = parser.parse_args()
     if args.real:
-        real_libraries(args.failures)
-        return 0
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        import real_eval
+
+        return real_eval.main(["--failures", str(args.failures)])
     if not args.skip_accuracy:
         for name in args.data:
             evaluate(name, args.sample, args.seed, args.failures)
