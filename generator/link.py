@@ -34,8 +34,9 @@ Importing costs almost nothing (no module beyond `os`, `sys` and `_thread`,
 nothing read); the patterns are read at the first question, and only the few
 groups of patterns that can match the message are decoded. Nothing here ever
 raises into the host or changes how it ends: a missing, broken or oversized
-patterns file links nothing (`Linker.problem` says why). URLs carry the installed version of the library (`?v=8.1.3`), read
-once from its metadata when the first URL is made. Python 3.8 and later.
+patterns file links nothing (`Linker.problem` says why). URLs carry the
+installed version of the library (`?v=8.1.3`), read once from its metadata
+when the first URL is made. Python 3.8 and later.
 Setting ERRORSITE_NO_LINKS to anything but "" or "0" turns the hook and
 `annotate` off. docs/linking.md in errorsite's repository gives every rule.
 """
@@ -62,8 +63,8 @@ VALUE = "\x00"
 """What stands for a value in a compact row's pattern."""
 SUPPORTED_VERSION = 1
 """The version of the JSON patterns file (`api/patterns.json`) this file also reads."""
-# Every limit below is a total for one patterns file, so that no file, however made, costs the host
-# more than a few tens of MB (docs/linking.md, "Never raising"). A file past one links nothing.
+# Every limit below is a total for one patterns file: what a file costs the host is bounded by them,
+# however it was made, not by what it claims (docs/linking.md, "Never raising"). A file past one links nothing.
 MAX_FILE_BYTES = 8 * 1024 * 1024
 """A larger patterns file is not read (sglang's 12,424 records: 634 KB compact, 4.3 MB as JSON)."""
 MAX_HEADER_BYTES = 256 * 1024
@@ -78,8 +79,6 @@ MAX_ROW_BYTES = 1024 * 1024
 """A row is at most this long (a message longer than MAX_MESSAGE_CHARS is not matched anyway)."""
 MAX_JSON_VALUES = 500000
 """A JSON patterns file holds at most this many values, counted as its commas, colons and brackets."""
-MAX_JSON_DIGITS = 20
-"""A longer integer in a JSON patterns file is refused (before Python 3.11, reading a long one takes minutes)."""
 MAX_URL = 2048
 MAX_SEGMENTS = 400
 MAX_SEGMENT_CHARS = 10000
@@ -268,13 +267,6 @@ class _OutOfBounds(Exception):
 
 OUT_OF_BOUNDS = "the patterns file is past a limit of the link helper"
 """What `Linker.problem` says of a file past a limit."""
-
-
-def _json_int(text: "str") -> int:
-    """Return an integer of a JSON patterns file; ValueError for one of more than MAX_JSON_DIGITS digits."""
-    if len(text) > MAX_JSON_DIGITS:
-        raise ValueError
-    return int(text)
 
 
 def _length(text: "str", data: "bytes") -> int:
@@ -550,7 +542,7 @@ class Linker:
                 data, why = None, OUT_OF_BOUNDS
             import json
 
-            parsed = None if data is None else json.loads(data, parse_int=_json_int)
+            parsed = None if data is None else json.loads(data)
         except Exception as error:  # noqa: BLE001 - missing, unreadable, truncated, not JSON, too deep
             data, why = None, type(error).__name__
         if data is None:
