@@ -306,7 +306,7 @@ def _is_helper(data: bytes | None) -> bool:
     return data is not None and data.startswith((HELPER_HEAD + b"\n", HELPER_HEAD + b"\r\n"))
 
 
-def repository_of(path: Path) -> Path | None:
+def _repository_of(path: Path) -> Path | None:
     """Return the git work tree that holds `path` as it is written (its links unresolved), or None.
 
     It is the nearest folder above `path` that holds `.git`, unless that folder is reached through a
@@ -331,7 +331,7 @@ def _proven_inside_repository(folder: Path) -> Path:
     checkout. Outside any git repository, no folder on the way may be a link.
     """
     real = folder.resolve()
-    repository = repository_of(folder)
+    repository = _repository_of(folder)
     if repository is None:
         inside = real == Path(os.path.abspath(folder))
     else:
