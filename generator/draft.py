@@ -519,7 +519,7 @@ class _Bounded:
     def _left(self) -> None:
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise TimeoutError("the request's time is up")
+            raise TimeoutError  # `_post` says the answer did not come within the timeout
         self.sock.settimeout(left)
 
     def sendall(self, data: bytes) -> None:

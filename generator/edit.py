@@ -459,7 +459,7 @@ def _read_document(document_path: Path, start: str, saved: str, content: Path) -
             f"the record was not written and {kept}",
             hint="run errorsite edit again (pasting your text from the copy, if one was kept); an editor must save "
             "the document where it opened it",
-            page="edit-document-unreadable",
+            page="edit-document-removed",
         ) from None
     try:
         return data.decode("utf-8-sig")

@@ -263,7 +263,7 @@ def test_a_document_the_editor_removed_keeps_what_was_saved(content: Path, edito
     original = record_path(content).read_bytes()
     with pytest.raises(UserError) as lost:
         edit.edit(content, "batch-tokens-multiple", command, lambda problems: "k")
-    assert lost.value.page == "edit-document-unreadable"
+    assert lost.value.page == "edit-document-removed"
     assert lost.value.message.startswith("the editor removed the document ")
     copy = content.parent / "batch-tokens-multiple.edit.md"
     if saved_first:
