@@ -819,6 +819,12 @@ class Context:
         """By method name, each class that defines it (path, qualified name), made when first needed."""
         self._reads: dict[str, tuple[str, ...]] = {}
         """The names each expression reads, by its text: an early exit is in the guard of every raise after it."""
+        self._named_memo: dict[tuple[str, str], frozenset[str]] = {}
+        """`_named`'s answers, by receiver and method."""
+        self._one_line_memo: dict[str, bool] = {}
+        """`_one_line`'s answers, by method."""
+        self._ancestors_memo: dict[str, set[str]] = {}
+        """`_ancestors`' answers, by class."""
 
     def annotate(self, sites: Iterable[RaiseSite]) -> list[RaiseSite]:
         """Return the sites with their callers and names."""
@@ -915,14 +921,31 @@ class Context:
         if kind == "own":
             return value.split(".")[-2] in self._ancestors(site_class[0])
         if kind == "receiver":
-            definers = self._definers_of(site.function.split(".")[-1])
-            named = {c.split(".")[-1] for _, c in definers if value and names_class(value, c.split(".")[-1])}
+            method = site.function.split(".")[-1]
+            named = self._named(value, method)
             if named:
                 return any(site_class[0] in self._related_to(c) for c in named)
-            # The classes that define `m` are one class and classes based on it: the call runs one of theirs.
-            owners = [c.split(".")[-1] for _, c in self._definers_of(site.function.split(".")[-1])]
-            return len(set(owners)) == len(owners) and any(set(owners) <= self._descendants(o) for o in owners)
+            return self._one_line(method)
         return site_class[0] in self._related_to(value)
+
+    def _named(self, receiver: str, method: str) -> frozenset[str]:
+        """Return the classes defining `method` that a receiver's name is named for (see `_may_call`)."""
+        # Asked once per caller of every site of a method: sglang's hundreds of `forward`s made it most of extract's time.
+        key = (receiver, method)
+        named = self._named_memo.get(key)
+        if named is None:
+            named = self._named_memo[key] = frozenset(
+                c.split(".")[-1] for _, c in self._definers_of(method) if receiver and names_class(receiver, c.split(".")[-1]))
+        return named
+
+    def _one_line(self, method: str) -> bool:
+        """Return whether the classes that define `method` are one class and classes based on it: a call runs one of theirs."""
+        one = self._one_line_memo.get(method)
+        if one is None:
+            owners = [c.split(".")[-1] for _, c in self._definers_of(method)]
+            one = self._one_line_memo[method] = (
+                len(set(owners)) == len(owners) and any(set(owners) <= self._descendants(o) for o in owners))
+        return one
 
     def _related_to(self, name: str) -> set[str]:
         """Return every class whose methods a call on class `name` may run: its bases, those of a class based on it."""
@@ -944,7 +967,10 @@ class Context:
 
     def _ancestors(self, name: str) -> set[str]:
         """Return a class and every class it is based on, by name."""
-        return _reachable(name, self.bases)
+        ancestors = self._ancestors_memo.get(name)
+        if ancestors is None:
+            ancestors = self._ancestors_memo[name] = _reachable(name, self.bases)
+        return ancestors
 
     def _descendants(self, name: str) -> set[str]:
         """Return a class and every class based on it, by name."""
