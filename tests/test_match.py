@@ -51,7 +51,8 @@ def js_answers(index: dict[str, Any]) -> list[Any]:
 def check(case: dict[str, Any], results: list[dict[str, Any]]) -> None:
     """Assert what a case of match_cases.json expects: the first ids in order, and of the first result its
     kind, which wording matched (`variant`), whether it is `confident` and whether the paste links to its page
-    (`linked`), the other records that raise its message (`places`) and the pasted class it is not
+    (`linked`), the other records that raise its message (`places`), those of them of another class that nothing
+    in the paste tells apart from it (`twins`) and the pasted class it is not
     (`other_class`); `no_page`: no result is confident."""
     ids = [r["id"] for r in results]
     if case.get("no_page"):

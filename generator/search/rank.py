@@ -6,7 +6,8 @@ greater first, and match.js compares the same fields in the same order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .index import Row, SearchIndex, Template, load_index
@@ -294,23 +295,45 @@ def _template_spans(template: Template, covered: list[int]) -> list[list[int]]:
     return spans
 
 
-def _result(index: SearchIndex, found: Candidate, words: WordScores, paste: Paste, places: list[str]) -> dict[str, Any]:
-    """Return one result as search gives it."""
+def _result(index: SearchIndex, found: Candidate, words: WordScores, paste: Paste, twins: list[Candidate],
+            places: list[str]) -> dict[str, Any]:
+    """Return one result as search gives it: `twins` are the records it stands for that raise its message as
+    another exception, `places` every other record that raises it."""
     row = index.rows[found.row]
     match = found.match
     linked = found.key.linked
     shared = {"confident": found.confident, "linked": linked, "other_class": other_class(paste, row),
-              "places": [i for i in places if i != row.id]}
+              "places": places, "twins": [index.rows[t.row].id for t in twins]}
     if match is None:
         spans = [[s, e] for w, s, e in tokenize(row.title) if w in words.shown and w not in index.stop]
         kind = ("link" if linked else "frame" if found.key.raised else "near" if found.row in words.near
                 else "words")
         return {"id": row.id, "score": found.key.strength, "kind": kind, "values": [], "spans": spans,
                 "variant": None, **shared}
-    template = row.templates[0 if match.variant is None else match.variant + 1]
+    template = matched_template(row, match.variant)
     return {"id": row.id, "score": match.quality, "kind": "full" if match.end == "full" else "partial",
             "values": match.values, "spans": _template_spans(template, match.covered),
             "variant": match.variant, **shared}
+
+
+def matched_template(row: Row, variant: int | None) -> Template:
+    """Return the wording of a row that matched: its message (variant None) or that variant."""
+    return row.templates[0 if variant is None else variant + 1]
+
+
+def answer_places(lead: Row, variant: int | None, twins: list[Row], places: Callable[[str, str], list[str]]) -> list[str]:
+    """Return the ids of every other record an answer stands for, in id order: those that raise its wording (`places`
+    of an exception and a wording) as its exception, and its twins and theirs (each wording of theirs that reads
+    like the one that matched)."""
+    segments = matched_template(lead, variant).segments
+    found = set(places(lead.exception, matched_template(lead, variant).message))
+    for twin in twins:
+        found.add(twin.id)
+        for template in twin.templates:
+            if template.segments == segments:
+                found.update(places(twin.exception, template.message))
+    found.discard(lead.id)
+    return sorted(found)
 
 
 def candidate_rows(index: SearchIndex, text: str, limit: int) -> list[int]:
@@ -352,12 +375,25 @@ def _search(index: SearchIndex, text: str, limit: int) -> list[dict[str, Any]]:
     found.sort(key=lambda c: c.key, reverse=True)
     places = lookups(index).places
     shown: dict[tuple[str, str], Candidate] = {}
+    twins: dict[int, list[Candidate]] = {}
     for candidate in found:
-        if len(shown) == limit:
-            break
-        shown.setdefault(_message_key(index.rows[candidate.row], candidate.match), candidate)
-    chosen = _untold(index, list(shown.values()))
-    return [_result(index, c, words, paste, places[_message_key(index.rows[c.row], c.match)]) for c in chosen]
+        key = _message_key(index.rows[candidate.row], candidate.match)
+        if key in shown:
+            continue
+        lead = next((c for c in shown.values() if _twins(index, c, candidate)), None)
+        if lead is not None:
+            twins[lead.row].append(candidate)
+        elif len(shown) < limit:
+            shown[key] = candidate
+            twins[candidate.row] = []
+
+    def places_of(exception: str, message: str) -> list[str]:
+        return places.get((exception, message), [])
+
+    return [_result(index, c, words, paste, twins[c.row],
+                    answer_places(index.rows[c.row], c.match.variant if c.match else None,
+                                  [index.rows[t.row] for t in twins[c.row]], places_of))
+            for c in shown.values()]
 
 
 def _evidence(key: RankKey) -> tuple[Any, ...]:
@@ -365,19 +401,19 @@ def _evidence(key: RankKey) -> tuple[Any, ...]:
     return key.linked, key.raised, key.tier, key.strength, key.full, key.cleaned, key.frames, key.exception
 
 
-def _untold(index: SearchIndex, chosen: list[Candidate]) -> list[Candidate]:
-    """Return the results with no confidence where one wording of two classes matched and nothing in the paste (its
-    class, its traceback) tells them apart: which raise it was is a guess (voluptuous's `DatetimeInvalid` and
-    `DateInvalid` print `value does not match expected format %s`)."""
-    wording = {c.row: _message_key(index.rows[c.row], c.match)[1] for c in chosen if c.match is not None}
-    tied = {c.row for c in chosen for o in chosen
-            if o is not c and c.row in wording and wording.get(o.row) == wording[c.row] and _evidence(o.key) == _evidence(c.key)}
-    return [replace(c, confident=False) if c.row in tied else c for c in chosen]
+def _twins(index: SearchIndex, lead: Candidate, other: Candidate) -> bool:
+    """Return whether two results are one message raised at two places that nothing in the paste (its class, its
+    traceback) tells apart: the same wording matched alike. Which raise it was is a guess, so they are one answer
+    (voluptuous's `DatetimeInvalid` and `DateInvalid` both print `value does not match expected format %s`)."""
+    if lead.match is None or other.match is None or _evidence(lead.key) != _evidence(other.key):
+        return False
+    return (matched_template(index.rows[lead.row], lead.match.variant).segments
+            == matched_template(index.rows[other.row], other.match.variant).segments)
 
 
 def _message_key(row: Row, match: TemplateMatch | None) -> tuple[str, str]:
     """Return what records that raise one message share: the exception and the wording (the one that matched)."""
-    return row.exception, row.templates[0 if match is None or match.variant is None else match.variant + 1].message
+    return row.exception, matched_template(row, match.variant if match else None).message
 
 
 def same_message(index: SearchIndex) -> dict[tuple[str, str], list[str]]:

@@ -25,7 +25,7 @@ from .match import forms_of
 from .paste import group_members, page_ids, read_paste
 from .template import compile_template, first_word
 from .text import tokenize
-from .rank import candidate_rows, search
+from .rank import answer_places, candidate_rows, search
 from .words import MAX_FUZZY_TOKENS, MAX_PREFIX_TERMS, MAX_QUERY_TERMS, query
 
 SHARDS_VERSION = 2
@@ -393,13 +393,15 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
 def search_loaded(loaded: Loaded, text: str, limit: int = 10) -> list[dict[str, Any]]:
     """Return the results of `text` from what `load_for` loaded: the whole index's results, value for value."""
     results = search(loaded.index, text, limit)
-    at = field_positions(loaded.index)
-    rows = {row[at["id"]]: row for row in loaded.index["records"]}
+    index = load_index(loaded.index)
+    rows = {row.id: row for row in index.rows}
+
+    def places(exception: str, message: str) -> list[str]:
+        return loaded.places.get(message_key(exception, message), [])
+
     for result in results:
-        templates = _templates(rows[result["id"]], at)
-        message = templates[0 if result["variant"] is None else result["variant"] + 1][3]
-        everywhere = loaded.places.get(message_key(rows[result["id"]][at["exception"]], message), [])
-        result["places"] = [i for i in everywhere if i != result["id"]]
+        twins = [rows[i] for i in result["twins"]]
+        result["places"] = answer_places(rows[result["id"]], result["variant"], twins, places)
     return results
 
 

@@ -609,17 +609,32 @@
     });
     return spans;
   }
-  function result(ix, c, words, paste) {
+  // One result: `twins` are the records it stands for that raise its message as another exception, `places` every
+  // other record that raises it.
+  function result(ix, c, words, paste, twins, places) {
     var row = ix.rows[c.row], m = c.match, link = c.key.linked, spans = [];
-    if (m) spans = templateSpans(row.templates[m.variant === null ? 0 : m.variant + 1], m.covered);
+    if (m) spans = templateSpans(matchedTemplate(row, m.variant), m.covered);
     else tokenize(row.title).forEach(w => { if (words.shown.has(w[0]) && !ix.stop.has(w[0])) spans.push([w[1], w[2]]); });
     return { id: row.id, score: m ? m.quality : c.key.strength,
       kind: m ? (m.end === "full" ? "full" : "partial") : link ? "link" : c.key.raised ? "frame" : words.near.has(c.row) ? "near" : "words",
       values: m ? m.values : [], spans, confident: c.confident, variant: m ? m.variant : null, linked: link,
-      other_class: otherClass(paste, row), places: ix.places.get(messageKey(row, m)).filter(id => id !== row.id) };
+      other_class: otherClass(paste, row), places, twins: twins.map(t => ix.rows[t.row].id) };
+  }
+  function matchedTemplate(row, variant) { return row.templates[variant === null ? 0 : variant + 1]; }
+  function sameSegments(a, b) { return a.length === b.length && a.every((s, i) => s === b[i]); }
+  // The ids of every other record an answer stands for, in id order: those that raise its wording as its exception,
+  // and its twins and theirs (each wording of theirs that reads like the one that matched).
+  function answerPlaces(lead, variant, twins, placesOf) {
+    var segments = matchedTemplate(lead, variant).segments, found = new Set(placesOf(lead.exception, matchedTemplate(lead, variant).message));
+    twins.forEach(twin => {
+      found.add(twin.id);
+      twin.templates.forEach(tpl => { if (sameSegments(tpl.segments, segments)) placesOf(twin.exception, tpl.message).forEach(i => found.add(i)); });
+    });
+    found.delete(lead.id);
+    return Array.from(found).sort(cmp);
   }
   // What records that raise one message share: the exception and the wording (the one that matched).
-  function messageKey(row, m) { return row.exception + "\n" + row.templates[m && m.variant !== null ? m.variant + 1 : 0].message; }
+  function messageKey(row, m) { return row.exception + "\n" + matchedTemplate(row, m ? m.variant : null).message; }
   function lastName(name) { return name.split(".").pop(); }
 
   function formsOf(paste) {
@@ -646,21 +661,25 @@
     var words = wordScores(ix, query(ix, forms[0].norm)), found = candidates(ix, paste, forms, words, limit, linked(ix, text));
     // Ids are unique: no two candidates compare equal.
     found.sort((a, b) => compareBy(RANK_ORDER, b.key, a.key) || (ix.rows[a.row].id < ix.rows[b.row].id ? -1 : 1));
-    var shown = new Map();
-    for (var i = 0; i < found.length && shown.size < limit; i++) {
-      var key = messageKey(ix.rows[found[i].row], found[i].match);
-      if (!shown.has(key)) shown.set(key, found[i]);
-    }
-    return untold(ix, Array.from(shown.values())).map(c => result(ix, c, words, paste));
+    var shown = new Map(), twins = new Map();
+    found.forEach(c => {
+      var key = messageKey(ix.rows[c.row], c.match);
+      if (shown.has(key)) return;
+      var lead = Array.from(shown.values()).find(s => areTwins(ix, s, c));
+      if (lead) twins.get(lead.row).push(c);
+      else if (shown.size < limit) { shown.set(key, c); twins.set(c.row, []); }
+    });
+    var placesOf = (exception, message) => ix.places.get(exception + "\n" + message) || [];
+    return Array.from(shown.values()).map(c => result(ix, c, words, paste, twins.get(c.row),
+      answerPlaces(ix.rows[c.row], c.match ? c.match.variant : null, twins.get(c.row).map(t => ix.rows[t.row]), placesOf)));
   }
   // What of a rank key the paste decides: links, the frame, the match, the traceback, the class.
   var EVIDENCE = ["linked", "raised", "tier", "strength", "full", "cleaned", "frames", "exception"];
-  // No confidence where one wording of two classes matched and nothing in the paste (its class, its traceback) tells
-  // them apart: which raise it was is a guess.
-  function untold(ix, chosen) {
-    var wording = c => c.match ? ix.rows[c.row].templates[c.match.variant === null ? 0 : c.match.variant + 1].message : null;
-    return chosen.map(c => chosen.some(o => o !== c && c.match && wording(o) === wording(c) && compareBy(EVIDENCE, o.key, c.key) === 0)
-      ? Object.assign({}, c, { confident: false }) : c);
+  // One message raised at two places that nothing in the paste (its class, its traceback) tells apart: the same wording
+  // matched alike. Which raise it was is a guess, so they are one answer.
+  function areTwins(ix, lead, other) {
+    if (!lead.match || !other.match || compareBy(EVIDENCE, lead.key, other.key) !== 0) return false;
+    return sameSegments(matchedTemplate(ix.rows[lead.row], lead.match.variant).segments, matchedTemplate(ix.rows[other.row], other.match.variant).segments);
   }
   // A record of the index by id, fields by name, with its page's url (for the search page).
   function record(index, id) { var ix = load(index); return ix.rows[ix.byId.get(id)]; }
@@ -794,12 +813,9 @@
   }
   // The results of `text` from what loadFor loaded: the whole index's results, value for value.
   function searchLoaded(loaded, text, limit) {
-    var at = {}, rows = new Map();
-    loaded.index.fields.forEach((name, i) => { at[name] = i; });
-    loaded.index.records.forEach(row => rows.set(row[at.id], row));
+    var ix = load(loaded.index), placesOf = (exception, message) => loaded.places.get(exception + "\n" + message) || [];
     return search(loaded.index, text, limit).map(r => {
-      var row = rows.get(r.id), message = templatesOf(row, at)[r.variant === null ? 0 : r.variant + 1][3];
-      r.places = (loaded.places.get(row[at.exception] + "\n" + message) || []).filter(i => i !== r.id);
+      r.places = answerPlaces(ix.rows[ix.byId.get(r.id)], r.variant, r.twins.map(i => ix.rows[ix.byId.get(i)]), placesOf);
       return r;
     });
   }

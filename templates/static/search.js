@@ -62,6 +62,9 @@
     return M.loadFor(read, text, limit).then(function (loaded) {
       return M.searchLoaded(loaded, text, limit).map(function (r) {
         r.record = M.record(loaded.index, r.id);
+        /* The classes of the records that raise the same message and that nothing in the paste tells apart. */
+        r.alsoAs = (r.twins || []).map(function (id) { return M.record(loaded.index, id).exception; })
+          .filter(function (name, i, all) { return name !== r.record.exception && all.indexOf(name) === i; });
         return r;
       });
     });
@@ -90,6 +93,7 @@
     a.href = root + rec.url + "index.html" + (params.toString() ? "?" + params : "");
     a.setAttribute("role", "option");
     var notes = (r.places && r.places.length ? " · raised at " + (r.places.length + 1) + " places" : "") +
+      (r.alsoAs && r.alsoAs.length ? " as " + [rec.exception].concat(r.alsoAs).join(", ") : "") +
       (r.other_class ? " · printed as " + r.other_class : "");
     a.append(el("span", "title", rec.title), el("span", "meta", " " + rec.exception + " · " + rec.path + ":" + rec.line + " · " + KIND[r.kind === "full" && !sure(r) ? "like" : r.kind] + notes
       + (rec.drafted ? " · AI draft, not reviewed" : rec.written ? "" : " · not yet written")));
