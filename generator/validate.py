@@ -366,7 +366,7 @@ def to_record(raw: RawRecord, config: Config) -> Record:
         id=data["id"],
         exception=data["exception"],
         message=data["message"],
-        title=" ".join(data.get("title", "").split()) or default_title(data["message"]) or data["id"],
+        title=" ".join(data.get("title", "").split()) or default_title(data["message"]) or place_title(data),
         source=Source(
             repo=source.get("repo") or config.repo,
             commit=source["commit"],
@@ -430,6 +430,13 @@ def default_title(message: str, limit: int = 80) -> str:
         return first
     cut = first[:limit].rsplit(" ", 1)[0]
     return (cut if len(cut) > limit // 2 else first[:limit]).rstrip(" ,.;:") + "…"
+
+
+def place_title(data: dict[str, Any]) -> str:
+    """Return the title of a record whose message has no word to show: where it is raised, as a reader says it
+    (`RuntimeError in ModelRunner.load_weights`), not its id."""
+    source = data["source"]
+    return f"{data['exception']} in {source.get('function') or source['path']}"
 
 
 def _closest(value: str, choices: list[str]) -> str | None:

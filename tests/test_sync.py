@@ -567,10 +567,30 @@ def test_words_ids_read_like_the_message_and_add_a_short_hash_only_on_collision(
     base = f"{REPO}\nm.py\nf\nKeyError\nInvalid version: %s"
     assert by_line[2] == "invalid-version"
     assert by_line[3] == "invalid-version-" + hashlib.sha256(base.encode()).hexdigest()[:6]
-    assert len(by_line[4]) == 16  # no literal word: the hash rule
+    assert by_line[4] == "type-error-in-f"  # no literal word: named as a reader names it
     assert by_line[5] == "le-fichier-na-pas-ete-trouve-dans-le-dossier"
     assert by_line[6] == "cant-freeze-its-frozen-already"
     assert len(by_line[5]) <= sync.WORDS_CHARS
+
+
+def test_a_message_without_a_word_is_named_by_its_exception_and_function(tmp_path: Path) -> None:
+    # sglang 0.5.23 had 31 records like these, each with a 16-hex-digit id and a page titled with it.
+    repo = Repo(tmp_path / "repo")
+    repo.write("pkg/model_runner.py",
+               'class ModelRunner:\n    def load_weights(self, e):\n        raise RuntimeError(f"{str(e)}")\n\n'
+               '    def reload(self, e):\n        raise RuntimeError(f"{e}")\n        raise RuntimeError(f"{e!r}")\n\n\n'
+               'if __debug__:\n    raise ImportError(f"{__name__}")\n')
+    repo.commit()
+    content = tmp_path / "content"
+    (content / "errors").mkdir(parents=True)
+    (content / "site.toml").write_text('[source]\nids = "words"\n')
+    ids = {c.line: c.id for c in run(repo, content).added}
+    assert ids[3] == "runtime-error-in-load-weights" and ids[6] == "runtime-error-in-reload"
+    assert ids[7].startswith("runtime-error-in-reload-") and len(ids[7]) == len("runtime-error-in-reload-") + 6
+    assert ids[11] == "import-error-in-model-runner"
+    titles = {r.id: r.title for r in validate.build_site(load.load(content)).records}
+    assert titles["runtime-error-in-load-weights"] == "RuntimeError in ModelRunner.load_weights"
+    assert titles["import-error-in-model-runner"] == "ImportError in pkg/model_runner.py"
 
 
 def test_a_retired_id_is_never_given_to_a_new_site(tmp_path: Path) -> None:

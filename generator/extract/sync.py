@@ -42,9 +42,10 @@ changed since the example was checked.
 
 Ids. With `[source] ids = "words"`, a new record's id is the message's first
 literal words (placeholders left out), lower case, joined by hyphens, at most
-48 characters; where those words are taken, the first 6 hex digits of the hash
-below are added. Otherwise (`"hash"`, the default, and for a message without a
-literal word), the id is the first 16 hex digits of SHA-256 over repo, path,
+48 characters; a message without a literal word takes its exception's and
+function's names instead (`runtime-error-in-load-weights`); where those words
+are taken, the first 6 hex digits of the hash below are added. Otherwise
+(`"hash"`, the default), the id is the first 16 hex digits of SHA-256 over repo, path,
 function, exception and message joined by "\\n" (repo "" when there is none).
 When a message links to a record page (`.../errors/<id>/`), the site takes
 that id if no record holds it yet. When an id is taken (by any record file, a
@@ -574,7 +575,7 @@ def new_id(repo: str | None, site: RaiseSite, taken: set[str], rule: str = "hash
     if linked is not None and linked not in taken:
         return linked
     text = base_text(repo, site)
-    words = words_of(site.message) if rule == "words" else ""
+    words = (words_of(site.message) or words_of_place(site)) if rule == "words" else ""
     if words and words not in taken:
         return words
     candidate, n = _hash(text), 1
@@ -596,6 +597,14 @@ def words_of(message: str) -> str:
             break
         out = joined
     return out
+
+
+def words_of_place(site: RaiseSite) -> str:
+    """Return the id of a message without a literal word: its exception's and function's names (`raise
+    RuntimeError(str(e))` in `load_weights` gives `runtime-error-in-load-weights`), as a reader names it."""
+    exception = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", site.exception.rpartition(".")[2])
+    where = site.function.rpartition(".")[2] if site.function else site.path.rpartition("/")[2].removesuffix(".py")
+    return words_of(f"{exception} in {where}")
 
 
 def linked_id(message: str) -> str | None:
