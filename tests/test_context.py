@@ -404,11 +404,12 @@ def test_new_callers_move_the_pin_to_the_commit_their_lines_are_at(tmp_path: Pat
     path = next((content / "errors").glob("*.json"))
     prose = {"meaning": "size was above 9.", "analysis": {"by": "human"}}
     path.write_text(dumps({**json.loads(path.read_text(encoding="utf-8")), **prose}), encoding="utf-8")
-    repo.write("pkg/api.py", "from .core import check\n\n\ndef start():\n    return 1\n\n\ndef run(size):\n    check(size)\n")
+    repo.write("pkg/api.py", "from .core import check\n\n\ndef start(size):\n    check(size)\n\n\ndef run(size):\n    check(size)\n")
     second = repo.commit()
     report = sync.run(repo.path, "HEAD", "acme/pkg", content, [], [], False)
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert data["source"]["callers"] == [{"path": "pkg/api.py", "line": 9, "function": "run"}]
+    assert data["source"]["callers"] == [{"path": "pkg/api.py", "line": 5, "function": "start"},
+                                         {"path": "pkg/api.py", "line": 9, "function": "run"}]
     assert data["source"]["commit"] == second != first
     assert "review" not in data and data["meaning"] == prose["meaning"]
     assert [c.note for c in report.repinned] == ["guard, callers or names updated"]
@@ -417,6 +418,24 @@ def test_new_callers_move_the_pin_to_the_commit_their_lines_are_at(tmp_path: Pat
     repo.commit()
     sync.run(repo.path, "HEAD", "acme/pkg", content, [], [], False)
     assert json.loads(path.read_text(encoding="utf-8"))["source"]["commit"] == second
+
+
+def test_callers_and_names_that_only_moved_leave_the_record_alone(tmp_path: Path) -> None:
+    # A comment added at the top of the caller's file moves its line: at the record's pin, which the page links,
+    # the caller is where the record says, so the record is not rewritten (sglang: a two-line header re-pinned them).
+    repo = Repo(tmp_path / "repo")
+    repo.write("pkg/core.py", "def check(size):\n    if size > 9:\n        raise ValueError(f'size {size} too big')\n")
+    repo.write("pkg/api.py", "from .core import check\n\n\ndef run(size):\n    check(size)\n")
+    repo.commit()
+    content = tmp_path / "content"
+    sync.run(repo.path, "HEAD", "acme/pkg", content, [], [], False)
+    path = next((content / "errors").glob("*.json"))
+    before = path.read_bytes()
+    repo.write("pkg/api.py", "# Copyright the authors.\n# Licensed under the MIT license.\n"
+                             "from .core import check\n\n\ndef run(size):\n    check(size)\n")
+    repo.commit()
+    report = sync.run(repo.path, "HEAD", "acme/pkg", content, [], [], False)
+    assert path.read_bytes() == before and not report.repinned and not report.changed
 
 
 def test_a_method_called_on_a_class_of_the_library_is_that_classs() -> None:

@@ -356,6 +356,10 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
     record = with_variants({k: v for k, v in data.items() if k != "status"} if restored else dict(data), site)
     new_variants = record.get("variants") != data.get("variants")
     context = with_code_context(source, site) if same_pin and in_history else source
+    if context != source and _moved_only(source, context):
+        # A caller or a name whose line alone changed (a comment added above it) is the same code: at the pin,
+        # which the page links, it is where the record says.
+        context = source
     # Callers and names are lines at the scanned commit, and the page links them at the pin: new ones move the pin.
     if same_pin and in_history and (context == source or source.get("commit") == commit):
         if context != source:
@@ -388,6 +392,20 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
         notes.append("guard, callers or names updated")
     kind = "changed" if restored or edited or moved else "repinned"
     return Update(record, kind, "; ".join(notes))
+
+
+def _moved_only(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Return whether two `source`s differ at most in the lines of their callers and names."""
+    def unlined(source: dict[str, Any]) -> tuple[object, object, object]:
+        callers = source.get("callers")
+        names = source.get("names")
+        return (source.get("guard"),
+                [{k: v for k, v in c.items() if k != "line"} if isinstance(c, dict) else c for c in callers]
+                if isinstance(callers, list) else callers,
+                {n: {k: v for k, v in d.items() if k != "line"} if isinstance(d, dict) else d for n, d in names.items()}
+                if isinstance(names, dict) else names)
+    rest = {k: v for k, v in old.items() if k not in CODE_CONTEXT_FIELDS}
+    return rest == {k: v for k, v in new.items() if k not in CODE_CONTEXT_FIELDS} and unlined(old) == unlined(new)
 
 
 def _same_code(snippet: dict[str, Any], line: object, site: RaiseSite) -> bool:
