@@ -35,9 +35,9 @@ def sites(files: dict[str, str]) -> dict[str, RaiseSite]:
 
 GUARDS = [
     ("nested if", ["a > 0", "b is None"]),
-    ("elif", ["not (mode == 'fast')", "mode == 'slow'"]),
-    ("else of an elif chain", ["not (mode == 'fast')", "not (mode == 'slow')", "not (mode in ('a', 'b'))"]),
-    ("early exits in two blocks", ["not (not items)", "not (item is None)", "item > limit"]),
+    ("elif", ["mode != 'fast'", "mode == 'slow'"]),
+    ("else of an elif chain", ["mode != 'fast'", "mode != 'slow'", "mode not in ('a', 'b')"]),
+    ("early exits in two blocks", ["items", "item is not None", "item > limit"]),
     ("while", ["queue and queue[0] != 'stop'"]),
     ("while else", ["not (queue and queue[0] != 'stop')"]),
     ("except tuple", ["except (OSError, ValueError)"]),
@@ -61,9 +61,26 @@ def test_guard_of_every_construct(message: str, expected: list[str]) -> None:
 
 def test_guard_text_is_what_ast_unparse_writes() -> None:
     found = sites({"pkg/guards.py": FIXTURE.read_text(encoding="utf-8")})
-    assert found["else of an elif chain"].guard[2] == "not mode in ('a', 'b')"
+    assert found["else of an elif chain"].guard[2] == "mode not in ('a', 'b')"
     assert found["walrus"].guard[1] == "(n := len(data)) > 10 and (not (a or b))"
-    assert found["early exits in two blocks"].guard[0] == "not not items"
+
+
+def test_a_negation_is_printed_as_what_it_says_only_where_exactly_equivalent() -> None:
+    # sglang 0.5.23: `if not cfg.enable_amd_monokernel: return` read `not not cfg.enable_amd_monokernel`, and
+    # `if cfg.pp_size != 1: raise` before a raise `not cfg.pp_size != 1`.
+    text = ("def f(cfg, x, y, items):\n"
+            "    if not cfg.enabled:\n        return\n"
+            "    if cfg.pp_size != 1:\n        raise ValueError('pp')\n"
+            "    if x is not None:\n        raise ValueError('x')\n"
+            "    if y not in items:\n        raise ValueError('y')\n"
+            "    if x < y:\n        raise ValueError('order')\n"
+            "    if x == y == 0:\n        raise ValueError('chain')\n"
+            "    if x and y:\n        raise ValueError('and')\n"
+            "    raise ValueError('last')\n")
+    found = sites({"pkg/a.py": text})
+    # `not x < y` holds for a NaN where `x >= y` does not; a chain and a conjunction stay as they are.
+    assert found["last"].guard == ("cfg.enabled", "cfg.pp_size == 1", "x is None", "y in items", "not x < y",
+                                   "not x == y == 0", "not (x and y)")
 
 
 def test_an_assert_raises_when_its_test_fails() -> None:

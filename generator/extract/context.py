@@ -146,11 +146,11 @@ class Guards:
         return tuple(conditions)
 
     def text(self, test: ast.expr, negated: bool) -> str:
-        """Return a test as `ast.unparse` writes it, or `not (test)` when `negated`."""
+        """Return a test as `ast.unparse` writes it, or its negation (see `_negation`) when `negated`."""
         key = (id(test), negated)
         found = self._texts.get(key)
         if found is None:
-            found = self._texts[key] = ast.unparse(ast.UnaryOp(op=ast.Not(), operand=test) if negated else test)
+            found = self._texts[key] = ast.unparse(_negation(test) if negated else test)
         return found
 
     def _branch(self, stmt: ast.stmt, target: tuple[int, int]) -> tuple[str | None, Sequence[ast.stmt]] | None:
@@ -178,6 +178,23 @@ class Guards:
             if block and _containing(block, target) is not None:
                 return None, block
         return None
+
+
+_INVERSE: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+"""Comparisons whose negation is another comparison. Not `<` and `>=`: `not x < y` holds for a NaN, `x >= y` does not."""
+
+
+def _negation(test: ast.expr) -> ast.expr:
+    """Return `not (test)` as it reads: `not not x` is `x`, `not a != b` is `a == b`, `not a is None` is `a is not None`.
+
+    Only where the two say exactly the same; anything else is `not (test)`.
+    """
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _INVERSE:
+        return ast.Compare(left=test.left, ops=[_INVERSE[type(test.ops[0])]()], comparators=test.comparators)
+    return ast.UnaryOp(op=ast.Not(), operand=test)
 
 
 def _containing(body: Sequence[ast.stmt], target: tuple[int, int]) -> int | None:
