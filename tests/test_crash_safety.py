@@ -293,12 +293,14 @@ def test_leftovers_of_stopped_builds_go_once_their_process_is_gone(tmp_path: Pat
     running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         for pid in (finished.pid, running.pid):
-            (tmp_path / f".site.new-{pid}" / "errors").mkdir(parents=True)
-        (tmp_path / f".site.old-{finished.pid}").mkdir()
+            (tmp_path / f".site.new-{pid}-k3j9x0aq" / "errors").mkdir(parents=True)
+        (tmp_path / f".site.old-{finished.pid}-4f0c2a9be1d3").mkdir()
         (tmp_path / ".site.new-x").mkdir()  # not errorsite's naming
+        # Named as errorsite once named them, without the random part: a repository may hold such a folder.
+        (tmp_path / f".site.new-{finished.pid}").mkdir()
         (tmp_path / "content" / "errors" / next(iter(tree(content / "errors")))).touch()
         pipeline.build(content, out, jobs=1)
-        assert leftovers(out) == sorted([".site.new-x", f".site.new-{running.pid}"])
+        assert leftovers(out) == sorted([".site.new-x", f".site.new-{finished.pid}", f".site.new-{running.pid}-k3j9x0aq"])
     finally:
         running.kill()
         running.wait()
@@ -313,7 +315,7 @@ def test_a_swap_stopped_halfway_without_exchange_gets_the_old_site_back(tmp_path
     finished = subprocess.Popen([sys.executable, "-c", "pass"])
     finished.wait()
     # Where a system without an atomic exchange stops between its two renames.
-    out.rename(tmp_path / f".site.old-{finished.pid}")
+    out.rename(tmp_path / f".site.old-{finished.pid}-4f0c2a9be1d3")
     write.clean_leftovers(out)
     assert tree(out) == before
     assert leftovers(out) == []
@@ -356,3 +358,12 @@ def test_an_incremental_build_never_writes_into_the_live_output(tmp_path: Path) 
     previous = paths.previous_tree(out)
     assert tree(previous) == contents  # the old folder, as it was, files untouched
     assert all(p.stat().st_ino == inodes[out / p.relative_to(previous)] for p in previous.rglob("*") if p.is_file())
+
+
+def test_a_built_site_has_the_mode_a_new_folder_gets(tmp_path: Path) -> None:
+    # The site is written into a folder made under a random name (mkdtemp's 0700); a web server must still read it.
+    content = tmp_path / "content"
+    synthesize(3, content, seed=4)
+    pipeline.build(content, tmp_path / "site", jobs=1)
+    (tmp_path / "plain").mkdir()
+    assert (tmp_path / "site").stat().st_mode == (tmp_path / "plain").stat().st_mode

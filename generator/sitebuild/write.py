@@ -4,7 +4,7 @@ The output folder is never changed file by file. A build makes the whole new tre
 of its own and exchanges it with the output in one rename, so a build stopped at any moment,
 even by kill -9, leaves the previous site or the new one:
 
-- a full build writes a fresh tree beside the output (`.site.new-<pid>` for `site/`);
+- a full build writes a fresh tree beside the output (`.site.new-<pid>-<random>` for `site/`);
 - an incremental build brings the previous tree up to date and exchanges it with the output.
   The previous tree is the output before the last build, kept in the build cache; it shares
   its unchanged files with the output (hard links) and differs from it only in the files the
@@ -18,8 +18,10 @@ from __future__ import annotations
 import errno
 import os
 import re
+import secrets
 import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -95,9 +97,9 @@ def staging_folder(out: Path) -> Path:
     """Return a fresh, empty, resolved folder beside `out` to write a build into before it is committed."""
     out = _resolved(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = out.with_name(f".{out.name}.new-{os.getpid()}")
-    _remove(staging)
-    staging.mkdir()
+    # A name nobody can have chosen, made exclusively: nothing a repository holds beside `out` is removed or reused.
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-{os.getpid()}-", dir=out.parent))
+    os.chmod(staging, 0o777 & ~_umask())  # what `mkdir` gives: the folder becomes the site
     return staging
 
 
@@ -176,8 +178,7 @@ def remove_in_background(folder: Path) -> Callable[[], None]:
     folder = _resolved(folder)
     if not folder.exists() and not folder.is_symlink():
         return lambda: None
-    trash = folder.with_name(f".{folder.name}.gone-{os.getpid()}")
-    _remove(trash)
+    trash = folder.with_name(f".{folder.name}.gone-{os.getpid()}-{secrets.token_hex(6)}")
     folder.rename(trash)
     if not hasattr(os, "fork"):
         return lambda: _remove(trash)
@@ -202,7 +203,7 @@ def clean_leftovers(out: Path) -> None:
     out = _resolved(out)
     if not out.parent.is_dir():
         return
-    own = re.compile(rf"\.{re.escape(out.name)}\.(new|old|gone)-([0-9]+)")
+    own = re.compile(rf"\.{re.escape(out.name)}\.(new|old|gone)-([0-9]+)-[0-9a-z_]{{8,}}")
     for entry in sorted(out.parent.iterdir()):
         found = own.fullmatch(entry.name)
         if not found or process_running(int(found.group(2))):
@@ -283,7 +284,7 @@ def _swap(new: Path, out: Path, keep: bool = False) -> None:
         return
     if not _exchange(new, out):
         # Without an atomic exchange there is an instant with no `out`; `clean_leftovers` undoes it.
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        old = out.with_name(f".{out.name}.old-{os.getpid()}-{secrets.token_hex(6)}")
         out.rename(old)
         try:
             new.rename(out)
@@ -333,6 +334,13 @@ def process_running(pid: int) -> bool:
     except OSError:
         return True
     return True
+
+
+def _umask() -> int:
+    """Return the process's file mode creation mask."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _remove(path: Path) -> None:
