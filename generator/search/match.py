@@ -11,7 +11,7 @@ from enum import IntEnum
 
 from .index import Row, Template
 from .paste import Paste
-from .text import normalize
+from .text import is_word, normalize
 from .template import Segments
 from .walk import End, quality, walk
 from .walk import values as cut_values
@@ -147,14 +147,25 @@ def _held(segs: Segments, norm: str, spans: list[int], reprs: tuple[int, ...]) -
 
 def _overlaps(segs: Segments, norm: str, spans: list[int]) -> int:
     """Return how many literals of a full match start one character early, on the space the literal before
-    them ends with (an empty value between them): that space is counted once, not twice."""
+    them ends with (an empty value between them): that space is counted once, not twice (a literal of a space
+    alone counts for nothing anyway)."""
     count = 0
     for n, k in enumerate(k for k, seg in enumerate(segs) if seg is None):
         after = segs[k + 1] if k + 1 < len(segs) else None
         start = spans[2 * n]
-        if k and after and after[0] == " " and start == spans[2 * n + 1] and not norm.startswith(after, start):
+        if k and after and after[0] == " " and after != " " and start == spans[2 * n + 1] \
+                and not norm.startswith(after, start):
             count += 1
     return count
+
+
+def _wordless(segs: Segments, covered: list[int]) -> int:
+    """Return the code points of the literals after the opening one that a partial stopped inside a value found
+    and that hold no word character: punctuation found inside what may be one value (the `': '` of `'x': 'y'`)
+    is no sign that the paste was cut from this template."""
+    literals = [seg for seg in segs if seg is not None]
+    return sum(count for k, (lit, count) in enumerate(zip(literals, covered))
+               if (k or segs[0] is None) and not any(is_word(ch) for ch in lit))
 
 
 def _in_removed(segs: Segments, norm: str, spans: list[int], removed: int) -> int:
@@ -180,6 +191,8 @@ def match_template(template: Template, forms: list[Form], variant: int | None) -
             total -= _in_removed(segs, form.norm, spans, form.removed)
         if end == "full":
             total -= _overlaps(segs, form.norm, spans)
+        elif end == "cut" and covered[-1] == 0:
+            total -= _wordless(segs, covered)
         if total < MIN_LITERAL and 2 * total < len(form.norm) or total == 0:
             continue
         # A full or cut match fits the whole paste; text after the closing literal does not.

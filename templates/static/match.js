@@ -275,10 +275,11 @@
     if (hint) forms.unshift(forms[0].slice(0, start + hint.index));
     return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception, frames, firsts: [0], causes };
   }
-  // The space an empty placeholder implies is covered for the spans, but is not in the paste.
+  // The space an empty placeholder implies is covered for the spans, but is not in the paste; a literal of a space
+  // alone counts for nothing (any value holds a space).
   function quality(segs, t, covered, length) {
-    var total = covered.reduce((a, b) => a + b, 0);
-    if (segs.length > 1 && segs[0] === null && segs[1][0] === " " && covered.length) {
+    var lits = segs.filter(s => s !== null), total = covered.reduce((a, b, k) => a + (lits[k] === " " ? 0 : b), 0);
+    if (segs.length > 1 && segs[0] === null && segs[1][0] === " " && segs[1] !== " " && covered.length) {
       var lit = segs[1].slice(1);
       if (t.startsWith(lit) || lit.startsWith(t)) total--;
     }
@@ -438,9 +439,16 @@
       if (seg !== null) return;
       var after = k + 1 < segs.length ? segs[k + 1] : null, start = spans[2 * n], stop = spans[2 * n + 1];
       n++;
-      if (k && after && after[0] === " " && start === stop && !t.startsWith(after, start)) count++;
+      if (k && after && after[0] === " " && after !== " " && start === stop && !t.startsWith(after, start)) count++;
     });
     return count;
+  }
+  // Literals after the opening one that a partial stopped inside a value found and that hold no word character:
+  // punctuation found inside what may be one value is no sign that the paste was cut from this template.
+  function wordless(segs, covered) {
+    var lits = segs.filter(s => s !== null), sum = 0;
+    covered.forEach((count, k) => { if ((k || segs[0] === null) && !Array.from(lits[k]).some(ch => isWord(ch.codePointAt(0)))) sum += count; });
+    return sum;
   }
   function matchTemplate(tpl, forms, variant) {
     var segs = tpl.segments, best = null;
@@ -449,6 +457,7 @@
       // A leading placeholder took what cleaning removed: literal text found there is no message text.
       if (end === "full" && segs[0] === null && f.removed) total -= inRemoved(segs, f.norm, w.values, f.removed);
       if (end === "full") total -= overlaps(segs, f.norm, w.values);
+      else if (end === "cut" && w.covered[w.covered.length - 1] === 0) total -= wordless(segs, w.covered);
       if ((total < MIN_LITERAL && 2 * total < f.length) || total === 0) continue;
       // A full or cut match fits the whole paste; text after the closing literal does not.
       // In a less cleaned form a leading placeholder would take the exception name or
