@@ -17,7 +17,8 @@ to the innermost of the library's traceback lines that has any, through a record
 a handled error's text on to the error it handled; through a re-raise of an error made
 elsewhere (`raise error`) to where it was made; for an error whose text is made of other
 errors' messages (a dict of messages, the first of several errors), to the first of them;
-with none of these, the records of the message its class builds itself.
+for an error made as a copy of another (the same message), to where that one was made; with
+none of these, the records of the message its class builds itself.
 
 Per library and overall:
 - top-1 all: pastes whose first answer is right, of all pastes; a paste of an error no record
@@ -222,6 +223,13 @@ def documenting(truth: dict[str, Any], site: Site, spans: Spans) -> frozenset[st
             if made and not _relays(made, site):
                 return frozenset(made)
             break
+    # An error made as a copy of another one (jsonschema's SchemaError.create_from(error)): where that one was made.
+    copied = next((inner for inner in truth["inner"] if inner["message"] and inner["message"] == chain[0]["message"]),
+                  None)
+    if copied is not None:
+        found = documenting({"chain": [copied], "inner": []}, site, spans)
+        if found:
+            return found
     for mro in (current["mro"], chain[0]["mro"]):
         for cls in mro:
             own = sorted(i for i, r in site.records.items() if r["exception"] == cls

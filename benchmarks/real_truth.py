@@ -5,7 +5,7 @@ writes JSON: for each use (in USES order), the chain of exceptions that the prin
 handled or wraps, and the library's exceptions made during the use whose text is inside
 the printed message (an error that aggregates messages). Each exception has its class's
 name as Python prints it, its classes (`__mro__`, qualified names), its text (and whether
-one of its arguments is text inside it: a message of its own), the
+one of its arguments is text inside it: a message of its own; its first text argument), the
 library's frames of its traceback (outermost first), and the library's frames of the
 place it was made, innermost first (seen through the `__init__` a Python class runs; a
 class made in C says nothing). This reads no record: it is what the program did.
@@ -65,7 +65,8 @@ def main() -> None:
         text = str(error)
         return {"name": name, "mro": [c.__qualname__ for c in cls.__mro__], "text": text, "frames": frames,
                 "made": made[id(error)][1] if id(error) in made else [],
-                "own": any(isinstance(a, str) and a and a in text for a in error.args)}
+                "own": any(isinstance(a, str) and a and a in text for a in error.args),
+                "message": next((a for a in error.args if isinstance(a, str)), "")}
 
     def texts(value: Any) -> list[str]:
         if isinstance(value, str):

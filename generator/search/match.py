@@ -104,6 +104,9 @@ class TemplateMatch:
     held: int
     """For a full match, the normalised code points of the values that a literal follows and that
     are one word looking like a repr (`'--token'`, `[1, 2]` is two): the template bounds them."""
+    around: int = -1
+    """For a message found inside a value of the message its class builds around it (`composed`), the row of
+    the record of that message; -1 otherwise."""
 
     @property
     def tier(self) -> Tier:
@@ -132,6 +135,20 @@ class TemplateMatch:
         return Fit(self.tier, self.quality, self.end == "full", self.cleaned)
 
 
+def value_form(raw: str) -> Form:
+    """Return a value of a full match as a paste form of its own: the message a class built its own around."""
+    norm, where = normalize(raw)
+    return Form(raw, norm, where, True, 0)
+
+
+def composed(around: TemplateMatch, row: int, inner: TemplateMatch) -> TemplateMatch:
+    """Return the full match `inner` of a value of the full match `around` (of the record at `row`) as a match of
+    the whole paste: its literal text and the text around it explain the paste together (docs/matching.md,
+    Composed messages)."""
+    return TemplateMatch("full", around.quality + inner.quality, inner.covered, inner.values, inner.variant,
+                         around.length, around.reprs_hold and inner.reprs_hold, around.cleaned, around.held, row)
+
+
 def _held(segs: Segments, norm: str, spans: list[int], reprs: tuple[int, ...]) -> int:
     """Return the code points of the values of a full match that are one word like a repr and that a literal
     follows, or that end the message in a placeholder that shows a repr (`Invalid tag: {tag!r}`): the
@@ -147,14 +164,12 @@ def _held(segs: Segments, norm: str, spans: list[int], reprs: tuple[int, ...]) -
 
 def _overlaps(segs: Segments, norm: str, spans: list[int]) -> int:
     """Return how many literals of a full match start one character early, on the space the literal before
-    them ends with (an empty value between them): that space is counted once, not twice (a literal of a space
-    alone counts for nothing anyway)."""
+    them ends with (an empty value between them): that space is counted once, not twice."""
     count = 0
     for n, k in enumerate(k for k, seg in enumerate(segs) if seg is None):
         after = segs[k + 1] if k + 1 < len(segs) else None
         start = spans[2 * n]
-        if k and after and after[0] == " " and after != " " and start == spans[2 * n + 1] \
-                and not norm.startswith(after, start):
+        if k and after and after[0] == " " and start == spans[2 * n + 1] and not norm.startswith(after, start):
             count += 1
     return count
 

@@ -7,11 +7,11 @@ greater first, and match.js compares the same fields in the same order.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .index import Row, SearchIndex, Template, load_index
-from .match import Form, Tier, TemplateMatch, forms_of, match_row
+from .match import Form, Tier, TemplateMatch, composed, forms_of, match_row, value_form
 from .paste import Frame, Paste, group_members, page_ids, read_paste
 from .text import WHITESPACE, tokenize
 from .words import WordScores, query, word_scores
@@ -164,6 +164,8 @@ class Lookups:
     """(exception, wording) -> the ids of the records that raise it (see `same_message`)."""
     by_line: dict[int, list[int]]
     """Line -> the rows of records with a path whose raise is on that line of their file."""
+    by_first: dict[str, list[int]]
+    """First word -> the rows with a template (message or variant) whose first word it is."""
 
 
 _LOOKUPS: dict[int, tuple[SearchIndex, Lookups]] = {}
@@ -177,10 +179,13 @@ def lookups(index: SearchIndex) -> Lookups:
         if len(_LOOKUPS) >= 8:
             _LOOKUPS.clear()
         by_line: dict[int, list[int]] = {}
+        by_first: dict[str, list[int]] = {}
         for d, row in enumerate(index.rows):
             if row.path:
                 by_line.setdefault(row.line, []).append(d)
-        found = _LOOKUPS[id(index)] = (index, Lookups(same_message(index), by_line))
+            for first in dict.fromkeys(t.first for t in row.templates if t.first):
+                by_first.setdefault(first, []).append(d)
+        found = _LOOKUPS[id(index)] = (index, Lookups(same_message(index), by_line, by_first))
     return found[1]
 
 
@@ -228,9 +233,11 @@ def _candidate(index: SearchIndex, d: int, match: TemplateMatch | None, words: W
     key = RankKey(linked, raised, match.tier, match.quality, match.end == "full", match.cleaned, frames, exception,
                   not row.removed, row.written, score)
     # A pasted class other than the record's (a base class, a wrapper) leaves a full match of the text the answer;
-    # a template of one word (`Expected {expected}`) explains a message only under the record's own class.
+    # a template of one word (`Expected {expected}`) explains a message only under the record's own class, and never
+    # inside the message its class builds around it, where the same word may be a value computed anywhere.
     explains = match.explains and not _elsewhere(paste, row, frames) and (
-        other_class(paste, row) is None or match.whole) and (exception or not _one_word(row, match))
+        other_class(paste, row) is None or match.whole) and not (
+        _one_word(row, match) and (match.around >= 0 or not exception))
     return Candidate(d, key, match, linked or raised or explains)
 
 
@@ -261,14 +268,49 @@ def _word_rows(words: WordScores, limit: int) -> set[int]:
     return {d for d, s in eligible.items() if s >= floor}
 
 
+def _composed(index: SearchIndex, matched: dict[int, TemplateMatch], present: set[str], loose: bool
+              ) -> dict[int, TemplateMatch]:
+    """Return the rows whose template is a full match of a value of the full match of the message a class builds
+    around another (its `__str__`, `__init__` or `format_message`), of the same class, as matches of the paste
+    (docs/matching.md, Composed messages); `loose`: of any full match and any class (what a search of the
+    index's fragments loads, whose rows know neither)."""
+    by_first = lookups(index).by_first
+    found: dict[int, TemplateMatch] = {}
+    for r, around in sorted(matched.items()):
+        row = index.rows[r]
+        if around.end != "full" or not (loose or own_message(row)):
+            continue
+        for value in around.values:
+            form = value_form(value)
+            words = {w for w, _, _ in tokenize(form.norm)} & present
+            for d in sorted({d for w in words for d in by_first.get(w, ())} - {r}):
+                if not loose and index.rows[d].exception.split(".")[-1] != row.exception.split(".")[-1]:
+                    continue
+                inner = match_row(index.rows[d], [form], words)
+                if inner is None or inner.end != "full":
+                    continue
+                match = composed(around, r, inner)
+                if d not in found or match.fit > found[d].fit:
+                    found[d] = match
+    return found
+
+
 def _candidates(index: SearchIndex, paste: Paste, forms: list[Form], words: WordScores, limit: int,
-                linked: set[int]) -> list[Candidate]:
-    """Return every record the paste links to, its traceback names the raise of or a template matched, and the
-    word results that can reach the top `limit`."""
+                linked: set[int], loose: bool = False) -> list[Candidate]:
+    """Return every record the paste links to, its traceback names the raise of or a template matched (by itself
+    or inside the message its class builds around it), and the word results that can reach the top `limit`."""
     matched = _matched(index, forms)
+    present = {w for form in forms for w, _, _ in tokenize(form.norm)}
+    for d, match in _composed(index, matched, present, loose).items():
+        if d not in matched or match.fit > matched[d].fit:
+            matched[d] = match
     raised = raised_rows(index, paste)
     rows = sorted(set(matched) | linked | raised | _word_rows(words, limit))
-    return [_candidate(index, d, matched.get(d), words, paste, d in linked, d in raised) for d in rows]
+    found = [_candidate(index, d, matched.get(d), words, paste, d in linked, d in raised) for d in rows]
+    # A message of one word inside the message its class builds may be a value computed anywhere as well as
+    # what that raise passed: which of the two it was is a guess.
+    guessed = {m.around for d, m in matched.items() if m.around >= 0 and _one_word(index.rows[d], m)}
+    return [replace(c, confident=c.key.linked or c.key.raised) if c.row in guessed else c for c in found]
 
 
 def _end_of(message: str, start: int, count: int) -> int:
@@ -321,7 +363,8 @@ def matched_template(row: Row, variant: int | None) -> Template:
     return row.templates[0 if variant is None else variant + 1]
 
 
-def answer_places(lead: Row, variant: int | None, twins: list[Row], places: Callable[[str, str], list[str]]) -> list[str]:
+def answer_places(lead: Row, variant: int | None, twins: list[Row],
+                  places: Callable[[str, str], list[str]]) -> list[str]:
     """Return the ids of every other record an answer stands for, in id order: those that raise its wording (`places`
     of an exception and a wording) as its exception, and its twins and theirs (each wording of theirs that reads
     like the one that matched)."""
@@ -342,7 +385,7 @@ def candidate_rows(index: SearchIndex, text: str, limit: int) -> list[int]:
     paste = read_paste(text)
     forms = forms_of(paste)
     words = word_scores(index, query(index, forms[0].norm))
-    return sorted(c.row for c in _candidates(index, paste, forms, words, limit, _linked(index, text)))
+    return sorted(c.row for c in _candidates(index, paste, forms, words, limit, _linked(index, text), loose=True))
 
 
 def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> list[dict[str, Any]]:

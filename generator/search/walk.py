@@ -159,15 +159,11 @@ def quality(segs: Segments, norm: str, covered: list[int]) -> int:
 
     A space that an empty placeholder implies is covered for the spans, but
     it is not in the paste: not before a first empty value, and never more
-    than the paste's length. A literal of a space alone (`{name} {path}`)
-    counts for nothing: any value holds a space, so finding one says nothing
-    of the message (a cut match that found it inside the text another
-    template's value explains must not outrank that template).
+    than the paste's length.
     """
-    literals = [seg for seg in segs if seg is not None]
-    total = sum(count for lit, count in zip(literals, covered) if lit != " ")
+    total = sum(covered)
     second = segs[1] if len(segs) > 1 and segs[0] is None else None
-    if second is not None and second[0] == " " and second != " " and covered:
+    if second is not None and second[0] == " " and covered:
         lit = second[1:]
         if norm.startswith(lit) or lit.startswith(norm):
             total -= 1

@@ -275,11 +275,10 @@
     if (hint) forms.unshift(forms[0].slice(0, start + hint.index));
     return { forms: forms.filter((f, i) => forms.indexOf(f) === i), exception, frames, firsts: [0], causes };
   }
-  // The space an empty placeholder implies is covered for the spans, but is not in the paste; a literal of a space
-  // alone counts for nothing (any value holds a space).
+  // The space an empty placeholder implies is covered for the spans, but is not in the paste.
   function quality(segs, t, covered, length) {
-    var lits = segs.filter(s => s !== null), total = covered.reduce((a, b, k) => a + (lits[k] === " " ? 0 : b), 0);
-    if (segs.length > 1 && segs[0] === null && segs[1][0] === " " && segs[1] !== " " && covered.length) {
+    var total = covered.reduce((a, b) => a + b, 0);
+    if (segs.length > 1 && segs[0] === null && segs[1][0] === " " && covered.length) {
       var lit = segs[1].slice(1);
       if (t.startsWith(lit) || lit.startsWith(t)) total--;
     }
@@ -319,8 +318,9 @@
         "function": get("function"), removed: !!get("removed"), written: !!get("written"), drafted: get("written") === 1, length: get("dl"), templates,
         yielded: !!get("yielded") };
     });
-    var places = new Map(), byLine = new Map();
+    var places = new Map(), byLine = new Map(), byFirst = new Map();
     rows.forEach((row, d) => {
+      new Set(row.templates.map(tpl => tpl.first).filter(f => f)).forEach(f => { if (!byFirst.has(f)) byFirst.set(f, []); byFirst.get(f).push(d); });
       row.templates.forEach(tpl => {
         var key = row.exception + "\n" + tpl.message;
         if (!places.has(key)) places.set(key, []);
@@ -329,7 +329,7 @@
       });
       if (row.path) { if (!byLine.has(row.line)) byLine.set(row.line, []); byLine.get(row.line).push(d); }
     });
-    loaded = { rows, places, byLine, byId: new Map(rows.map((row, d) => [row.id, d])), terms: index.terms, number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop, base: index.base_url || "" };
+    loaded = { rows, places, byLine, byFirst, byId: new Map(rows.map((row, d) => [row.id, d])), terms: index.terms, number, idf: index.idf, postings: index.postings, avgdl: index.avgdl, stop, base: index.base_url || "" };
     cache.set(index, loaded);
     return loaded;
   }
@@ -439,7 +439,7 @@
       if (seg !== null) return;
       var after = k + 1 < segs.length ? segs[k + 1] : null, start = spans[2 * n], stop = spans[2 * n + 1];
       n++;
-      if (k && after && after[0] === " " && after !== " " && start === stop && !t.startsWith(after, start)) count++;
+      if (k && after && after[0] === " " && start === stop && !t.startsWith(after, start)) count++;
     });
     return count;
   }
@@ -466,7 +466,7 @@
       var values = end === "full" ? valuesOf(f.raw, f.where, w.values) : [];
       var reprsHold = tpl.reprs.every(n => n >= values.length || REPR.test(values[n]));
       var found = { end, quality: total, covered: w.covered, values, variant, length: f.length, reprsHold,
-        cleaned: f.first || segs[0] !== null, held: end === "full" ? held(segs, f.norm, w.values, tpl.reprs) : 0 };
+        cleaned: f.first || segs[0] !== null, held: end === "full" ? held(segs, f.norm, w.values, tpl.reprs) : 0, around: -1 };
       if (!best || fits(found, best) > 0) best = found;
       if (end === "full") break;
     }
@@ -577,9 +577,10 @@
       frames, exception: !!paste.exception && lastName(paste.exception) === lastName(row.exception),
       active: !row.removed, written: row.written, words: m ? score : 0 };
     // A pasted class other than the record's (a base class, a wrapper) leaves a full match of the text the answer;
-    // a template of one word (`Expected {expected}`) explains a message only under the record's own class.
+    // a template of one word (`Expected {expected}`) explains a message only under the record's own class, and never
+    // inside the message its class builds around it, where the same word may be a value computed anywhere.
     var fits = !!m && explains(m) && !elsewhere(paste, row, frames) && (otherClass(paste, row) === null || whole(m))
-      && (key.exception || !oneWord(row, m));
+      && !(oneWord(row, m) && (m.around >= 0 || !key.exception));
     return { row: d, key, match: m, confident: link || raised || fits };
   }
   // The template that matched has one word of literal text, or none.
@@ -587,17 +588,51 @@
     var tpl = row.templates[m.variant === null ? 0 : m.variant + 1];
     return tokenize(tpl.segments.filter(s => s !== null).join(" ")).length < 2;
   }
-  function candidates(ix, paste, forms, words, limit, links) {
+  // A value of a full match, as a paste form of its own: the message a class built its own around.
+  function valueForm(raw) {
+    var nw = normalize(raw);
+    return { raw, norm: nw[0], where: nw[1], length: cpLen(nw[0]), first: true, removed: 0 };
+  }
+  // The rows whose template is a full match of a value of the full match of the message a class builds around
+  // another, of the same class, as matches of the paste; loose: of any full match and any class.
+  function composedMatches(ix, matched, present, loose) {
+    var found = new Map();
+    Array.from(matched.keys()).sort((a, b) => a - b).forEach(r => {
+      var around = matched.get(r), row = ix.rows[r];
+      if (around.end !== "full" || !(loose || ownMessage(row))) return;
+      around.values.forEach(value => {
+        var form = valueForm(value), words = new Set(tokenize(form.norm).map(w => w[0]).filter(w => present.has(w))), rows = new Set();
+        words.forEach(w => (ix.byFirst.get(w) || []).forEach(d => { if (d !== r) rows.add(d); }));
+        Array.from(rows).sort((a, b) => a - b).forEach(d => {
+          if (!loose && lastName(ix.rows[d].exception) !== lastName(row.exception)) return;
+          var inner = matchRow(ix.rows[d], [form], words);
+          if (!inner || inner.end !== "full") return;
+          var m = { end: "full", quality: around.quality + inner.quality, covered: inner.covered, values: inner.values,
+            variant: inner.variant, length: around.length, reprsHold: around.reprsHold && inner.reprsHold,
+            cleaned: around.cleaned, held: around.held, around: r };
+          if (!found.has(d) || fits(m, found.get(d)) > 0) found.set(d, m);
+        });
+      });
+    });
+    return found;
+  }
+  function candidates(ix, paste, forms, words, limit, links, loose) {
     // Every form's words: a form may join a word a terminal cut, and the whole paste need not be the last form.
     var present = new Set(forms.flatMap(f => tokenize(f.norm).map(w => w[0]))), matched = new Map(), raised = raisedRows(ix, paste);
     ix.rows.forEach((row, d) => { var m = matchRow(row, forms, present); if (m) matched.set(d, m); });
+    composedMatches(ix, matched, present, !!loose).forEach((m, d) => { if (!matched.has(d) || fits(m, matched.get(d)) > 0) matched.set(d, m); });
     var eligible = [];
     words.score.forEach((s, d) => { if (words.content.has(d)) eligible.push([d, s]); });
     // Only the best `limit` word scores (and their ties) can reach the top.
     var floor = eligible.map(e => e[1]).sort((x, y) => y - x)[limit - 1] || 0;
     var rows = new Set([...matched.keys(), ...links, ...raised]);
     eligible.forEach(e => { if (e[1] >= floor) rows.add(e[0]); });
-    return Array.from(rows).map(d => candidate(ix, d, matched.get(d) || null, words, paste, links.has(d), raised.has(d)));
+    // A message of one word inside the message its class builds may be a value computed anywhere as well as what that
+    // raise passed: which of the two it was is a guess.
+    var guessed = new Set();
+    matched.forEach((m, d) => { if (m.around >= 0 && oneWord(ix.rows[d], m)) guessed.add(m.around); });
+    return Array.from(rows).map(d => candidate(ix, d, matched.get(d) || null, words, paste, links.has(d), raised.has(d)))
+      .map(c => guessed.has(c.row) ? Object.assign({}, c, { confident: c.key.linked || c.key.raised }) : c);
   }
 
   // --- results
@@ -833,7 +868,7 @@
   function candidateRows(index, text, limit) {
     var ix = load(index), paste = readPaste(text), forms = formsOf(paste);
     var words = wordScores(ix, query(ix, forms[0].norm));
-    return candidates(ix, paste, forms, words, limit, linked(ix, text)).map(c => c.row).sort((a, b) => a - b);
+    return candidates(ix, paste, forms, words, limit, linked(ix, text), true).map(c => c.row).sort((a, b) => a - b);
   }
 
   var api = { search, fill, record, parts, loadFor, searchLoaded, lower };
