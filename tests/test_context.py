@@ -346,8 +346,8 @@ def test_the_built_page_says_it_and_the_builds_state_keeps_it(tmp_path: Path) ->
 
 
 def test_a_field_of_another_file_only_when_its_name_is_unique_and_the_receiver_is_named_for_its_class() -> None:
-    # Two classes `limits` may name (Limits, LimitSet) hold a `timeout`: neither is known to be it.
-    files = {**NAMES, "tool/other.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass LimitSet:\n    timeout: int = 1\n",
+    # Two classes `limits` is named for (a Limits in two files) hold a `timeout`: neither is known to be it.
+    files = {**NAMES, "tool/other.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass Limits:\n    timeout: int = 1\n",
              "tool/use.py": ("def wait(limits):\n    raise TimeoutError(f'gave up after {limits.timeout} s')\n\n\n"
                              "def parse(leaf):\n    raise ValueError(f'bad leaf, timeout {leaf.timeout}')\n")}
     assert sites(files)["gave up after {limits.timeout} s"].names == ()
@@ -591,3 +591,232 @@ def test_a_receiver_made_by_calling_a_class_calls_that_classs_method_only() -> N
     found = sites(files)
     assert found["truncated deflate"].callers == (Caller("pkg/models.py", 11, "Response.iter_bytes"),)
     assert found["no mock answer"].callers == (Caller("pkg/transport.py", 26, "send"),)
+
+
+def test_a_receiver_whose_name_only_looks_like_a_classs_is_not_of_that_class() -> None:
+    # httpx 0.28.1: `decoder` is no DeflateDecoder for its letters; `text_decoder` is named for TextDecoder.
+    files = {
+        "pkg/decoders.py": ("class DeflateDecoder:\n    def flush(self):\n        raise ValueError('truncated deflate')\n\n\n"
+                            "class TextDecoder:\n    def flush(self):\n        raise ValueError('text flushed twice')\n"),
+        "pkg/use.py": ("def finish(decoder):\n    return decoder.flush()\n\n\n"
+                       "def close(text_decoder):\n    return text_decoder.flush()\n"),
+    }
+    found = sites(files)
+    assert found["truncated deflate"].callers == ()
+    assert found["text flushed twice"].callers == (Caller("pkg/use.py", 6, "close"),)
+
+
+def test_a_method_or_function_of_another_library_is_no_caller() -> None:
+    # httpx 0.28.1: `self._pool.handle_request(...)` on httpcore's pool is no call of MockTransport.handle_request,
+    # whether the pool's class is told by a call, an annotation or a declared attribute; `request(...)` imported from
+    # httpcore is not the library's own `request`.
+    files = {
+        "pkg/mock.py": ("class MockTransport:\n    def handle_request(self, request):\n"
+                        "        raise RuntimeError('no mock answer')\n"),
+        "pkg/api.py": "def request(method):\n    raise ValueError(f'unknown method {method}')\n",
+        "pkg/transport.py": ("import httpcore\nfrom httpcore import request\n\nfrom .mock import MockTransport\n\n\n"
+                             "class HTTPTransport:\n    _pool: httpcore.ConnectionPool\n\n"
+                             "    def handle(self, request):\n        return self._pool.handle_request(request)\n\n\n"
+                             "def send(pool: httpcore.ConnectionPool, request):\n    return pool.handle_request(request)\n\n\n"
+                             "def mocked(transport: MockTransport, request):\n    return transport.handle_request(request)\n\n\n"
+                             "def fetch():\n    return request('GET')\n"),
+        "pkg/client.py": "from .api import request as send_request\n\n\ndef get():\n    return send_request('GET')\n",
+    }
+    found = sites(files)
+    assert found["no mock answer"].callers == (Caller("pkg/transport.py", 19, "mocked"),)
+    assert found["unknown method {method}"].callers == (Caller("pkg/client.py", 5, "get"),)
+
+
+def test_a_propertys_declared_type_is_the_type_of_what_it_returns() -> None:
+    # rich 13.9.4: Console.file is a property `-> IO[str]`: `self.file.write(...)` and `console.file.write(...)`
+    # are no calls of FileProxy.write.
+    files = {
+        "pkg/proxy.py": "class FileProxy:\n    def write(self, text):\n        raise TypeError('write requires a str')\n",
+        "pkg/console.py": ("from typing import IO\n\nfrom .proxy import FileProxy\n\n\nclass Console:\n"
+                           "    @property\n    def file(self) -> IO[str]:\n        return self._file\n\n"
+                           "    @property\n    def proxy(self) -> 'FileProxy':\n        return self._proxy\n\n"
+                           "    def write_buffer(self, text):\n        self.file.write(text)\n\n"
+                           "    def write_proxy(self, text):\n        self.proxy.write(text)\n"),
+        "pkg/bar.py": "from .console import Console\n\n\ndef demo():\n    console = Console()\n    console.file.write('\\r')\n",
+    }
+    assert sites(files)["write requires a str"].callers == (Caller("pkg/console.py", 19, "Console.write_proxy"),)
+
+
+def test_super_and_a_nested_function_are_called_where_python_finds_them() -> None:
+    # jinja2 3.1.6: Optimizer.generic_visit's super().generic_visit(...) runs NodeTransformer's, not RootVisitor's;
+    # attrs 25.3.0: define's wrap(cls) calls define's own nested wrap, not attrs's.
+    files = {
+        "pkg/visitor.py": ("class NodeVisitor:\n    def generic_visit(self, node):\n        return node\n\n\n"
+                           "class NodeTransformer(NodeVisitor):\n    def generic_visit(self, node):\n"
+                           "        raise ValueError('transformer failed')\n\n\n"
+                           "class RootVisitor(NodeVisitor):\n    def generic_visit(self, node):\n"
+                           "        raise NotImplementedError('root visitor')\n\n\n"
+                           "class Optimizer(NodeTransformer):\n    def generic_visit(self, node):\n"
+                           "        return super().generic_visit(node)\n"),
+        "pkg/make.py": ("def attrs(cls):\n    def wrap(cls):\n        raise TypeError('not a class')\n    return wrap(cls)\n\n\n"
+                        "def define(cls):\n    def wrap(cls):\n        return cls\n    return wrap(cls)\n"),
+    }
+    found = sites(files)
+    assert found["root visitor"].callers == ()
+    assert found["transformer failed"].callers == (Caller("pkg/visitor.py", 18, "Optimizer.generic_visit"),)
+    assert found["not a class"].callers == (Caller("pkg/make.py", 4, "attrs"),)
+    # sglang 0.5.23: Cosmos3SimAutoSamplingParams._validate's super()._validate() runs its base's own _validate.
+    text = ("class Base:\n    def validate(self):\n        raise ValueError('base invalid')\n\n\n"
+            "class Mid(Base):\n    def validate(self):\n        super().validate()\n\n\n"
+            "class Leaf(Mid):\n    def validate(self):\n        super().validate()\n")
+    assert sites({"pkg/params.py": text})["base invalid"].callers == (Caller("pkg/params.py", 8, "Mid.validate"),)
+
+
+def test_classes_of_one_name_in_two_files_are_told_apart_by_what_each_file_imports() -> None:
+    # sglang 0.5.23: srt and multimodal_gen each have a CustomOp; RMSNorm is based on srt's, so multimodal_gen's
+    # CustomOp.forward_oot calling its own self.forward_native() is no caller of RMSNorm.forward_native.
+    files = {
+        "pkg/srt/custom_op.py": "class CustomOp:\n    def forward_native(self):\n        return 1\n\n"
+                                "    def dispatch(self):\n        return self.forward_native()\n",
+        "pkg/gen/custom_op.py": "class CustomOp:\n    def forward_native(self):\n        return 2\n\n"
+                                "    def forward_oot(self):\n        return self.forward_native()\n",
+        "pkg/srt/layernorm.py": ("from pkg.srt.custom_op import CustomOp\n\n\nclass RMSNorm(CustomOp):\n"
+                                 "    def forward_native(self):\n        raise ValueError('rms norm needs cuda')\n"),
+    }
+    assert sites(files)["rms norm needs cuda"].callers == (Caller("pkg/srt/custom_op.py", 6, "CustomOp.dispatch"),)
+
+
+def test_an_attribute_kept_from_an_annotated_parameter_is_of_its_class() -> None:
+    # sglang 0.5.23: `self.embedding_store = embedding_store` of a parameter `embedding_store: EmbeddingStore`:
+    # its register_buffer(...) is EmbeddingStore's, not MooncakeStore's, the one class that defines it.
+    files = {
+        "pkg/store.py": "class EmbeddingStore:\n    def close(self):\n        return None\n",
+        "pkg/mooncake.py": "class MooncakeStore:\n    def register_buffer(self, tensor):\n        raise ValueError('not registered')\n",
+        "pkg/controller.py": ("from .store import EmbeddingStore\n\n\nclass Controller:\n"
+                              "    def __init__(self, backend: EmbeddingStore):\n        self._backend = backend\n\n"
+                              "    def register(self, tensor):\n        self._backend.register_buffer(tensor)\n\n\n"
+                              "def register(store, tensor):\n    return store.register_buffer(tensor)\n"),
+    }
+    assert sites(files)["not registered"].callers == (Caller("pkg/controller.py", 13, "register"),)
+
+
+def test_a_parameter_or_a_copied_local_is_no_field_of_an_unrelated_class_of_its_file() -> None:
+    # sglang 0.5.23: humming.py's private _validate_deepep_dispatch_input(hidden_states) is no field `hidden_states`
+    # of a dataclass of its file; cosmos3_multiview.py's `vision = _view_value(view, "vision")` no field `vision`.
+    text = ("from dataclasses import dataclass\n\n\n@dataclass\nclass DispatchOutput:\n    hidden_states: object\n"
+            "    vision: str\n\n\n"
+            "def _validate(hidden_states):\n    if hidden_states is None:\n        raise ValueError('no hidden states')\n\n\n"
+            "def check(view):\n    vision = _view_value(view, 'vision')\n    if not vision:\n"
+            "        raise ValueError(f'view has no vision: {vision!r}')\n")
+    found = sites({"pkg/moe.py": text})
+    assert dict(found["no hidden states"].names) == {"hidden_states": Definition("pkg/moe.py", 10, "parameter", None)}
+    assert found["view has no vision: {vision!r}"].names == ()
+
+
+SEED = {
+    "pkg/arg_utils.py": "from typing import Annotated\n\nA = Annotated\n",
+    "pkg/fields/spec.py": (
+        "from typing import Optional\n\nimport msgspec\n\nfrom pkg.arg_utils import A\n\n\n"
+        "class Spec(msgspec.Struct):\n"
+        "    speculative_num_draft_tokens: A[\n        Optional[int],\n"
+        "        'The number of tokens sampled from the draft model in Speculative Decoding.',\n    ] = None\n"
+        "    speculative_dflash_block_size: A[Optional[int], 'DFLASH only. Block size (verify window length).'] = None\n"
+    ),
+    "pkg/fields/exec_.py": (
+        "import msgspec\n\nfrom ..arg_utils import A\n\n\nclass ExecFeatures(msgspec.Struct):\n"
+        "    enable_amd_monokernel: A[bool, 'Enable the AMD monokernels.'] = False\n"
+    ),
+    "pkg/cache.py": "import msgspec\n\n\nclass CacheConfig(msgspec.Struct):\n    pp_size: int\n    tp_size: int\n",
+    "pkg/server_args.py": (
+        "def add_cli_args(parser):\n"
+        "    parser.add_argument('--monokernel-backend', dest='enable_amd_monokernel', choices=['amd'],\n"
+        "                        help='Deprecated. Use --enable-amd-monokernel instead of --monokernel-backend amd.')\n"
+        "    parser.add_argument('--num-workers', type=int, help='How many workers to start.')\n"
+    ),
+    "pkg/hook.py": (
+        "import argparse\n\n\n"
+        "def handle_dflash(server_args):\n"
+        "    cfg = resolving_view(server_args)\n"
+        "    if cfg.pp_size != 1:\n        raise ValueError('DFLASH only supports pp_size == 1.')\n"
+        "    if cfg.speculative_dflash_block_size is not None:\n"
+        "        if cfg.speculative_num_draft_tokens != cfg.speculative_dflash_block_size:\n"
+        "            raise ValueError(\n"
+        "                'Both --speculative-num-draft-tokens and --speculative-dflash-block-size are set but they '\n"
+        "                f'differ: speculative_num_draft_tokens={cfg.speculative_num_draft_tokens}.'\n"
+        "            )\n\n\n"
+        "def require_tokens():\n    raise ValueError('DFLASH requires --speculative-num-draft-tokens')\n\n\n"
+        "def handle_monokernel(args: argparse.Namespace):\n"
+        "    if args.enable_amd_monokernel and args.num_workers > 1:\n"
+        "        raise ValueError('--num-workers must be 1 with the monokernel')\n"
+    ),
+}
+
+
+def test_the_flags_a_message_spells_are_found_and_a_receiver_of_unknown_class_is_no_guess() -> None:
+    # sglang 0.5.23: "Both --speculative-num-draft-tokens and --speculative-dflash-block-size are set but they
+    # differ", in a function whose `cfg` is made by `resolving_view(...)`: the two flags are fields of a
+    # msgspec.Struct, with help through `A = Annotated`; `cfg.pp_size` is no field of CacheConfig.
+    found = sites(SEED)
+    spec = "pkg/fields/spec.py"
+    assert dict(found["Both --speculative-num-draft-tokens and --speculative-dflash-block-size are set but they differ: "
+                      "speculative_num_draft_tokens={cfg.speculative_num_draft_tokens}."].names) == {
+        "cfg.speculative_num_draft_tokens": Definition(
+            spec, 9, "option", "The number of tokens sampled from the draft model in Speculative Decoding.",
+            "--speculative-num-draft-tokens"),
+        "cfg.speculative_dflash_block_size": Definition(
+            spec, 13, "option", "DFLASH only. Block size (verify window length).", "--speculative-dflash-block-size"),
+    }
+    assert found["DFLASH only supports pp_size == 1."].names == ()
+    # A flag that nothing reads is listed by its dest.
+    assert dict(found["DFLASH requires --speculative-num-draft-tokens"].names) == {
+        "speculative_num_draft_tokens": Definition(
+            spec, 9, "option", "The number of tokens sampled from the draft model in Speculative Decoding.",
+            "--speculative-num-draft-tokens")}
+
+
+def test_a_deprecated_alias_gives_way_to_the_flag_it_names() -> None:
+    # sglang 0.5.23: `--monokernel-backend` (dest enable_amd_monokernel) says "Deprecated. Use --enable-amd-monokernel":
+    # the field's current flag sets it; a flag the message spells is its option, with its help.
+    found = sites(SEED)["--num-workers must be 1 with the monokernel"]
+    assert dict(found.names) == {
+        "args.enable_amd_monokernel": Definition("pkg/fields/exec_.py", 7, "option", "Enable the AMD monokernels.",
+                                                 "--enable-amd-monokernel"),
+        "args.num_workers": Definition("pkg/server_args.py", 4, "option", "How many workers to start.", "--num-workers"),
+    }
+    # A current option of that flag comes before the field.
+    files = {**SEED, "pkg/server_args.py": SEED["pkg/server_args.py"] + (
+        "    parser.add_argument('--enable-amd-monokernel', action='store_true', help='Use the AMD monokernels.')\n")}
+    assert dict(sites(files)["--num-workers must be 1 with the monokernel"].names)["args.enable_amd_monokernel"] == (
+        Definition("pkg/server_args.py", 5, "option", "Use the AMD monokernels.", "--enable-amd-monokernel"))
+
+
+def test_an_attribute_is_set_by_a_constructors_parameter_only_when_the_constructor_keeps_it() -> None:
+    # jinja2 3.1.6: Node.__init__(self, *fields) checks the class attribute `self.fields`, which it never sets;
+    # httpx 0.28.1: Client.__init__ passes max_redirects to BaseClient.__init__, which keeps it.
+    text = ("class Node:\n    fields = ()\n\n    def __init__(self, *fields):\n        if len(fields) != len(self.fields):\n"
+            "            raise TypeError(f'takes {len(self.fields)} arguments')\n\n\n"
+            "class Base:\n    def __init__(self, max_redirects=20):\n        self.max_redirects = max_redirects\n\n\n"
+            "class Client(Base):\n    def __init__(self, max_redirects=20):\n        super().__init__(max_redirects=max_redirects)\n\n"
+            "    def send(self, history):\n        if len(history) > self.max_redirects:\n"
+            "            raise RuntimeError(f'more than {self.max_redirects} redirects')\n")
+    found = sites({"pkg/nodes.py": text})
+    assert dict(found["takes {len(self.fields)} arguments"].names) == {
+        "fields": Definition("pkg/nodes.py", 4, "parameter", None)}
+    assert dict(found["more than {self.max_redirects} redirects"].names) == {
+        "self.max_redirects": Definition("pkg/nodes.py", 15, "parameter", None),
+        "history": Definition("pkg/nodes.py", 18, "parameter", None)}
+
+
+def test_a_constant_is_the_one_its_file_imports() -> None:
+    # sglang 0.5.23: the nvidia binding's FLAG is imported from nvidia/spec.py, not amd/spec.py's FLAG;
+    # `DispatcherOutputDtype.BF16` is an attribute of a class, no module constant BF16 of another file.
+    files = {
+        "pkg/amd/spec.py": "FLAG = '--enable-amd-monokernel'\nBF16 = 1\n",
+        "pkg/nvidia/spec.py": "FLAG = '--enable-nvidia-megakernel'\n",
+        "pkg/nvidia/binding.py": ("from pkg.nvidia.spec import FLAG\nfrom . import spec\n\n\n"
+                                  "def install(reasons, dtype):\n    if reasons:\n"
+                                  "        raise ValueError(f'{FLAG} cannot run: {reasons}')\n"
+                                  "    if dtype != DispatcherOutputDtype.BF16:\n"
+                                  "        raise ValueError(f'{spec.FLAG} needs bf16')\n"),
+    }
+    found = sites(files)
+    assert dict(found["{FLAG} cannot run: {reasons}"].names)["FLAG"] == Definition("pkg/nvidia/spec.py", 1, "constant")
+    assert dict(found["{spec.FLAG} needs bf16"].names) == {
+        "spec.FLAG": Definition("pkg/nvidia/spec.py", 1, "constant"),
+        "reasons": Definition("pkg/nvidia/binding.py", 5, "parameter", None),
+        "dtype": Definition("pkg/nvidia/binding.py", 5, "parameter", None)}

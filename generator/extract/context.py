@@ -12,36 +12,42 @@ Three fields of the record format (1.2), written by `extract` on every run:
 Callers are found by name, as the record format says: a call `f(...)` (or
 `g(...)` of `from m import f as g`) or `m.f(...)` on a module of the library
 of a function's name; a method by attribute calls only, a constructor
-(`__init__`) by calls of its class's name. `x.f(...)` on any other receiver
-calls a method: of a class the receiver is named for, else of the one class
-(and its subclasses) that defines `f`, else of none; a receiver only ever
-assigned from a call of a class (`d = TextDecoder()`, `self.pool =
-httpcore.Pool()`) is of that class, and calls no method of the library when
-that class is not the library's. An attribute call on
+(`__init__`) by calls of its class's name. A call by name calls the function
+only where Python finds that function by the name: in its own file, imported
+from its module (or from a module that imports it from there, or all of it),
+and, for a function defined inside another, in that function. `x.f(...)` on
+any other receiver calls a method: of a class the receiver is named for (its
+name is the class's), else of the one class (and its subclasses) that
+defines `f`, else of none; a receiver whose class the code tells (a
+parameter's annotation, an attribute's declared type or a property's return
+type, every value assigned made by a call of one class: `d = TextDecoder()`,
+`self.pool = httpcore.Pool()`) is of that class, and calls no method of the
+library when that class is not the library's. An attribute call on
 anything but `self`/`cls` whose name is also a method of `dict`, `list`,
 `str` or `set` (`x.get(...)`) is as likely theirs, and is not counted;
 `self.f(...)` in a class that defines `f` calls that `f` (or an override
 in a class based on it), and in one that does not, the `f` of a class it or
-a class based on it is based on; `C.f(...)` on a class `C` of the
-library (or a name `from ... import C as D` binds) calls C's `f`; `m.f(...)`
-on a name bound by `import m` calls the library only when the library has a
-module or folder named like `m`'s first part.
+a class based on it is based on; `super().f(...)` the `f` of a class above
+it; `C.f(...)` on a class `C` of the library (or a name `from ... import C
+as D` binds) calls C's `f`.
 
 A name (`cfg.page_size`, `value`) is set by, first to last: a parameter of
 the raising function when that function is public, else of a public caller
-that has one of that name; a constant (module-level `UPPER_CASE`); a
-command-line option (`argparse`'s `add_argument`, `click.option`, a
-`typer.Option` default) or a field of a dataclass, attrs or pydantic class
-(or a settings class, a `TypedDict`; for a local variable only when the
-function assigns it from an attribute or key of its name, `x = self.x`)
-named like its last part:
-in the raising file first, then, for a dotted name (`args.x`, `self.cfg.x`),
-a command-line option anywhere, then the one field of that name anywhere;
-else a parameter of the raising function. A name a closure reads from its
+that has one of that name; a constant (module-level `UPPER_CASE`: the raising
+file's own, or the one it imports); a command-line option (`argparse`'s
+`add_argument`, `click.option`, a `typer.Option` default) or a field of a
+dataclass, attrs, pydantic or msgspec class (or a settings class, a
+`TypedDict`; for a local variable only when the function assigns it from an
+attribute or key of its name, `x = self.x`) named like its last part: in the
+raising file first, then, for an attribute of an `argparse.Namespace`, a
+command-line option anywhere, then the one field of that name anywhere; else
+a parameter of the raising function. A name a closure reads from its
 enclosing function is that function's parameter. A field is one of a class the
-receiver can be: a class the raising function is a method of for `self.x`,
-else a class the receiver is named for (`cfg` for Config, see
-`raisers.names_class`).
+receiver can be: the class (or a base) the code tells (`self` in a method, an
+annotation, ...), else a class the receiver is named for (`server_args` for
+ServerArgs); of a receiver of unknown class (`cfg = view(args)`), no field is
+taken. A flag the message spells (`--num-workers`) sets what is read by its
+`dest`; an option whose help sends to another flag gives way to that flag.
 """
 
 from __future__ import annotations
@@ -56,7 +62,6 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple, TypeGuard
 
 from ..model import Caller, Definition
-from .raisers import names_class
 from .sites import RaiseSite
 
 MAX_CALLERS = 5
@@ -94,6 +99,12 @@ _FIELD_CALLS = frozenset({"field", "Field", "ib", "attrib", "PrivateAttr"})
 
 _HELP_KEYWORDS = ("help", "description", "doc")
 """Keywords and metadata keys that give a definition's help text."""
+
+_FLAG = re.compile(r"(?<![\w-])--[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
+"""A long flag as a message or help text spells it (`--num-workers`)."""
+
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+"""A placeholder of a message template: what it prints is no flag the message spells."""
 
 _PARAM_SECTIONS = re.compile(r"(?:Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters):?")
 """Docstring section headings that list parameters (Google and NumPy styles)."""
@@ -222,9 +233,16 @@ class FunctionRow(NamedTuple):
     """Each parameter but `self`/`cls`: name, line, help from the function's docstring."""
     method: bool
     """Defined directly in a class."""
-    copies: tuple[str, ...] = ()
-    """Local names it assigns from an attribute or key of the same name (`mode = self.mode`,
-    `size = int(cfg.get("size", 0))`): a field of that name is where such a value comes from."""
+    copies: tuple[tuple[str, str], ...] = ()
+    """Local names it assigns from an attribute or key of the same name, each with what it reads it of
+    (`mode = self.mode`: `self`, `size = int(cfg.get("size", 0))`: `cfg`): a field of that name of a class that
+    object can be is where such a value comes from."""
+    typed: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Its parameters and locals whose class the file tells, each with the classes it may be: a parameter's
+    annotation (`args: argparse.Namespace`), or the calls of classes that make every value it is given."""
+    keeps: tuple[str, ...] = ()
+    """Its parameters `x` that it keeps as `self.x` (`self.x = x`, `self.x = int(x)`), or passes on to a base's
+    `__init__` by keyword (`super().__init__(x=x)`)."""
 
 
 class CallRow(NamedTuple):
@@ -237,9 +255,13 @@ class CallRow(NamedTuple):
     function: str
     """Qualified name of the calling function; "" at module level."""
     how: str
-    """`name` (`f(...)`, or `g(...)` where `from m import f as g`), `self` (`self.f(...)`,
-    `cls.f(...)`, or `f(...)` where the function assigned `f = self.f`), `attribute` (any other
-    `x.f(...)`), `module:m` (`x.f(...)` or `x.y.f(...)` where the file binds `x` by `import m` or
+    """`name` (`f(...)`, or `g(...)` where `from m import f as g`), `inner` (`f(...)` of a function
+    or class defined inside the calling function, or one it is in), `self` (`self.f(...)`,
+    `cls.f(...)`, or `f(...)` where the function assigned `f = self.f`), `super` (`super().f(...)`),
+    `attribute` (any other `x.f(...)`), `member:C.p` (`x.p.f(...)` where `x` is `self` in a method
+    of class `C`, or is of class `C` as for `made:`; `Context` makes it `made:` when `C` or a class
+    it is based on declares the type of `p`, else `attribute`),
+    `module:m` (`x.f(...)` or `x.y.f(...)` where the file binds `x` by `import m` or
     `import m as x`), or `on:X` (`x.f(...)` on a plain name `x`, `X` the name it was imported
     as or a local alias stands for: `Style` for `_Style` of `from .style import Style as _Style`
     or of `_Style = Style`), or `made:X|Y` (`x.f(...)` where every value the function gives `x`,
@@ -252,6 +274,10 @@ class CallRow(NamedTuple):
     receiver: str = ""
     """For `attribute`: the receiver's name, or the last part of a dotted one (`console` of
     `self.console.f(...)`); "" for any other receiver (`f().g(...)`)."""
+    module: str = ""
+    """For `name`: the module the file imports the name from (`pkg.core` of `from .core import f`
+    in `pkg/api.py`), "" for a name it does not import; for `inner`, the function whose own the
+    called function or class is; for `module`, the module (`pkg.markup`)."""
 
 
 class OptionRow(NamedTuple):
@@ -269,6 +295,10 @@ class OptionRow(NamedTuple):
     """The class a field belongs to; "" for a command-line option."""
     function: str = ""
     """The command whose parameter a `click`/`typer` option is (its qualified name); "" otherwise."""
+    aliased: tuple[str, str] | None = None
+    """For a field annotated `A[int, "help"]` with a name other than `Annotated`: that name and the help,
+    which is the field's when the name stands for `Annotated` (`A = Annotated` here, or imported from where
+    it is)."""
 
 
 class ClassRow(NamedTuple):
@@ -295,6 +325,17 @@ class FileIndex:
     classes: tuple[ClassRow, ...]
     constants: tuple[tuple[str, int, str | None], ...]
     """Module-level UPPER_CASE names: name, line, docstring under the assignment."""
+    imports: tuple[tuple[str, str], ...] = ()
+    """Each name a `from m import x` binds, with where it comes from (`pkg.core.x`, a relative import resolved)."""
+    stars: tuple[str, ...] = ()
+    """The modules it imports everything of (`from m import *`)."""
+    members: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    """Attributes whose type a class declares (`p: T` in its body, `self.p: T = ...`, a property's return type):
+    class, attribute, the classes the type names (`IO` of `IO[str]`, both of `A | B`)."""
+    annotated: tuple[str, ...] = ()
+    """Module-level names that stand for `typing.Annotated` (`A = Annotated`)."""
+    modules: tuple[tuple[str, str], ...] = ()
+    """Each name an `import m` (`import m as x`) binds, with the module it binds."""
 
 
 def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]]) -> FileIndex:
@@ -305,36 +346,62 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
     function body once already, and a second walk would cost as much again.
     Only statements are walked here.
     """
+    calls = list(calls)
     functions: list[FunctionRow] = []
     options: list[OptionRow] = []
     classes: list[ClassRow] = []
     modules: dict[str, str] = {}
     aliases: dict[str, str] = {}
-    imported: set[str] = set()
+    sources: dict[str, str] = {}
+    stars: list[str] = []
+    inner: dict[str, set[str]] = defaultdict(set)
+    annotations: dict[str, dict[str, frozenset[str] | None]] = defaultdict(dict)
+    declared: list[tuple[str, str, ast.expr | None]] = []
+    declared_in: list[tuple[str, str, ast.expr | None]] = []
     assigned: list[tuple[str, str, ast.expr | None]] = []
     attributes: list[tuple[str, str, ast.expr | None]] = []
+    annotated = {"Annotated"}
     stack: list[tuple[ast.stmt, tuple[str, ...], bool]] = [(stmt, (), False) for stmt in reversed(tree.body)]
     while stack:
         node, names, in_class = stack.pop()
-        inner, in_class_body = names, False
+        inner_names, in_class_body = names, False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and names and not in_class:
+            inner[".".join(names)].add(node.name)  # bound in the function it is defined in, called there by name
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            inner = names + (node.name,)
+            inner_names = names + (node.name,)
+            qualname = ".".join(inner_names)
             # An `@overload` stub says nothing a user reads: the definition is the `def` after the stubs.
             if not any(_last(d) == "overload" for d in node.decorator_list):
-                functions.append(FunctionRow(".".join(inner), node.lineno, _params(node, in_class), in_class))
-            options += _typer_options(node, ".".join(inner)) + _click_options(node, ".".join(inner))
+                functions.append(FunctionRow(qualname, node.lineno, _params(node, in_class), in_class))
+                args = node.args
+                annotations[qualname] = {a.arg: _annotation_classes(a.annotation) for a in
+                                         (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None}
+            if in_class and any(_last(d) in _PROPERTIES for d in node.decorator_list):
+                declared.append((".".join(names), node.name, node.returns))
+            options += _typer_options(node, qualname) + _click_options(node, qualname)
         elif isinstance(node, ast.ClassDef):
-            inner, in_class_body = names + (node.name,), True
+            inner_names, in_class_body = names + (node.name,), True
             classes.append(_class_row(node))
             options += _fields(node)
         elif isinstance(node, ast.Import):
             modules.update((a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names)
         elif isinstance(node, ast.ImportFrom):
+            base = _import_base(path, node)
             aliases.update((a.asname, a.name) for a in node.names if a.asname)
-            imported.update(a.asname or a.name for a in node.names)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and names and not in_class:
+            sources.update((a.asname or a.name, f"{base}.{a.name}") for a in node.names if a.name != "*")
+            stars += [base for a in node.names if a.name == "*"]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and not names:
+            if isinstance(node.value, (ast.Name, ast.Attribute)) and _last(node.value) == "Annotated":
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                annotated.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and in_class:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                declared.append((".".join(names), node.target.id, node.annotation))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
+                if isinstance(node, ast.AnnAssign) and _is_self_attribute(target):
+                    declared_in.append((".".join(names), target.attr, node.annotation))
                 if isinstance(target, ast.Name) and node.value is not None:
                     assigned.append((".".join(names), target.id, node.value if len(targets) == 1 else None))
                 elif _is_self_attribute(target):
@@ -345,46 +412,164 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
                     attributes += [(".".join(names), t.attr, None) for t in target.elts if _is_self_attribute(t)]
         if isinstance(node, _COMPOUND):
             for block in _blocks(node):
-                stack += [(child, inner, in_class_body) for child in reversed(block)]
+                stack += [(child, inner_names, in_class_body) for child in reversed(block)]
+    annotated.update(name for name, original in aliases.items() if original == "Annotated")
     # A function's parameters and the names it assigns are its locals: `render(...)` there is no module's render.
     local: dict[str, dict[str, ast.expr | None]] = defaultdict(dict)
+    made: dict[str, dict[str, frozenset[str] | None]] = defaultdict(dict)
     for defined in functions:
         local[defined.qualname].update((p[0], None) for p in defined.params)
-    made: dict[str, dict[str, frozenset[str] | None]] = defaultdict(dict)
+        made[defined.qualname].update((p[0], _renamed(annotations[defined.qualname].get(p[0]), aliases))
+                                      for p in defined.params)
     for qualname, name, value in assigned:
         local[qualname].setdefault(name, value)
-        made[qualname][name] = _same_maker(made[qualname].get(name, frozenset()), value, aliases)
-    for defined in functions:
-        made[defined.qualname].update((p[0], None) for p in defined.params)
-    # `self.pool = Pool(...)` in any method of a class: what `self.pool.m(...)` there runs is Pool's m.
+        made[qualname][name] = _same_maker(made[qualname].get(name, frozenset()), value, aliases, made[qualname])
+    # `self.pool = Pool(...)` in any method of a class: what `self.pool.m(...)` there runs is Pool's m;
+    # an attribute whose type the class declares (`pool: Pool`, a property's `-> IO[str]`) is of that type.
     methods = {f.qualname for f in functions if f.method}
     made_attributes: dict[str, dict[str, frozenset[str] | None]] = defaultdict(dict)
     for qualname, name, value in attributes:
         owner = _method_class(qualname, methods)
         if owner is not None:
-            made_attributes[owner][name] = _same_maker(made_attributes[owner].get(name, frozenset()), value, aliases)
-    scope = _Scope(modules, aliases, imported, local, made, made_attributes)
+            made_attributes[owner][name] = _same_maker(made_attributes[owner].get(name, frozenset()), value, aliases,
+                                                       made.get(qualname))
+    members = []
+    declared += [(owner, name, annotation) for where, name, annotation in declared_in
+                 if (owner := _method_class(where, methods)) is not None]
+    for owner, name, annotation in declared:
+        types = _annotation_classes(annotation)
+        if types:
+            made_attributes[owner][name] = frozenset(aliases.get(t, t) for t in types)
+            members.append((owner.split(".")[-1], name, tuple(sorted(_qualified(t, aliases, modules) for t in types))))
+    scope = _Scope(modules, aliases, sources, local, made, made_attributes, inner, methods)
     rows = []
     for function, call in calls:
         row = _call_row(call, function, scope)
         if row is None:
             continue
         rows.append(row)
-        if row.name in OPTION_CALLS and row.how != "name":
+        if row.name in OPTION_CALLS and row.how not in ("name", "inner"):
             option = _argparse_option(call)
             if option is not None:
                 options.append(option)
     # Only a field of this file may be what a local copies (`Context.definition`): most assignments need no look.
     fields = {row.name for row in options if row.owner}
-    copies: dict[str, set[str]] = defaultdict(set)
+    copies: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for qualname, name, value in assigned:
-        if name in fields and value is not None and _reads_key(value, name):
-            copies[qualname].add(name)
-    if copies:
-        functions = [f._replace(copies=tuple(sorted(copies[f.qualname]))) if f.qualname in copies else f for f in functions]
+        source = _copied_from(value, name) if name in fields and value is not None else None
+        if source is not None:
+            copies[qualname].add((name, source))
+    keeps = _kept(functions, attributes, calls)
+    functions = [f._replace(copies=tuple(sorted(copies.get(f.qualname, ()))), keeps=keeps.get(f.qualname, ()),
+                            typed=_typed(made[f.qualname], modules)) for f in functions]
     # A base imported under another name (`from .base import Base as Alias`) is that base.
     classes = [row._replace(bases=tuple(aliases.get(b, b) for b in row.bases)) for row in classes] if aliases else classes
-    return FileIndex(path, tuple(functions), tuple(rows), tuple(options), tuple(classes), _constants(tree.body))
+    return FileIndex(path, tuple(functions), tuple(rows), tuple(options), tuple(classes), _constants(tree.body),
+                     tuple(sorted(sources.items())), tuple(stars), tuple(members),
+                     tuple(sorted(annotated - {"Annotated"})), tuple(sorted(modules.items())))
+
+
+_PROPERTIES = frozenset({"property", "cached_property"})
+"""Decorators that make a method an attribute whose type is the method's return type."""
+
+_UNTOLD = frozenset({"Any", "object", "Self", "Incomplete", "None", "TypeVar"})
+"""Names in an annotation that say nothing of a value's class."""
+
+_WRAPPERS = frozenset({"Optional", "Union", "Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"})
+"""Annotations whose value is of the class (or classes) inside them."""
+
+
+def _annotation_classes(annotation: ast.expr | None) -> frozenset[str] | None:
+    """Return the classes an annotation says a value is of (`Pool` of `Optional[Pool]`, `IO` of `IO[str]`,
+    `a.B` and `C` of `a.B | C | None`), or None when it does not tell (`Any`, a bare `TypeVar` is taken as a class)."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+    if isinstance(annotation, ast.Constant) and annotation.value is None:
+        return frozenset()
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        left, right = _annotation_classes(annotation.left), _annotation_classes(annotation.right)
+        return left | right if left is not None and right is not None else None
+    if isinstance(annotation, ast.Subscript) and _last(annotation.value) in _WRAPPERS:
+        inner = annotation.slice
+        parts = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+        if _last(annotation.value) != "Union":
+            parts = parts[:1]  # Annotated[T, "help"] is a T
+        found: frozenset[str] = frozenset()
+        for part in parts:
+            classes = _annotation_classes(part)
+            if classes is None:
+                return None
+            found |= classes
+        return found
+    if isinstance(annotation, ast.Subscript):
+        annotation = annotation.value  # `IO[str]` is an IO, `list[Pool]` a list
+    dotted = _dotted(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) else None
+    if dotted is None or dotted.split(".")[-1] in _UNTOLD:
+        return None
+    return frozenset({dotted})
+
+
+def _qualified(name: str, aliases: Mapping[str, str], modules: Mapping[str, str]) -> str:
+    """Return a class's dotted name as the file refers to it, its module's import and its own renaming undone."""
+    first, _, rest = name.partition(".")
+    if rest:
+        return f"{modules.get(first, first)}.{rest}"
+    return aliases.get(first, first)
+
+
+def _typed(made: Mapping[str, frozenset[str] | None], modules: Mapping[str, str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Return a function's names whose classes the file tells, each with those classes (see `FunctionRow.typed`)."""
+    return tuple((name, tuple(sorted(_qualified(c, {}, modules) for c in classes)))
+                 for name, classes in sorted(made.items()) if classes)
+
+
+def _renamed(classes: frozenset[str] | None, aliases: Mapping[str, str]) -> frozenset[str] | None:
+    """Return classes by the names they were imported as (`Style` for `_Style` of `import Style as _Style`)."""
+    return frozenset(aliases.get(c, c) for c in classes) if classes is not None else None
+
+
+def _kept(functions: Sequence[FunctionRow], attributes: Sequence[tuple[str, str, ast.expr | None]],
+          calls: Iterable[tuple[str, ast.Call]]) -> dict[str, tuple[str, ...]]:
+    """Return, by method, its parameters that it keeps as attributes of the same name (see `FunctionRow.keeps`)."""
+    params = {f.qualname: {p[0] for p in f.params} for f in functions if f.method}
+    kept: dict[str, set[str]] = defaultdict(set)
+    for qualname, name, value in attributes:
+        if name in params.get(qualname, ()) and value is not None and any(
+                isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
+            kept[qualname].add(name)
+    for qualname, call in calls:
+        if qualname in params and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__":
+            kept[qualname].update(k.arg for k in call.keywords if k.arg in params[qualname]
+                                  and isinstance(k.value, ast.Name) and k.value.id == k.arg)
+    return {qualname: tuple(sorted(names)) for qualname, names in kept.items()}
+
+
+def _import_base(path: str, node: ast.ImportFrom) -> str:
+    """Return the module a `from ... import` reads from, a relative one resolved against the file's folder."""
+    if not node.level:
+        return node.module or ""
+    package = path.split("/")[:-1]
+    package = package[:max(len(package) - (node.level - 1), 0)]
+    return ".".join([*package, *([node.module] if node.module else [])])
+
+
+def _module_names(path: str, packages: frozenset[str]) -> tuple[str, ...]:
+    """Return the dotted names a file is imported by: `pkg.core` of `pkg/core.py`, `pkg` of `pkg/__init__.py`, and,
+    under folders that are no packages (`src/pkg/core.py`), without them."""
+    parts = path.removesuffix(".py").split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    names = [".".join(parts)]
+    for index in range(1, len(parts)):
+        if "/".join(parts[:index]) in packages:
+            break
+        if "/".join(parts[:index + 1]) in packages:
+            names.append(".".join(parts[index:]))
+            break
+    return tuple(n for n in names if n)
 
 
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
@@ -392,14 +577,17 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.Fo
 """Statements that hold statements."""
 
 
-def _reads_key(value: ast.expr, name: str) -> bool:
-    """Return whether an expression reads the attribute or key `name` (`x.name`, `x.get("name")`, `x["name"]`)."""
+def _copied_from(value: ast.expr, name: str) -> str | None:
+    """Return what an expression reads the attribute or key `name` of (`x.name`, `x.get("name")`, `x["name"]`: `x`)."""
     for node in ast.walk(value):
         if isinstance(node, ast.Attribute) and node.attr == name:
-            return True
-        if isinstance(node, ast.Constant) and node.value == name:
-            return True
-    return False
+            return _dotted(node.value)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == name:
+            return _dotted(node.value)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
+                and isinstance(node.args[0], ast.Constant) and node.args[0].value == name):
+            return _dotted(node.func.value)
+    return None
 
 
 def _blocks(stmt: ast.stmt) -> Iterator[Sequence[ast.stmt]]:
@@ -419,14 +607,19 @@ class _Scope(NamedTuple):
     """The names the file binds by `import`, each with the module it binds."""
     aliases: dict[str, str]
     """The names `from m import X as Y` binds, each with the name it was imported as."""
-    imported: set[str]
-    """Every name a `from m import ...` binds."""
+    sources: dict[str, str]
+    """Every name a `from m import ...` binds, with where it comes from (`pkg.core.f`)."""
     local: dict[str, dict[str, ast.expr | None]]
     """By function: its parameters (None) and the names it assigns, each with the value first assigned."""
     made: dict[str, dict[str, frozenset[str] | None]]
-    """By function: for each of its locals, what every value it is assigned is made by (see `_same_maker`)."""
+    """By function: for each of its locals, the classes its annotation names, or what every value it is assigned
+    is made by (see `_same_maker`)."""
     made_attributes: dict[str, dict[str, frozenset[str] | None]]
-    """By class: for each `self.x` its methods assign, what every value it is assigned is made by."""
+    """By class: for each `self.x`, the type the class declares, or what every value its methods assign is made by."""
+    inner: dict[str, set[str]]
+    """By function: the functions and classes defined in it."""
+    methods: set[str]
+    """The qualified names of methods."""
 
     def makers(self, function: str, receiver: ast.expr) -> frozenset[str] | None:
         """Return the classes that may have made the object a call's receiver is (`Pool`, `httpcore.Pool`), when the file tells.
@@ -445,6 +638,31 @@ class _Scope(NamedTuple):
                 attributes = self.made_attributes.get(".".join(parts[:end]))
                 if attributes is not None:
                     return attributes.get(receiver.attr)
+        return None
+
+    def inner_of(self, function: str, name: str) -> str | None:
+        """Return the function that `name`, called by name in `function`, is defined in, when it is a function's own."""
+        parts = function.split(".")
+        for end in range(len(parts), 0, -1):
+            qualname = ".".join(parts[:end])
+            if name in self.inner.get(qualname, ()):
+                return qualname
+            if name in self.local.get(qualname, ()):
+                return None
+        return None
+
+    def owner_of(self, function: str, receiver: ast.expr) -> str | None:
+        """Return the class of the object whose attribute is a call's receiver (`C` of `self.p.f(...)` in a method of
+        C, `Pool` of `pool.p.f(...)` after `pool = Pool()`), when the file tells."""
+        if not isinstance(receiver, ast.Attribute) or not isinstance(receiver.value, ast.Name):
+            return None
+        if receiver.value.id in ("self", "cls"):
+            return _method_class(function, self.methods)
+        makers = self.makers(function, receiver.value)
+        if makers and len(makers) == 1:
+            (maker,) = makers
+            if "." not in maker or maker.split(".")[0] in self.modules:
+                return maker.split(".")[-1]
         return None
 
     def bound(self, function: str, name: str) -> tuple[bool, ast.expr | None]:
@@ -471,12 +689,17 @@ def _method_class(function: str, methods: set[str]) -> str | None:
     return None
 
 
-def _same_maker(before: frozenset[str] | None, value: ast.expr | None, aliases: Mapping[str, str]) -> frozenset[str] | None:
+def _same_maker(before: frozenset[str] | None, value: ast.expr | None, aliases: Mapping[str, str],
+                known: Mapping[str, frozenset[str] | None] | None = None) -> frozenset[str] | None:
     """Return what made every value a name is assigned, given what made the ones before (`before`, empty for none yet).
 
-    A value is made by a class when it is a call of a name like a class's (`Pool(...)`, `httpcore.Pool(...)`):
-    the result holds each such dotted name; a value of any other kind makes it None, not known.
+    A value is made by a class when it is a call of a name like a class's (`Pool(...)`, `httpcore.Pool(...)`), or is
+    a local whose classes `known` tells (`self.store = store` of a parameter `store: Store`): the result holds each
+    such dotted name; a value of any other kind makes it None, not known.
     """
+    told = known.get(value.id) if known and isinstance(value, ast.Name) else None
+    if before is not None and told:
+        return before | told
     if before is None or not isinstance(value, ast.Call):
         return None
     dotted = _dotted(value.func)
@@ -491,6 +714,9 @@ def _call_row(node: ast.Call, function: str, scope: _Scope) -> CallRow | None:
     func = node.func
     if isinstance(func, ast.Name):
         name = func.id
+        owner = scope.inner_of(function, name) if function else None
+        if owner is not None:
+            return CallRow(name, node.lineno, function, "inner", module=owner)
         is_local, value = scope.bound(function, name) if function else (False, None)
         if is_local:
             # `render = self.render` then `render(...)` calls the method; `fail = _fail` the function `_fail`;
@@ -501,36 +727,43 @@ def _call_row(node: ast.Call, function: str, scope: _Scope) -> CallRow | None:
             if not isinstance(value, ast.Name) or scope.bound(function, value.id)[0]:
                 return None
             name = value.id
-        return CallRow(scope.aliases.get(name, name), node.lineno, function, "name")
+        module, _, original = scope.sources.get(name, "").rpartition(".")
+        return CallRow(original or name, node.lineno, function, "name", module=module)
     if not isinstance(func, ast.Attribute):
         return None
     receiver = func.value
     if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
         return CallRow(func.attr, node.lineno, function, "self")
+    if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super":
+        return CallRow(func.attr, node.lineno, function, "super")
     dotted = _dotted(receiver)
     first = dotted.split(".")[0] if dotted is not None else ""
     is_local, value = scope.bound(function, first) if dotted is not None and function else (False, None)
     if not is_local and first in scope.modules:
         module = scope.modules[first] + (dotted or "")[len(first):]
-        return CallRow(func.attr, node.lineno, function, f"module:{module}")
+        return CallRow(func.attr, node.lineno, function, f"module:{module}", module=module)
     if func.attr in _CONTAINER_METHODS:
         return None
     makers = scope.makers(function, receiver) if function else None
     if makers and all(len(m.split(".")) == 1 or m.split(".")[0] in scope.modules for m in makers):
         # `decoder = TextDecoder()` then `decoder.flush()`: TextDecoder's flush, not that of any other class;
         # `self.pool = httpcore.Pool()` then `self.pool.close()`: another library's.
-        made_by = sorted(".".join((scope.modules.get(m.split(".")[0], ""), *m.split(".")[1:])) if "." in m else m
-                         for m in makers)
+        made_by = sorted(_qualified(m, {}, scope.modules) for m in makers)
         return CallRow(func.attr, node.lineno, function, f"made:{'|'.join(made_by)}")
+    owner = scope.owner_of(function, receiver) if function else None
+    if owner is not None and isinstance(receiver, ast.Attribute):
+        # `console.file.write(...)`: what Console (or a base of it) declares `file` to be, if it does.
+        return CallRow(func.attr, node.lineno, function, f"member:{owner}.{receiver.attr}", receiver.attr)
     if isinstance(receiver, ast.Name):
         name = receiver.id
         if is_local and isinstance(value, ast.Name) and not scope.bound(function, value.id)[0]:
             name = value.id  # a local alias, `_Style = Style`, is what it stands for
         elif is_local:
             return CallRow(func.attr, node.lineno, function, "attribute", name)
-        if name[:1].isupper() or name in scope.imported:
+        if name[:1].isupper() or name in scope.sources:
             # Named like a class, or imported: maybe a class or a module of the library's.
-            return CallRow(func.attr, node.lineno, function, f"on:{scope.aliases.get(name, name)}", name)
+            module = scope.sources.get(name, "")
+            return CallRow(func.attr, node.lineno, function, f"on:{scope.aliases.get(name, name)}", name, module)
         return CallRow(func.attr, node.lineno, function, "attribute", name)
     return CallRow(func.attr, node.lineno, function, "attribute", dotted.split(".")[-1] if dotted is not None else "")
 
@@ -727,14 +960,21 @@ def _fields(node: ast.ClassDef) -> list[OptionRow]:
         else:
             continue
         help_text = _keyword_help(value) if isinstance(value, ast.Call) and _last(value) in _FIELD_CALLS else None
-        help_text = help_text or _annotated_help(annotation) or _docstring_after(body, index)
-        found.append(OptionRow(name, stmt.lineno, help_text, None, node.name))
+        help_text = help_text or _annotated_help(annotation)
+        # `A[int, "help"]`: the help, if `A` stands for Annotated (`A = Annotated`), which the file may not tell.
+        aliased = None
+        if (not help_text and isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name)
+                and (through := _annotated_help(annotation, annotation.value.id))):
+            aliased = (annotation.value.id, through)
+        help_text = help_text or _docstring_after(body, index)
+        found.append(OptionRow(name, stmt.lineno, help_text, None, node.name, aliased=aliased))
     return found
 
 
-def _annotated_help(annotation: ast.expr | None) -> str | None:
-    """Return the help inside `Annotated[T, "help"]` (or a `Doc("help")`, a `Field(description=...)` there)."""
-    if not (isinstance(annotation, ast.Subscript) and _last(annotation.value) == "Annotated"):
+def _annotated_help(annotation: ast.expr | None, annotated: str = "Annotated") -> str | None:
+    """Return the help inside `Annotated[T, "help"]` (or a `Doc("help")`, a `Field(description=...)` there), or inside
+    `annotated[T, "help"]`, for another name of Annotated."""
+    if not (isinstance(annotation, ast.Subscript) and _last(annotation.value) == annotated):
         return None
     inner = annotation.slice
     if not isinstance(inner, ast.Tuple):
@@ -787,23 +1027,59 @@ class Context:
         self.constants: dict[str, list[Definition]] = defaultdict(list)
         bases: dict[str, set[str]] = defaultdict(set)
         models: set[str] = set()
+        members: dict[tuple[str, str], tuple[str, ...]] = {}
         indexes = sorted(indexes, key=lambda i: i.path)
-        # `os.open(...)` calls a function of os: a module's call is the library's only when the library has that module.
-        own_modules = {part for index in indexes for part in index.path.removesuffix(".py").split("/")}
+        packages = frozenset(i.path.removesuffix("/__init__.py") for i in indexes if i.path.endswith("__init__.py"))
+        self.module_paths: dict[str, str] = {}
+        """Each dotted name a file of the library is imported by, with its path (`pkg.core`: `pkg/core.py`)."""
+        for index in indexes:
+            for module in _module_names(index.path, packages):
+                self.module_paths.setdefault(module, index.path)
+        self.imports = {index.path: dict(index.imports) for index in indexes}
+        """By path: each name a `from m import x` binds, with where it comes from."""
+        self.modules = {index.path: dict(index.modules) for index in indexes if index.modules}
+        """By path: each name an `import m` binds, with the module."""
+        self.stars = {index.path: index.stars for index in indexes if index.stars}
+        """By path: the modules a file imports everything of."""
+        self._annotated = {index.path: frozenset(index.annotated) for index in indexes if index.annotated}
+        """By path: the names a file makes stand for `typing.Annotated`."""
         classes = {row.name for index in indexes for row in index.classes}
+        self.class_bases: dict[tuple[str, str], set[str]] = defaultdict(set)
+        """The last part of each base's name, by class: (its file, its name)."""
+        self._class_paths: dict[str, set[str]] = defaultdict(set)
+        """The files that define a class of each name."""
+        for index in indexes:
+            for row in index.classes:
+                bases[row.name].update(row.bases)
+                self.class_bases[(index.path, row.name)].update(row.bases)
+                self._class_paths[row.name].add(index.path)
+                if row.model:
+                    models.add(row.name)
+            for owner, attribute, types in index.members:
+                members.setdefault((owner, attribute), types)
+        self.bases = bases
+        """The last part of each base's name, by class name."""
+        self.models = _closure(models, bases)
+        """Names of classes whose annotated attributes are fields: models, and classes based on one by name."""
+        self.members = members
+        """The declared type of each class's attribute (see `FileIndex.members`), by (class, attribute)."""
+        self._ancestors_memo: dict[str, set[str]] = {}
+        """`_ancestors`' answers, by class."""
         for index in indexes:
             for function in index.functions:
                 self.functions.setdefault((index.path, function.qualname), function)
             for call in index.calls:
+                if call.how.startswith("member:"):
+                    owner, _, attribute = call.how.removeprefix("member:").rpartition(".")
+                    types = self._member_types(owner, attribute)
+                    call = call._replace(how=f"made:{'|'.join(types)}" if types else "attribute")
                 if call.how.startswith("module:"):
-                    if call.how.removeprefix("module:").split(".")[0] not in own_modules:
-                        continue
                     call = call._replace(how="module")
                 elif call.how.startswith("made:"):
                     # The receiver was made by calling a class: a class of the library's (`class:`), or a class of
                     # another library, or of a module the library does not have, whose methods are none of ours.
                     ours = {m.split(".")[-1] for m in call.how.removeprefix("made:").split("|")
-                            if m.split(".")[-1] in classes and ("." not in m or m.split(".")[0] in own_modules)}
+                            if m.split(".")[-1] in classes and ("." not in m or self._ours(m.rpartition(".")[0]))}
                     if not ours:
                         continue
                     call = call._replace(how=f"class:{ours.pop()}" if len(ours) == 1 else "attribute")
@@ -811,21 +1087,20 @@ class Context:
                     # `Style.parse(...)` on a class of the library calls that class's parse (or its bases');
                     # `markup.render(...)` after `from . import markup` a function of that module.
                     receiver = call.how.removeprefix("on:")
-                    how = f"class:{receiver}" if receiver in classes else "module" if receiver in own_modules else "attribute"
-                    call = call._replace(how=how)
+                    if receiver in classes:
+                        call = call._replace(how=f"class:{receiver}")
+                    elif call.module in self.module_paths:
+                        call = call._replace(how="module")
+                    else:
+                        call = call._replace(how="attribute")
                 self.calls[call.name].append((index.path, call))
             for option in index.options:
+                if option.aliased is not None:
+                    if self._is_annotated(index.path, option.aliased[0]):
+                        option = option._replace(help=option.aliased[1])
                 self.options[option.name].append((index.path, option))
             for name, line, help_text in index.constants:
                 self.constants[name].append(Definition(index.path, line, "constant", help_text))
-            for row in index.classes:
-                bases[row.name].update(row.bases)
-                if row.model:
-                    models.add(row.name)
-        self.bases = bases
-        """The last part of each base's name, by class name."""
-        self.models = _closure(models, bases)
-        """Names of classes whose annotated attributes are fields: models, and classes based on one by name."""
         self._ranked: dict[tuple[str, bool], list[tuple[Caller, tuple[str, str] | None]]] = {}
         """Every caller of a name, ranked, by (name, called as a method); each with what it reaches (see `_rank`)."""
         self._related: dict[str, set[str]] = {}
@@ -840,8 +1115,56 @@ class Context:
         """`_named`'s answers, by receiver and method."""
         self._one_line_memo: dict[str, bool] = {}
         """`_one_line`'s answers, by method."""
-        self._ancestors_memo: dict[str, set[str]] = {}
-        """`_ancestors`' answers, by class."""
+        self._provides_memo: dict[tuple[str, str, str], bool] = {}
+        """`_provides`' answers, by module, name and path."""
+        self._ancestor_keys_memo: dict[tuple[str | None, str], set[tuple[str | None, str]]] = {}
+        """`_ancestor_keys`' answers, by class."""
+        self._above_memo: dict[tuple[str, str], set[str]] = {}
+        """`_above`'s answers, by class and method."""
+
+    def _ours(self, module: str) -> bool:
+        """Return whether a module is one of the library's (`pkg.core`), not another library's (`httpcore`)."""
+        return module in self.module_paths
+
+    def _member_types(self, owner: str, attribute: str) -> tuple[str, ...]:
+        """Return the classes the type that class `owner`, or a class it is based on, declares for `attribute` names."""
+        for name in sorted(self._ancestors(owner)):
+            found = self.members.get((name, attribute))
+            if found is not None:
+                return found
+        return ()
+
+    def _is_annotated(self, path: str, name: str) -> bool:
+        """Return whether `name` in the file `path` stands for `typing.Annotated`: an alias made there, or imported
+        from a module of the library that makes it."""
+        for _ in range(4):
+            if name in self._annotated.get(path, ()):
+                return True
+            module, _, original = self.imports.get(path, {}).get(name, "").rpartition(".")
+            if module not in self.module_paths:
+                return False
+            path, name = self.module_paths[module], original
+        return False
+
+    def _provides(self, module: str, name: str, path: str, depth: int = 4) -> bool:
+        """Return whether `name` imported from `module` is what the file `path` defines: `module` is that file,
+        or imports the name from it (`from .core import f` in a package's `__init__.py`), or imports everything
+        of a module that does."""
+        key = (module, name, path)
+        found = self._provides_memo.get(key)
+        if found is not None:
+            return found
+        file = self.module_paths.get(module)
+        if file is None or depth == 0:
+            found = False
+        elif file == path:
+            found = True
+        else:
+            origin, _, original = self.imports.get(file, {}).get(name, "").rpartition(".")
+            found = (bool(origin) and self._provides(origin, original, path, depth - 1)) or any(
+                self._provides(star, name, path, depth - 1) for star in self.stars.get(file, ()))
+        self._provides_memo[key] = found
+        return found
 
     def annotate(self, sites: Iterable[RaiseSite]) -> list[RaiseSite]:
         """Return the sites with their callers and names."""
@@ -868,8 +1191,7 @@ class Context:
         found: dict[tuple[str, str], Caller] = {}
         for caller, via in self._ranked[(name, method)]:
             key = (caller.path, caller.function)
-            if key != (site.path, site.function) and key not in found and (
-                    constructor or self._may_call(caller.path, via, site)):
+            if key != (site.path, site.function) and key not in found and self._may_call(caller.path, via, site):
                 found[key] = caller
                 if len(found) == MAX_CALLERS:
                     break
@@ -881,11 +1203,12 @@ class Context:
         A method is called by attribute calls only, a function (or a class, for its constructor) by
         its name or on a module. A call `self.name(...)` comes with what it can reach: `("own",
         qualname)` when the class it is in defines `name` itself, else `("class", that class)`;
-        `C.name(...)` on a class C of the library `("class", C)`; `x.name(...)` on any other
-        receiver `("receiver", its name)`; a call of a function with None. A function is listed
-        once for each of these that it has.
+        `super().name(...)` in class C `("super", C)`; `C.name(...)` on a class C of the library
+        `("class", C)`; `x.name(...)` on any other receiver `("receiver", its name)`. A call by name
+        comes with `("name", the module it is imported from, or "")`, `("inner", the function that
+        defines it)` or `("module", the module)`. A function is listed once for each of these that it has.
         """
-        hows = {"self", "attribute"} if method else {"name", "module"}
+        hows = {"self", "super", "attribute"} if method else {"name", "inner", "module"}
         firsts: dict[tuple[str, str, tuple[str, str] | None], Caller] = {}
         for path, call in self.calls.get(name, ()):
             if call.how not in hows and not call.how.startswith("class:"):
@@ -894,17 +1217,24 @@ class Context:
                 via: tuple[str, str] | None = ("class", call.how.removeprefix("class:"))
             elif call.how == "attribute":
                 via = ("receiver", call.receiver)
+            elif call.how in ("self", "super"):
+                via = self._via(path, call.function, name, call.how == "super")
             else:
-                via = self._via(path, call.function, name) if call.how == "self" else None
+                via = (call.how, call.module)
             if (path, call.function, via) not in firsts:
                 firsts[(path, call.function, via)] = Caller(path, call.line, call.function)
         ranked = sorted(firsts.items(), key=lambda item: (_distance(item[1]), item[1].path, item[1].line))
         return [(caller, via) for (_, _, via), caller in ranked]
 
-    def _via(self, path: str, function: str, name: str) -> tuple[str, str] | None:
-        """Return what `self.name(...)` in `function` of `path` reaches (see `_rank`), None when it is in no class."""
+    def _via(self, path: str, function: str, name: str, up: bool = False) -> tuple[str, str] | None:
+        """Return what `self.name(...)` (`super().name(...)` when `up`) in `function` of `path` reaches (see `_rank`),
+        None when it is in no class."""
         parts = function.split(".")
         for end in range(len(parts) - 1, 0, -1):
+            if up:
+                if parts[end - 1] in self.bases:
+                    return ("super", parts[end - 1])
+                continue
             qualname = ".".join([*parts[:end], name])
             found = self.functions.get((path, qualname))
             if found is not None and found.method:
@@ -922,28 +1252,115 @@ class Context:
         calls its own `self.append`, not Text.append).
 
         `x.m(...)` on a receiver of unknown class runs the `m` of a class it is named for (`console`
-        for Console, `style` for Style, see `raisers.names_class`) when a class that defines `m` is
+        for Console, `style` for Style, see `_named_for`) when a class that defines `m` is
         one, else the `m` of the one class of the repository that defines it, or of the one class
         and the classes based on it that override it (rich's MarkdownElement.on_child_close): when
         unrelated classes define `m` (rich's `parser.parse`, `write_file.write`), none is taken.
+
+        `f(...)` calls the function `f` of `site` only where the name is its: in its own file, imported
+        from its module (or from one that imports it from there), or, for a function defined inside
+        another, in that function. `super().m(...)` in class C runs the `m` of a class C (or a class
+        based on C) is based on, never C's own nor an override below it.
         """
         if via is None:
-            return True
+            return False
         kind, value = via
+        if kind in ("name", "inner", "module"):
+            return self._named_call(path, kind, value, site)
         if kind == "own" and (path, value) == (site.path, site.function):
             return True
         site_class = site.function.split(".")[-2:-1]
         if not site_class:
             return False
+        if kind == "super":
+            return (site_class[0] in self._above(value, site.function.split(".")[-1])
+                    and self._one_class_line(path, value, site))
         if kind == "own":
-            return value.split(".")[-2] in self._ancestors(site_class[0])
+            return (value.split(".")[-2] in self._ancestors(site_class[0])
+                    and self._one_class_line(path, value.split(".")[-2], site))
         if kind == "receiver":
             method = site.function.split(".")[-1]
             named = self._named(value, method)
             if named:
                 return any(site_class[0] in self._related_to(c) for c in named)
             return self._one_line(method)
-        return site_class[0] in self._related_to(value)
+        return site_class[0] in self._related_to(value) and self._one_class_line(path, value, site)
+
+    def _above(self, name: str, method: str) -> set[str]:
+        """Return the classes whose `method` a `super().method(...)` in class `name` may run: the nearest above it that
+        define it."""
+        key = (name, method)
+        memo = self._above_memo.get(key)
+        if memo is not None:
+            return memo
+        definers = {c.split(".")[-1] for _, c in self._definers_of(method)}
+        found: set[str] = set()
+        self._above_memo[key] = found
+        seen, todo = {name}, sorted(self.bases.get(name, ()))
+        while todo:
+            current = todo.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            if current in definers:
+                found.add(current)
+            else:
+                todo += sorted(self.bases.get(current, ()))
+        return found
+
+    def _one_class_line(self, path: str, name: str, site: RaiseSite) -> bool:
+        """Return whether the class `name`, as the file `path` reads it, may be the class of `site`, one it is based on
+        or one based on it, told apart by the files the names come from when two files define classes of one name
+        (sglang's srt and multimodal_gen each have a CustomOp and an NCCLLibrary)."""
+        site_class = site.function.split(".")[-2]
+        if len(self._class_paths.get(name, ())) < 2 and len(self._class_paths.get(site_class, ())) < 2:
+            return True
+        key, site_key = self._class_key(path, name), (site.path, site_class)
+        return key[0] is None or key in self._ancestor_keys(site_key) or site_key in self._ancestor_keys(key)
+
+    def _class_key(self, path: str, name: str) -> tuple[str | None, str]:
+        """Return which class `name` in the file `path` is: (its file, its name), the file None when the code does not
+        tell (an import of another library, several classes of that name and no import)."""
+        if (path, name) in self.class_bases:
+            return (path, name)
+        paths = self._class_paths.get(name, set())
+        if len(paths) == 1:
+            return (next(iter(paths)), name)
+        module, _, original = self.imports.get(path, {}).get(name, "").rpartition(".")
+        for found in sorted(self._class_paths.get(original, ())) if module else ():
+            if self._provides(module, original, found):
+                return (found, original)
+        return (None, name)
+
+    def _ancestor_keys(self, key: tuple[str | None, str]) -> set[tuple[str | None, str]]:
+        """Return a class and every class it is based on, as (file, name) where the code tells the file."""
+        found = self._ancestor_keys_memo.get(key)
+        if found is None:
+            found, todo = set(), [key]
+            while todo:
+                current = todo.pop()
+                if current not in found:
+                    found.add(current)
+                    path, name = current
+                    if path is not None:
+                        todo += [self._class_key(path, base) for base in sorted(self.class_bases.get((path, name), ()))]
+            self._ancestor_keys_memo[key] = found
+        return found
+
+    def _named_call(self, path: str, kind: str, module: str, site: RaiseSite) -> bool:
+        """Return whether a call by name (`f(...)`, `m.f(...)`, see `_may_call`) in the file `path` calls the function
+        (or, for a constructor, the class) of `site`."""
+        parts = site.function.split(".")
+        constructor = len(parts) > 1 and parts[-1] in _CONSTRUCTORS and (site.path, ".".join(parts[:-1])) not in self.functions
+        called = parts[:-1] if constructor else parts
+        container = ".".join(called[:-1])
+        if container and (site.path, container) in self.functions:
+            return kind == "inner" and (path, module) == (site.path, container)
+        if kind == "inner":
+            return False
+        if kind == "name" and not module:
+            return path == site.path or any(self._provides(m, called[-1], site.path) for m in self.stars.get(path, ()))
+        return self._provides(module, called[-1], site.path)
 
     def _named(self, receiver: str, method: str) -> frozenset[str]:
         """Return the classes defining `method` that a receiver's name is named for (see `_may_call`)."""
@@ -952,7 +1369,7 @@ class Context:
         named = self._named_memo.get(key)
         if named is None:
             named = self._named_memo[key] = frozenset(
-                c.split(".")[-1] for _, c in self._definers_of(method) if receiver and names_class(receiver, c.split(".")[-1]))
+                c.split(".")[-1] for _, c in self._definers_of(method) if _named_for(receiver, c.split(".")[-1]))
         return named
 
     def _one_line(self, method: str) -> bool:
@@ -999,13 +1416,50 @@ class Context:
         return _reachable(name, self._children)
 
     def names(self, site: RaiseSite, callers: Sequence[Caller]) -> tuple[tuple[str, Definition], ...]:
-        """Return the names the message and guard of `site` read, each with where a user sets it."""
-        found = []
+        """Return the names the message and guard of `site` read, each with where a user sets it.
+
+        A flag the message spells (`--num-workers`) sets the value read by its `dest`: a name read
+        whose last part is that `dest` is set by it, and the flag is listed under its `dest` when
+        nothing reads it.
+        """
+        spelled = self._spelled(site)
+        found: dict[str, Definition] = {}
         for name in self.read_names(site):
-            definition = self.definition(name, site, callers)
+            last = name.rpartition(".")[2]
+            definition = spelled.pop(last, None) if last in spelled else None
+            definition = definition or self.definition(name, site, callers)
             if definition is not None:
-                found.append((name, definition))
-        return tuple(found)
+                found[name] = definition
+        for dest, definition in spelled.items():
+            if definition is not None and dest not in found:
+                found[dest] = definition
+        return tuple(found.items())
+
+    def _spelled(self, site: RaiseSite) -> dict[str, Definition | None]:
+        """Return, by `dest`, the definition of each flag the message's literal text spells (`--num-workers`)."""
+        literal = _PLACEHOLDER.sub(" ", site.message)
+        if "--" not in literal:
+            return {}
+        return {flag[2:].replace("-", "_"): self._flag(flag, site.path) for flag in dict.fromkeys(_FLAG.findall(literal))}
+
+    def _flag(self, flag: str, path: str) -> Definition | None:
+        """Return where the flag `flag` is defined: a command-line option of that flag (the raising file's, else the
+        one of the library that is not deprecated), else the field of its `dest` (the raising file's, else the one
+        model class's), with that flag."""
+        dest = flag[2:].replace("-", "_")
+        rows = self.options.get(dest, ())
+        options = [(p, r) for p, r in rows if not r.owner and r.flag == flag and _deprecated_for(r) is None]
+        options = [c for c in options if c[0] == path] or options
+        if len(options) == 1 or (options and options[0][0] == path):
+            found_path, row = options[0]
+            return Definition(found_path, row.line, "option", row.help, row.flag)
+        fields = [(p, r) for p, r in rows if r.owner in self.models]
+        # Of fields in several classes, the one a user reads help for (sglang's Spec, not a runtime record).
+        fields = [c for c in fields if c[0] == path] or [c for c in fields if c[1].help] or fields
+        if len(fields) == 1:
+            found_path, row = fields[0]
+            return Definition(found_path, row.line, "option", row.help, flag)
+        return None
 
     def read_names(self, site: RaiseSite) -> list[str]:
         """Return the dotted names the message's placeholders and the guard read, each once, in the order read."""
@@ -1031,7 +1485,7 @@ class Context:
                 other = self.functions.get((caller.path, caller.function))
                 if other is not None and _public(caller.path, other.qualname) and _param(other, last) is not None:
                     return self._parameter(caller.path, other, last)
-            return self._option(last, site, None) or self._parameter(site.path, function, last)
+            return self._option(last, site, None, with_fields=False) or self._parameter(site.path, function, last)
         receiver = parts[-2] if len(parts) > 1 else None
         enclosing = [self.functions.get((site.path, ".".join(site.function.split(".")[:end])))
                      for end in range(len(site.function.split(".")), 0, -1)]
@@ -1042,18 +1496,20 @@ class Context:
             if outer is not None:
                 return self._option(last, site, None, with_fields=False) or self._parameter(site.path, outer, last)
         if _CONSTANT.fullmatch(last):
-            # `self.LPAR` is a class's own attribute: only the raising file's constant may be it.
-            constant = self._constant(last, site.path, elsewhere=parts[0] not in ("self", "cls"))
+            constant = self._constant(parts, site.path)
             if constant is not None:
                 return constant
         if parts[0] in ("self", "cls") and len(parts) == 2:
             owner = self._owner_init(site, last)
             if owner is not None:
-                return self._option(last, site, receiver) or owner
+                return self._option(last, site, parts, with_fields=True, enclosing=enclosing_functions) or owner
         # A local variable is read by its own name, a field through its owner (`self.x`, `cfg.x`): only an option sets
-        # a local, or a field of the name it copies (`mode = self.mode`, `size = cfg.get("size")`).
-        copied = receiver is None and any(last in f.copies for f in enclosing_functions)
-        return self._option(last, site, receiver, with_fields=receiver is not None or copied)
+        # a local, or a field of the name it copies (`mode = self.mode`, `size = cfg.get("size")`) as if read there.
+        source = next((of for f in enclosing_functions for copied, of in f.copies if copied == last), None)
+        if receiver is None and source is not None:
+            return self._option(last, site, [*source.split("."), last], enclosing=enclosing_functions)
+        return self._option(last, site, parts if receiver is not None else None,
+                            with_fields=receiver is not None, enclosing=enclosing_functions)
 
     def _parameter(self, path: str, function: FunctionRow, name: str) -> Definition:
         """Return the definition of a function's parameter: the option that sets it when the function is a command."""
@@ -1064,53 +1520,104 @@ class Context:
         assert param is not None
         return Definition(path, param[1], "parameter", param[2])
 
-    def _option(self, name: str, site: RaiseSite, receiver: str | None, with_fields: bool = True) -> Definition | None:
-        """Return the option or field `name` that a read at `site` (`receiver.name`, or a plain name) most likely means.
+    def _receiver_classes(self, parts: Sequence[str], site: RaiseSite, enclosing: Sequence[FunctionRow]) -> set[str] | None:
+        """Return the classes the object whose attribute `parts` reads may be (`cfg` of `cfg.size`), None when the
+        code does not tell: `self` in a method, a parameter or local whose class the file tells (see
+        `FunctionRow.typed`), `self.x` whose type the class declares."""
+        owners = [c for c in site.function.split(".")[:-1] if c in self.bases]
+        if parts[0] in ("self", "cls") and len(parts) == 2:
+            return {a for c in owners for a in self._ancestors(c)} if owners else None
+        if parts[0] in ("self", "cls") and len(parts) == 3 and owners:
+            declared = self._member_types(owners[-1], parts[1])
+            return {a for c in declared for a in self._ancestors(c.split(".")[-1])} if declared else None
+        if len(parts) != 2:
+            return None
+        for function in enclosing:
+            typed = dict(function.typed).get(parts[0])
+            if typed:
+                return {a for c in typed for a in self._ancestors(c.split(".")[-1])}
+        return None
 
-        A field is one of the receiver's class: for `self`/`cls`, a class the raising function is
-        a method of; for another receiver, a class it is named for (`server_args` for ServerArgs,
-        `cfg` for Config): `leaf.type` is no field `type` of an unrelated class. Without
-        `with_fields`, only a command-line option.
+    def _option(self, name: str, site: RaiseSite, parts: Sequence[str] | None, with_fields: bool = True,
+                enclosing: Sequence[FunctionRow] = ()) -> Definition | None:
+        """Return the option or field `name` that a read at `site` (`parts`, the dotted name read, or None for a plain
+        name) most likely means.
+
+        A field is one of the receiver's class, when the code tells it (see `_receiver_classes`), else of a class the
+        receiver is named for (`server_args` for ServerArgs): `leaf.type` is no field `type` of an unrelated class,
+        nor `cfg.pp_size` one of CacheConfig. A command-line option of another file only sets an attribute of an
+        `argparse.Namespace`. Without `with_fields`, only a command-line option. An option whose help sends the user
+        to another flag (`Deprecated. Use --new-flag instead`) gives way to that flag.
         """
-        dotted = receiver is not None
-        methods_of = set(site.function.split(".")[:-1])
+        dotted = parts is not None
+        receiver = parts[-2] if parts is not None else None
+        classes = self._receiver_classes(parts, site, enclosing) if parts is not None else None
 
         def fits(owner: str) -> bool:
             if not owner or receiver is None:
                 return True
-            return owner in methods_of if receiver in ("self", "cls") else names_class(receiver, owner)
+            return owner in classes if classes is not None else _named_for(receiver, owner)
 
         candidates = [(path, row) for path, row in self.options.get(name, ())
                       if (not row.owner or (with_fields and row.owner in self.models)) and fits(row.owner)]
         if not candidates:
             return None
+        namespace = classes is not None and any(c == "Namespace" for c in classes)
         # A plain name that is no parameter is a local variable: only an option of its own file is likely its.
         tiers = (
             [c for c in candidates if c[0] == site.path],
-            [c for c in candidates if not c[1].owner] if dotted else [],
+            [c for c in candidates if not c[1].owner] if namespace else [],
             # A field of another file only when no other field has its name: `path.name` is not any class's `name`.
             fields if dotted and len(fields := [c for c in candidates if c[1].owner]) == 1 else [],
         )
         for tier in tiers:
             if tier:
-                # A command-line option before a field (a user types the flag), one with help before one without.
-                path, row = min(tier, key=lambda c: (bool(c[1].owner), c[1].help is None, c[0], c[1].line))
-                return Definition(path, row.line, "option", row.help, row.flag)
+                # A command-line option before a field (a user types the flag), a current one before one that sends
+                # to another flag, one with help before one without.
+                path, row = min(tier, key=lambda c: (bool(c[1].owner), _deprecated_for(c[1]) is not None,
+                                                     c[1].help is None, c[0], c[1].line))
+                current = _deprecated_for(row)
+                found = self._flag(current, site.path) if current is not None else None
+                return found or Definition(path, row.line, "option", row.help, row.flag)
         return None
 
-    def _constant(self, name: str, path: str, elsewhere: bool = True) -> Definition | None:
-        """Return the module constant `name`: the raising file's own, else (when `elsewhere`) the first by path."""
-        found = self.constants.get(name, [])
-        return next((d for d in found if d.path == path), found[0] if found and elsewhere else None)
+    def _constant(self, parts: Sequence[str], path: str) -> Definition | None:
+        """Return the module constant `parts` reads: the raising file's own, else the one the file imports by that
+        name (or imports the module of: `from . import limits`, `limits.MAX`), from the module that defines it."""
+        found = self.constants.get(parts[-1], [])
+        if not found or len(parts) > 2:
+            return None
+        if len(parts) == 1 or parts[0] in ("self", "cls"):
+            own = next((d for d in found if d.path == path), None)
+            if own is not None or len(parts) == 2:
+                return own  # `self.LPAR` is a class's own attribute: only the raising file's constant may be it
+            origin, _, original = self.imports.get(path, {}).get(parts[0], "").rpartition(".")
+            modules = [origin] if origin else list(self.stars.get(path, ()))
+            name = original or parts[0]
+        else:
+            module = self.imports.get(path, {}).get(parts[0]) or self.modules.get(path, {}).get(parts[0], "")
+            if module not in self.module_paths:
+                return None  # `Color.RED` is a class's attribute, `envs.X` an object's
+            modules, name = [module], parts[1]
+        return next((d for d in self.constants.get(name, []) for m in modules if self._provides(m, name, d.path)), None)
 
     def _owner_init(self, site: RaiseSite, name: str) -> Definition | None:
-        """Return the parameter `name` of the constructor of the class a method of `site` belongs to."""
+        """Return the parameter `name` of the constructor of the class a method of `site` belongs to, when the
+        constructor keeps it as `self.name` (see `FunctionRow.keeps`)."""
         parts = site.function.split(".")
         for end in range(len(parts) - 1, 0, -1):
             init = self.functions.get((site.path, ".".join(parts[:end]) + ".__init__"))
-            if init is not None and _param(init, name) is not None:
+            if init is not None and name in init.keeps and _param(init, name) is not None:
                 return self._parameter(site.path, init, name)
         return None
+
+
+def _deprecated_for(row: OptionRow) -> str | None:
+    """Return the flag a deprecated option's help sends the user to (`Deprecated. Use --new-flag instead.`), if any."""
+    text = row.help
+    if not text or "deprecat" not in text.lower():
+        return None
+    return next((f for f in _FLAG.findall(text) if f != row.flag), None)
 
 
 def _closure(models: set[str], bases: dict[str, set[str]]) -> frozenset[str]:
@@ -1124,6 +1631,12 @@ def _closure(models: set[str], bases: dict[str, set[str]]) -> frozenset[str]:
                 found.add(name)
                 changed = True
     return frozenset(found)
+
+
+def _named_for(variable: str, class_name: str) -> bool:
+    """Return whether a variable is named for a class: its name is the class's, case and underscores aside
+    (`console` for Console, `server_args` for ServerArgs; not `decoder` for DeflateDecoder, nor `cfg` for Config)."""
+    return bool(variable) and variable.replace("_", "").lower() == class_name.lower()
 
 
 def _distance(caller: Caller) -> int:
