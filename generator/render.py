@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 from json.encoder import encode_basestring
 from html import escape as html_escape
+from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property, partial
 from operator import attrgetter
 from typing import Any
@@ -18,7 +20,7 @@ from urllib.parse import quote, urlsplit
 from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from . import __version__, markdown, releases, urls
+from . import __version__, markdown, paging, releases, urls
 from .sitebuild import highlight
 from .assets import templates_dir
 from .model import Config, Overview, Record, Site, Summary, Tally
@@ -28,12 +30,13 @@ from .search.template import compile_template, template_parts
 from .summary import COMPACT, ROOT, ROOT_BYTES, Mark, error_line, html, list_item, pattern_line, summarize, visible
 from .schema import SCHEMA
 
-HOME_LIST_LIMIT = 1000
-"""Above this many records the home page lists groups, not every error."""
+HOME_LIST_LIMIT = 200
+"""Above this many records the home page lists groups, not every error: it lists each error twice (by
+exception and by file), and 1,000 records made a home page of 420 KB."""
 
 HOME_GROUPS_LIMIT = 40
-"""The home page shows at most this many exception types and source files (those with the most errors);
-their pages list them all. A library of 2,000 files would otherwise make a home page of 700 KB."""
+"""The home page shows at most this many exception types, source files and tags (those with the most
+errors); their pages list them all. A library of 2,000 files would otherwise make a home page of 700 KB."""
 
 RECENT_LIMIT = 8
 """How many recently written or updated pages the home page names."""
@@ -97,9 +100,9 @@ def path_html(path: str) -> str:
 class Lists:
     """The lists of errors of the page being rendered, kept as bytes until the page is encoded.
 
-    A list of every error is 3 MB at 10,000 records. It is joined from the UTF-8 items each summary
-    holds (`Summary.item`) and goes into the encoded page as it is, neither decoded nor encoded
-    again, nor searched again for forbidden code points (its items were made from text that
+    A list of errors may be 300 KB. It is joined from the UTF-8 items each summary holds
+    (`Summary.item`) and goes into the encoded page as it is, neither decoded nor encoded again,
+    nor searched again for forbidden code points (its items were made from text that
     `summary.html` showed). The page holds a mark in its place: the list's number between two
     NULs, which no other text of a page holds (`summary.visible`, the templates' `finalize`,
     replaces them).
@@ -108,15 +111,14 @@ class Lists:
     def __init__(self) -> None:
         self.made: list[bytes] = []
         """The lists of the page being rendered, by number."""
-        self.known: Mapping[str, bytes] = {}
-        """Record id -> its item on the page being rendered, as the last build wrote it (see `Known`)."""
 
     def items(self, records: Iterable[Summary], root: str, show_line: bool = False, pill: bool = True) -> Mark:
         """Return the mark of the list items of some errors (see `summary.list_item`), for templates."""
-        known = self.known
-        items = b"".join(known[r.id] if r.id in known else r.item if r.item is not None and not show_line
-                         and (r.written or not pill) else list_item(r, ROOT, show_line, pill).encode()
-                         for r in records)
+        return self.mark(b"".join(r.item if r.item is not None and not show_line and (r.written or not pill)
+                                  else list_item(r, ROOT, show_line, pill).encode() for r in records), root)
+
+    def mark(self, items: bytes, root: str) -> Mark:
+        """Return the mark of ready-made list items, with `summary.ROOT` for the page's root `root`."""
         self.made.append(items.replace(ROOT_BYTES, html(root).encode()))
         return Mark(f"{ROOT}{len(self.made) - 1}{ROOT}")
 
@@ -130,6 +132,52 @@ class Lists:
         assert len(marks) == len(made) and len(parts) % 2  # a mark for each list, none in the text
         parts[1::2] = [made[int(mark)] for mark in marks]
         return b"".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Paged:
+    """A list split into pages (see `paging`): its items, in order, and where each page starts."""
+
+    head: str
+    """The URL of its first page."""
+    items: Sequence[bytes]
+    """Each item, in UTF-8, with `summary.ROOT` for the page's root."""
+    starts: Sequence[int]
+    """Where each page starts in `items` (`paging.split`)."""
+
+    def span(self, number: int) -> tuple[int, int]:
+        """Return the first item of page `number` (from 1) and the item after its last."""
+        end = self.starts[number] if number < len(self.starts) else len(self.items)
+        return self.starts[number - 1], end
+
+    def links(self, number: int) -> list[str]:
+        """Return the link from page `number` to each page, in order."""
+        return [paging.page_link(number, target) for target in range(1, len(self.starts) + 1)]
+
+
+def paged(head: str, items: Sequence[bytes]) -> Paged:
+    """Return a list of `items` (with `summary.ROOT` for the root) split into pages under `paging.PAGE_BYTES`."""
+    # Every page but the first lies two folders deeper, so its root is longer: each item is counted at that.
+    extra = len(urls.root_of(paging.page_path(head, 2))) - len(ROOT_BYTES)
+    return Paged(head, items, paging.split([len(item) + extra for item in items]))
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """A list of errors as its pages show it (`templates/list.html`)."""
+
+    name: str
+    """What it lists, as its heading says: the exception, the file, `#tag`, or `All errors`."""
+    kind: str
+    """`all`, `exception`, `file` or `tag`."""
+    key: str
+    """The exception, file or tag; empty for the list of every error."""
+    written: int
+    """How many of its errors are written: the first items."""
+    drafted: int
+    """How many of those are AI-assisted drafts not yet reviewed."""
+    pages: Paged
+    """Its items and pages."""
 
 
 in_order = attrgetter("order")
@@ -173,11 +221,21 @@ def recently_changed(cards: Iterable[Summary], limit: int | None = None) -> list
 
 
 Known = Mapping[str, Mapping[str, bytes]]
-"""Output path -> record id -> what that file shows of the record, as the last build wrote it: its
-list item on a list page.
+"""The path of a list's first page -> record id -> the record's item on that list (with `summary.ROOT`
+for the root), as the last build wrote its pages.
 
-An update that renders a long list again takes each unedited record's part from there, the same
+An update that renders a long list again takes each unedited record's item from there, the same
 bytes, instead of making it again (see `build.previous`)."""
+
+GROUP_LISTS = {"exceptions/index.html": ("exception", "Exception types"), "files/index.html": ("file", "Source files"),
+               "tags/index.html": ("tag", "Tags")}
+"""The first page of each list of groups -> the kind of group it lists, and its title."""
+ALL_ERRORS = "errors/index.html"
+"""The first page of the list of every error."""
+ALL_ERRORS_NAME = "All errors"
+"""Its title."""
+SITEMAP = paging.SITEMAP
+"""The sitemap, or the sitemap index that names the sitemap files (`paging.sitemap_path`)."""
 
 
 def render_site(site: Site) -> dict[str, bytes]:
@@ -227,7 +285,9 @@ class Renderer:
             for wording in dict.fromkeys((card.message, *card.variants)):
                 self.same_message.setdefault((card.exception, wording), []).append(card)
         self.known: Known = known or {}
-        """What the last build's files show of unedited records (see `Known`)."""
+        """What the last build's list pages show of unedited records (see `Known`)."""
+        self.listings: dict[str, Listing] = {}
+        """The lists of errors made so far, by the URL of their first page (see `listing`)."""
         self.given_overview = overview
         """What the pages about every record show of them, when given rather than made from `cards`."""
 
@@ -256,35 +316,86 @@ class Renderer:
         """Return every file of the site."""
         return {path: make() for path, make in self.plan().items()}
 
-    def plan(self) -> dict[str, Callable[[], bytes]]:
-        """Return every file of the site as a function that renders it, so any part can be rendered alone."""
+    def plan(self, paged: bool = True) -> dict[str, Callable[[], bytes]]:
+        """Return every file of the site as a function that renders it, so any part can be rendered alone.
+
+        Without `paged`, the lists (see `heads`) are left out: `series` gives the files of one.
+        """
         out: dict[str, Callable[[], bytes]] = {}
         for record in self.site.records:
             out[urls.error(record.id)] = partial(self.error_page, record)
             out[urls.record_json(record.id)] = partial(self.record_json, record)
-        for name, members in self.by_exception.items():
-            out[urls.exception(name)] = partial(self.list_page, urls.exception(name), f"{name}", "exception",
-                                                members, name)
-        for path, members in self.by_file.items():
-            out[urls.source_file(path)] = partial(self.list_page, urls.source_file(path), path, "file",
-                                                  members, path)
-        for tag, members in self.by_tag.items():
-            out[urls.tag(tag)] = partial(self.list_page, urls.tag(tag), f"#{tag}", "tag", members, tag)
+        if paged:
+            for head in self.heads():
+                out.update(self.series(head))
         for old, new in self.config.redirects:
             out[urls.error(old)] = partial(self.redirect_page, old, new)
         out.update(self.release_plan())
         out.update(self.shared_plan())
         return {_disk(path): make for path, make in sorted(out.items())}
 
+    def heads(self) -> list[str]:
+        """Return the first file of every list that may take more than one file (URLs): the lists of errors and of
+        groups, and the sitemap."""
+        return [*self.errors_lists, *GROUP_LISTS, SITEMAP]
+
+    def series(self, head: str) -> dict[str, Callable[[], bytes]]:
+        """Return every file of the list whose first file is `head` (see `heads`), by URL, as functions that
+        render them: its pages, or the sitemap files and their index."""
+        if head == SITEMAP:
+            return self.sitemap_files()
+        if head in GROUP_LISTS:
+            pages = self.group_list(head)
+            return {paging.page_path(head, n): partial(self.groups_page, pages, n)
+                    for n in range(1, len(pages.starts) + 1)}
+        return {paging.page_path(head, n): partial(self.list_page, head, n) for n in range(1, self.page_count(head) + 1)}
+
+    @cached_property
+    def errors_lists(self) -> dict[str, tuple[str, str, str, list[Summary]]]:
+        """Return each list of errors by the URL of its first page: its name, kind, key and records."""
+        found = {ALL_ERRORS: (ALL_ERRORS_NAME, "all", "", list(self.cards.values()))}
+        found.update((urls.exception(name), (name, "exception", name, members))
+                     for name, members in self.by_exception.items())
+        found.update((urls.source_file(path), (path, "file", path, members)) for path, members in self.by_file.items())
+        found.update((urls.tag(tag), (f"#{tag}", "tag", tag, members)) for tag, members in self.by_tag.items())
+        return found
+
+    def page_count(self, head: str) -> int:
+        """Return how many pages the list of errors at `head` takes, making its items only when it may take two."""
+        if head not in self.listings:
+            # An item with its line (a file's list) is shorter than the one a summary holds: the sum
+            # of those bounds the list, and most lists fit one page by far.
+            items = [r.item for r in self.errors_lists[head][3]]
+            deep = len(urls.root_of(paging.page_path(head, 2)))
+            if None not in items and sum(len(item) + deep for item in items if item is not None) \
+                    <= paging.PAGE_BYTES - paging.CHROME_BYTES:
+                return 1
+        return len(self.listing(head).pages.starts)
+
+    def all_errors(self, items: list[bytes], written: int, drafted: int) -> dict[str, bytes]:
+        """Return the pages of the list of every error, by output path, made of ready-made items (with
+        `summary.ROOT` for the root), the `written` ones first, of which `drafted` are drafts."""
+        self.listings[ALL_ERRORS] = Listing(ALL_ERRORS_NAME, "all", "", written, drafted, paged(ALL_ERRORS, items))
+        return {_disk(path): make() for path, make in self.series(ALL_ERRORS).items()}
+
+    def listing(self, head: str) -> Listing:
+        """Return the list of errors whose first page is at `head`: its items, from the last build's
+        pages where known, and its pages."""
+        if head not in self.listings:
+            name, kind, key, members = self.errors_lists[head]
+            members = sorted(members, key=in_order)
+            known = self.known.get(_disk(head), {})
+            show_line = kind == "file"
+            items = [known[r.id] if r.id in known else r.item if r.item is not None and not show_line
+                     else list_item(r, ROOT, show_line).encode() for r in members]
+            self.listings[head] = Listing(name, kind, key, sum(map(WRITTEN, members)), sum(map(DRAFTED, members)),
+                                          paged(head, items))
+        return self.listings[head]
+
     def shared_plan(self) -> dict[str, Callable[[], bytes]]:
         """Return the shared files as functions that render them."""
         out: dict[str, Callable[[], bytes]] = {
             "index.html": self.home_page,
-            "errors/index.html": self.all_errors_page,
-            "exceptions/index.html": partial(self.groups_page, "exceptions/index.html", "Exception types",
-                                             "exception"),
-            "files/index.html": partial(self.groups_page, "files/index.html", "Source files", "file"),
-            "tags/index.html": partial(self.groups_page, "tags/index.html", "Tags", "tag"),
             "search/index.html": partial(self.page, "search.html", "search/index.html", title="Search",
                                          description=f"Search {self.config.title}."),
             "404.html": partial(self.page, "404.html", "404.html", title="Page not found",
@@ -293,7 +404,6 @@ class Renderer:
             "search-index.js": self.search_index,
             "api/errors.json": partial(errors_json, self.cards.values(), self.config),
             "api/schema.json": lambda: _json({**SCHEMA, "$id": self.config.base_url + "api/schema.json"}),
-            "sitemap.xml": self.sitemap,
             "robots.txt": lambda: f"User-agent: *\nAllow: /\nSitemap: {self.absolute('sitemap.xml')}\n".encode(),
             ".nojekyll": lambda: b"",
             "static/style.css": self.style_css,
@@ -313,8 +423,6 @@ class Renderer:
         """Return one page rendered with the context every page shares."""
         root = context.pop("root", None) or urls.root_of(path)
         pretty = urls.pretty(path)
-        # A whole build knows nothing of the last build's files: its 10,000 pages skip the look-up.
-        self.lists.known = self.known.get(_disk(path), {}) if self.known else {}
         html = self.env.get_template(template).render(
             site=self.config,
             root=root,
@@ -397,26 +505,52 @@ class Renderer:
                          description=f"The errors release {notes.release} of {self.config.title} added, reworded and removed.",
                          notes=notes, pasted=releases.markdown_notes(notes, self.config.base_url))
 
-    def list_page(self, path: str, title: str, kind: str, members: list[Summary], key: str) -> bytes:
-        """Return the page listing the errors of one exception type, file or tag."""
-        members = sorted(members, key=in_order)
+    def list_page(self, head: str, number: int) -> bytes:
+        """Return page `number` (from 1) of the list of errors whose first page is `head`."""
+        listing = self.listing(head)
+        pages = listing.pages
+        start, end = pages.span(number)
+        items = pages.items[start:end]
+        # Written pages come first: the page's items up to `split` are written, the rest not.
+        split = min(max(listing.written - start, 0), len(items))
+        path = paging.page_path(head, number)
+        root = urls.root_of(path)
+        total = len(pages.items)
+        description = f"Every error in {self.config.title}." if listing.kind == "all" else \
+            f"{total} error{'s' if total != 1 else ''} of {self.config.title}: {listing.kind} {listing.key}."
+        # The first page says where the errors not yet written start, when another page holds the first.
+        later = bisect_right(pages.starts, listing.written) if 0 < listing.written < total else 1
         return self.page(
             "list.html",
             path,
-            title=title,
-            description=f"{len(members)} error{'s' if len(members) != 1 else ''} of {self.config.title}: {kind} {key}.",
-            kind=kind,
-            key=key,
-            records=members,
-            done=[r for r in members if r.written],
-            todo=[r for r in members if not r.written],
-            drafted=sum(map(DRAFTED, members)),
+            title=_page_title(listing.name, number, len(pages.starts)),
+            description=description,
+            name=listing.name,
+            kind=listing.kind,
+            total=total,
+            written=listing.written,
+            drafted=listing.drafted,
+            done=self.lists.mark(b"".join(items[:split]), root) if split else None,
+            todo=self.lists.mark(b"".join(items[split:]), root) if split < len(items) or not items else None,
+            number=number,
+            pages=pages.links(number),
+            unwritten_from=later if number == 1 and later > 1 else None,
         )
 
-    def groups_page(self, path: str, title: str, kind: str) -> bytes:
-        """Return the page listing every exception type, file or tag."""
-        return self.page("groups.html", path, title=title, description=f"{title} in {self.config.title}.",
-                         kind=kind, groups=self.overview.groups[kind])
+    def group_list(self, head: str) -> Paged:
+        """Return the list of every exception type, file or tag whose first page is `head`, and its pages."""
+        kind = GROUP_LISTS[head][0]
+        return paged(head, [group_item(kind, name, tally).encode() for name, tally in self.overview.groups[kind].items()])
+
+    def groups_page(self, pages: Paged, number: int) -> bytes:
+        """Return page `number` (from 1) of the list of every exception type, file or tag."""
+        kind, title = GROUP_LISTS[pages.head]
+        path = paging.page_path(pages.head, number)
+        start, end = pages.span(number)
+        return self.page("groups.html", path, title=_page_title(title, number, len(pages.starts)),
+                         description=f"{title} in {self.config.title}.", name=title, total=len(pages.items),
+                         items=self.lists.mark(b"".join(pages.items[start:end]), urls.root_of(path)),
+                         number=number, pages=pages.links(number))
 
     def home_page(self) -> bytes:
         """Return the home page."""
@@ -428,7 +562,7 @@ class Renderer:
             title=self.config.title,
             description=f"{len(overview.ids)} errors, what they mean and how to fix them.",
             groups=overview.groups,
-            shown={kind: leading(overview.groups[kind], HOME_GROUPS_LIMIT) for kind in ("exception", "file")},
+            shown={kind: leading(overview.groups[kind], HOME_GROUPS_LIMIT) for kind in ("exception", "file", "tag")},
             # Members are listed only on a small site's home page; elsewhere only counted.
             by_exception=self.ordered(self.by_exception) if list_all else {},
             by_file=self.ordered(self.by_file) if list_all else {},
@@ -436,14 +570,6 @@ class Renderer:
             counts=self.counts(),
             recent=overview.recent,
         )
-
-    def all_errors_page(self) -> bytes:
-        """Return the page listing every error."""
-        records = self.listed
-        return self.page("list.html", "errors/index.html", title="All errors",
-                         description=f"Every error in {self.config.title}.",
-                         kind="all", key="", records=records, done=[r for r in records if r.written],
-                         todo=[r for r in records if not r.written], drafted=sum(map(DRAFTED, records)))
 
     def redirect_page(self, old: str, new: str) -> bytes:
         """Return the page at a retired id's URL that sends readers to its successor."""
@@ -515,19 +641,60 @@ class Renderer:
         return index_script(build_index([known.get(r.id) or search_entry(r) for r in self.site.records],
                                         lambda rec: terms.get(rec["id"]) or document_terms(rec), self.config.base_url))
 
-    def sitemap(self) -> bytes:
-        """Return the sitemap of every page, with absolute URLs."""
+    @cached_property
+    def sitemap_urls(self) -> list[str]:
+        """Return the absolute URL of every page the sitemap names, sorted: each error's, and the first page of every list.
+
+        The later pages of a list are linked from its first, and every error is named here itself.
+        """
         pages = ["", "errors/", "exceptions/", "files/", "tags/", "search/"]
         overview = self.overview
         pages += [f"errors/{i}/" for i in overview.ids]
         pages += [urls.pretty(urls.exception(n)) for n in overview.groups["exception"]]
         pages += [urls.pretty(urls.source_file(p)) for p in overview.groups["file"]]
         pages += [urls.pretty(urls.tag(t)) for t in overview.groups["tag"]]
+        return [self.absolute(p) for p in sorted(pages)]
+
+    def sitemap_files(self) -> dict[str, Callable[[], bytes]]:
+        """Return the sitemap: one file, or past `paging.SITEMAP_URLS` URLs an index and the files it names."""
+        overview = self.overview
+        count = 6 + len(overview.ids) + sum(map(len, overview.groups.values()))
+        if count <= paging.SITEMAP_URLS:
+            return {SITEMAP: partial(self.sitemap, 1)}
+        parts = -(-count // paging.SITEMAP_URLS)
+        out: dict[str, Callable[[], bytes]] = {SITEMAP: partial(self.sitemap_index, parts)}
+        out.update((paging.sitemap_path(n), partial(self.sitemap, n)) for n in range(1, parts + 1))
+        return out
+
+    def sitemap(self, number: int) -> bytes:
+        """Return the sitemap file `number` (from 1): every page when it is the only one, or its share of them."""
+        limit = paging.SITEMAP_URLS
         # Only &, < and > need escaping in XML text (xml.sax.saxutils.escape, without its slow imports).
-        body = "".join(f"<url><loc>{html_escape(self.absolute(p), quote=False)}</loc></url>\n" for p in sorted(pages))
+        body = "".join(f"<url><loc>{html_escape(url, quote=False)}</loc></url>\n"
+                       for url in self.sitemap_urls[(number - 1) * limit:number * limit])
         return ('<?xml version="1.0" encoding="UTF-8"?>\n'
                 '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
                 f"{body}</urlset>\n").encode()
+
+    def sitemap_index(self, parts: int) -> bytes:
+        """Return the sitemap index that names the `parts` sitemap files."""
+        body = "".join(f"<sitemap><loc>{html_escape(self.absolute(paging.sitemap_path(n)), quote=False)}</loc></sitemap>\n"
+                       for n in range(1, parts + 1))
+        return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+                '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+                f"{body}</sitemapindex>\n").encode()
+
+
+def _page_title(name: str, number: int, pages: int) -> str:
+    """Return the title of page `number` of a list of `pages` pages named `name`."""
+    return name if pages == 1 else f"{name}, page {number} of {pages}"
+
+
+def group_item(kind: str, name: str, tally: Tally) -> str:
+    """Return a group's item on the list of every exception type, file or tag, with `summary.ROOT` for the root."""
+    href = urls.exception(name) if kind == "exception" else urls.source_file(name) if kind == "file" else urls.tag(name)
+    shown = f"#{html(name)}" if kind == "tag" else f"<code>{path_html(visible(name)) if kind == 'file' else html(name)}</code>"
+    return f'<li><a href="{ROOT}{html(href)}">{shown}</a> <span class="meta">{written_of(tally)}</span></li>\n'
 
 
 def errors_json(cards: Iterable[Summary], config: Config) -> bytes:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .. import urls
+from .. import paging, urls
 from ..model import Config, Summary, Tally
 from ..search.related import Link, Links, relating
 
@@ -152,7 +152,9 @@ def page_keys(cards: Iterable[Summary], config: Config, related: Links, plan: It
     cards = list(cards)
     for card in cards:
         keys.update(record_keys(card.id, shas[card.id], related[card.id], summaries, common))
+    lists = set()
     for path, members in groups(cards).items():
+        lists.add(urls.output_path(path))
         keys[urls.output_path(path)] = group_key(common, path, members, summaries)
     for old, new in config.redirects:
         keys[urls.output_path(urls.error(old))] = redirect_key(common, old, new, summaries)
@@ -160,7 +162,17 @@ def page_keys(cards: Iterable[Summary], config: Config, related: Links, plan: It
     for path in keys:
         if path.startswith("static/") or path in FIXED:
             keys[path] = digest(common, path)
+    for path in keys:
+        head = paging.head_of(path)
+        if head is not None and path not in lists and (head in SHARED_BY_SUMMARY or head in lists):
+            keys[path] = later_key(keys[head], path)
     return keys
+
+
+def later_key(head_key: str, path: str) -> str:
+    """Return the key of a file after the first of a list (`paging.following`), from the first's: a list is
+    split again whenever what it lists changes."""
+    return digest(head_key, path)
 
 
 def groups(cards: Iterable[Summary]) -> dict[str, list[str]]:

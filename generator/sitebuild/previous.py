@@ -62,6 +62,26 @@ def list_items(page: bytes, root: str, skip: Iterable[str]) -> dict[str, bytes]:
     return found
 
 
+def sections(page: bytes) -> dict[bool, bytes] | None:
+    """Return the items of each list of errors on a list page (`templates/list.html`), by whether they are of
+    written pages; None when the page is not laid out as expected."""
+    found: dict[bool, bytes] = {}
+    at = page.find(LIST_START)
+    while at >= 0:
+        begin = page.find(b">\n", at) + 2
+        end = page.find(b"</ul>", begin)
+        kind = SECTIONS.get(page[at + len(LIST_START):begin - 2]) if begin >= 2 else None
+        if kind is None or end < 0 or kind in found or page[begin:end] and not page[begin:end].endswith(ITEM_END):
+            return None
+        found[kind] = page[begin:end]
+        at = page.find(LIST_START, end)
+    return found
+
+
+SECTIONS = {b' written"': True, b' unwritten"': False}
+"""How a list page's lists of errors end their class, by whether they hold written pages."""
+
+
 @dataclass(frozen=True, slots=True)
 class LineChange:
     """One record's line of an API list before and after an edit (see `spliced_lines`)."""

@@ -19,14 +19,14 @@ from functools import partial
 from operator import itemgetter
 from pathlib import Path
 
-from .. import urls
+from .. import paging, urls
 from ..model import Config, Overview, Record, Site, Summary, Tally
 from ..search.related import Links, relating, relink
 from ..summary import ROOT, ROOT_BYTES, error_line, html, list_item, pattern_line
 from . import highlight, paths, previous, reindex, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
-from .keys import (NO_TALLY, SHARED_BY_SUMMARY, STALE, digest, group_key, group_names, group_url, record_keys, redirect_key,
-                   related_key_after, retallied, shared_keys)
+from .keys import (NO_TALLY, SHARED_BY_SUMMARY, STALE, digest, group_key, group_names, group_url, later_key, record_keys,
+                   redirect_key, related_key_after, retallied, shared_keys)
 from .outputs import Result, made_of, previous_index
 from .state import Cards, Head, Made, OutputRow, RecordRow, SavedState, Search, Summaries, decode
 from .store import HighlightStore
@@ -68,6 +68,9 @@ class Plan:
     """What the last build's list pages show of the unedited records, by output path (see `render.Known`)."""
     beside: set[str]
     """Output paths of `keys` made with the long files (`make_index`, `make_lists`) rather than rendered."""
+    series: set[str]
+    """Output paths of `keys` that are the first file of a list (`render.Renderer.heads`): every file of
+    the list is made again (see `paging.following`)."""
     overview: Overview | None
     """What the pages about every record show of them, when those are rendered without every summary."""
 
@@ -147,6 +150,8 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
             write.remove_staging(staging)
         return None
     keys = dict(plan.keys)
+    later, gone = _series_files(saved, plan, [*bodies, *made])
+    keys.update(later)
     from ..search.shards import is_fragment
 
     for path in made:
@@ -159,15 +164,15 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
     hashes.update(made)
     written = sorted(path for path, sha in hashes.items() if path not in outputs or outputs[path].sha != sha)
     pages = head.meta.pages + sum(p.endswith(".html") for p in hashes if p not in outputs) \
-        - sum(p.endswith(".html") for p in plan.gone)
+        - sum(p.endswith(".html") for p in gone)
     meta: dict[str, object] = {"pages": pages, "related_key": plan.related_key}
-    if written or plan.gone:
+    if written or gone:
         staging = staging or write.staging_folder(inputs.out)
         for path in written:
             if path in bodies:
                 write.write_file(staging, path, bodies[path])
         saved.forget()
-        behind = write.commit_changes(staging, inputs.out, paths.previous_tree(inputs.out), written, plan.gone,
+        behind = write.commit_changes(staging, inputs.out, paths.previous_tree(inputs.out), written, gone,
                                       head.meta.behind)
         meta.update(marker=marker(inputs.out), behind=tuple(behind))
     elif staging is not None:
@@ -176,8 +181,35 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
         touched.append(RecordRow(edit.row.name, inputs.stamp(edit.row.name, edit.sha), edit.record, edit.made,
                                  plan.links[record_id]))
     saved.update(touched, {path: OutputRow(keys[path], sha) for path, sha in hashes.items()}, meta,
-                 links=plan.relinked, gone=plan.gone)
-    return Result(head.meta.records, pages, len(hashes), len(written), len(plan.gone), False, head.meta.base_path)
+                 links=plan.relinked, gone=gone)
+    return Result(head.meta.records, pages, len(hashes), len(written), len(gone), False, head.meta.base_path)
+
+
+def _series_files(saved: SavedState, plan: Plan, made: list[str]) -> tuple[dict[str, str], list[str]]:
+    """Return the keys of the files after the first of each list the plan makes again (`Plan.series`), of
+    those `made`, and every output path to delete: the plan's, and the files of those lists no longer made."""
+    keys = {path: later_key(plan.keys[head], path) for path in made
+            if (head := paging.head_of(path)) in plan.series and path not in plan.series}
+    gone = [*plan.gone, *(path for head in sorted(plan.series | set(plan.gone)) for path in following(saved, head)
+                          if path not in keys)]
+    return keys, sorted(gone)
+
+
+def following(saved: SavedState, head: str) -> list[str]:
+    """Return the output paths of the files after the first of the list at `head` that the last build wrote."""
+    found: list[str] = []
+    paths = paging.following(head)
+    while True:
+        # The files of a list are numbered without a gap: ask for a few at a time until one is missing.
+        batch = [next(paths) for _ in range(FOLLOWING_BATCH)]
+        written = saved.outputs(batch)
+        found += [path for path in batch if path in written]
+        if len(written) < len(batch):
+            return found
+
+
+FOLLOWING_BATCH = 16
+"""How many files of a list `following` asks the state for at a time."""
 
 
 def _in_release_notes(edit: Edit) -> bool:
@@ -208,8 +240,14 @@ class LongFiles:
     lists: dict[str, list[previous.LineChange]]
     """API list path -> the lines that change, in descending order of id (see `previous.spliced_lines`)."""
     items: list[previous.ItemChange]
-    """The items that change on the page of all errors, in descending order of new place (see
-    `previous.spliced_items`); empty when it is rendered, or not made."""
+    """The items that change on the list of every error, in descending order of new place (see
+    `previous.spliced_items`); empty when its pages are rendered, or not made."""
+    all_errors: list[str]
+    """The pages of the list of every error the last build wrote, in order; empty when `items` is."""
+    config: Config
+    """The site's settings, which those pages show."""
+    drafted: int
+    """How many records are AI-assisted drafts not yet reviewed, which those pages count."""
 
     def paths(self) -> set[str]:
         """Return the output paths these are, but the search index."""
@@ -255,12 +293,42 @@ def make_lists(long: LongFiles, staging: Path) -> dict[str, str]:
             raise OutputGone(long.out / path)
         made[path] = spliced
     if long.items:
-        body = previous.read(long.out, ALL_ERRORS, long.shas[ALL_ERRORS])
-        page = previous.spliced_items(body, urls.root_of(ALL_ERRORS), long.items) if body is not None else None
-        if page is None:
-            raise OutputGone(long.out / ALL_ERRORS)
-        made[ALL_ERRORS] = page
+        made.update(_all_errors(long))
     return _written(long, staging, made)
+
+
+def _all_errors(long: LongFiles) -> dict[str, bytes]:
+    """Return the pages of the list of every error with the edited records' items changed and moved, made
+    from the items of the pages the last build wrote. Raise OutputGone when one is not the one it wrote."""
+    from .. import render
+    from .compiled import CompiledTemplates
+
+    first = html(urls.root_of(ALL_ERRORS)).encode()
+    written, unwritten = [], []
+    for path in long.all_errors:
+        body = previous.read(long.out, path, long.shas[path])
+        found = previous.sections(body) if body is not None else None
+        if found is None:
+            raise OutputGone(long.out / path)
+        root = html(urls.root_of(path)).encode()
+        written.append(_rooted(found.get(True, b""), root, first))
+        unwritten.append(_rooted(found.get(False, b""), root, first))
+    # The lists of all pages as one, laid out as one page lays them out, where the items go as on a page.
+    whole = b"".join(previous.LIST_START + kind + b'">\n' + b"".join(items) + b"</ul>\n"
+                     for kind, items in ((b" written", written), (b" unwritten", unwritten)) if any(items))
+    spliced = previous.spliced_items(b"\n" + whole, urls.root_of(ALL_ERRORS), long.items)
+    found = previous.sections(spliced) if spliced is not None else None
+    if found is None:
+        raise OutputGone(long.out / ALL_ERRORS)
+    done, todo = (_rooted(found.get(kind, b""), first, ROOT_BYTES).split(previous.ITEM_END)[:-1] for kind in (True, False))
+    renderer = render.Renderer(Site(long.config, ()), related={}, summaries={},
+                               compiled=CompiledTemplates(paths.templates_path(), paths.key()))
+    return renderer.all_errors([item + previous.ITEM_END for item in done + todo], len(done), long.drafted)
+
+
+def _rooted(items: bytes, root: bytes, other: bytes) -> bytes:
+    """Return list items (`summary.list_item`) whose links start at the page root `root` with links from `other`."""
+    return items.replace(b'<li><a href="' + root, b'<li><a href="' + other)
 
 
 def _written(long: LongFiles, staging: Path, made: dict[str, bytes]) -> dict[str, str]:
@@ -286,15 +354,19 @@ def _long_files(out: Path, saved: SavedState, config: Config, edits: dict[str, E
     items = _item_changes(saved, edits, cards) if cards is not None else []
     if not index and not lists and not items:
         return None
-    wanted = (["search-index.js"] if index else []) + list(lists) + ([ALL_ERRORS] if items else [])
+    all_errors = [ALL_ERRORS, *following(saved, ALL_ERRORS)] if items else []
+    wanted = (["search-index.js"] if index else []) + list(lists) + all_errors
     shas = {path: row.sha for path, row in saved.outputs(wanted).items()}
     if shas.keys() != set(wanted):
         raise OutputGone(*sorted(set(wanted) - shas.keys()))
-    return LongFiles(out, shas, index, lists, items)
+    drafted = sum(tally.drafted for (kind, _), tally in saved.tallies().items() if kind == "status") if items else 0
+    return LongFiles(out, shas, index, lists, items, all_errors, config, drafted)
 
 
 ALL_ERRORS = "errors/index.html"
-"""The page of all errors."""
+"""The first page of the list of every error."""
+LIST_HEADS = (ALL_ERRORS, "exceptions/index.html", "files/index.html", "tags/index.html", paging.SITEMAP)
+"""The files of `keys.SHARED_BY_SUMMARY` that are the first of a list (see `render.Renderer.heads`)."""
 
 
 def _item_changes(saved: SavedState, edits: dict[str, Edit], cards: Cards) -> list[previous.ItemChange]:
@@ -374,7 +446,7 @@ def own_plan(saved: SavedState, edits: dict[str, Edit], head: Head, common: str)
         keys.update(record_keys(record_id, edit.sha, edit.row.related, summary_keys, common))
     return Plan(records={i: edit.record for i, edit in edits.items()}, summaries=summaries,
                 links={i: edit.row.related for i, edit in edits.items()}, keys=keys, gone=[], relinked={},
-                related_key=head.meta.related_key, known={}, beside=set(),
+                related_key=head.meta.related_key, known={}, beside=set(), series=set(),
                 overview=None)
 
 
@@ -462,7 +534,8 @@ def spread_plan(out: Path, saved: SavedState, config: Config, edits: dict[str, E
                     (edit.row.made.relating_key, edit.made.relating_key) for _, edit in sorted(edits.items())]),
                 known=_known(out, saved, [p for p in [*listed, ALL_ERRORS] if p in keys and p not in beside],
                              set(edits)),
-                beside={path for path in beside if path in keys}, overview=overview)
+                beside={path for path in beside if path in keys},
+                series={*listed, *(path for path in shown if path in LIST_HEADS)}, overview=overview)
 
 
 OVERVIEWED = ("exceptions/index.html", "files/index.html", "tags/index.html", "sitemap.xml")
@@ -539,13 +612,19 @@ def _shown_by(path: str, summary: Summary, large: bool, recent: bool) -> object:
     return summary
 
 
-def _known(out: Path, saved: SavedState, pages: list[str], edited: set[str]) -> dict[str, dict[str, bytes]]:
-    """Return what the last build's list pages `pages` show of the records not `edited`."""
+def _known(out: Path, saved: SavedState, heads: list[str], edited: set[str]) -> dict[str, dict[str, bytes]]:
+    """Return what the pages the last build wrote of the lists of errors at `heads` show of the records not
+    `edited`, by list (see `render.Known`)."""
     known = {}
-    for path, row in saved.outputs(pages).items():
-        body = previous.read(out, path, row.sha)
-        if body is not None:
-            known[path] = previous.list_items(body, urls.root_of(path), edited)
+    for head in heads:
+        items: dict[str, bytes] = {}
+        for path, row in saved.outputs([head, *following(saved, head)]).items():
+            body = previous.read(out, path, row.sha)
+            if body is not None:
+                root = urls.root_of(path)
+                items.update((i, _rooted(item, html(root).encode(), ROOT_BYTES))
+                             for i, item in previous.list_items(body, root, edited).items())
+        known[head] = items
     return known
 
 
@@ -558,8 +637,17 @@ def render_plan(inputs: Inputs, head: Head, config: Config, plan: Plan, store: H
     renderer = render.Renderer(site, related=plan.links, highlighter=highlight.Highlighter(store, head.meta.lexers),
                                compiled=CompiledTemplates(paths.templates_path(), paths.key()), summaries=plan.summaries, known=plan.known,
                                overview=plan.overview)
-    makers = renderer.plan()
-    return {path: makers[path]() for path in plan.keys if path not in plan.beside}
+    makers = renderer.plan(paged=False)
+    heads = {urls.output_path(head): head for head in renderer.heads()}
+    bodies: dict[str, bytes] = {}
+    for path in plan.keys:
+        if path in plan.beside:
+            continue
+        if path in plan.series:
+            bodies.update((urls.output_path(url), make()) for url, make in renderer.series(heads[path]).items())
+        else:
+            bodies[path] = makers[path]()
+    return bodies
 
 
 def _members(saved: SavedState, edits: dict[str, Edit], wanted: list[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
