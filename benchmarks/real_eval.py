@@ -24,6 +24,7 @@ Per library and overall:
 - top-1 all: pastes whose first answer is right, of all pastes; a paste of an error no record
   documents is right when no answer is confident (lookup says no page explains it);
 - top-1 covered: pastes whose first answer documents the error, of those with a record;
+- confident-right: of those, the pastes whose first answer is also confident;
 - confident-wrong: pastes whose first answer is confident and does not document the error
   (another raise of an identical message included), of all pastes;
 - honest no-page: pastes of errors no record documents with no confident answer, of those;
@@ -266,13 +267,15 @@ class Tally:
     covered: int = 0
     right: int = 0
     right_covered: int = 0
+    confident_right: int = 0
     confident_wrong: int = 0
     honest: int = 0
     agree: int = 0
     missed: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
-        for name in ("pastes", "covered", "right", "right_covered", "confident_wrong", "honest", "agree"):
+        for name in ("pastes", "covered", "right", "right_covered", "confident_right", "confident_wrong", "honest",
+                     "agree"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def row(self, name: str) -> str:
@@ -280,11 +283,13 @@ class Tally:
             return f"{100 * a / b:6.1f}%" if b else "     - "
         uncovered = self.pastes - self.covered
         return (f"{name:12} {self.pastes:6d} {self.covered:7d} {pct(self.right, self.pastes):>9} "
-                f"{pct(self.right_covered, self.covered):>9} {pct(self.confident_wrong, self.pastes):>9} "
+                f"{pct(self.right_covered, self.covered):>9} {pct(self.confident_right, self.covered):>9} "
+                f"{pct(self.confident_wrong, self.pastes):>9} "
                 f"{self.confident_wrong:4d} {pct(self.honest, uncovered):>9} {uncovered:4d} {pct(self.agree, self.pastes):>8}")
 
 
-HEADER = (f"{'library':12} {'pastes':>6} {'covered':>7} {'top1-all':>9} {'top1-cov':>9} {'conf-wrong':>9} {'n':>4} "
+HEADER = (f"{'library':12} {'pastes':>6} {'covered':>7} {'top1-all':>9} {'top1-cov':>9} {'conf-right':>9} "
+          f"{'conf-wrong':>9} {'n':>4} "
           f"{'no-page':>9} {'n':>4} {'node':>8}")
 
 
@@ -325,6 +330,7 @@ def measure(program: Program, cache: Path, work: Path) -> tuple[Tally, Site]:
             ok = top is not None and bool({top["id"], *top["places"]} & expected)
             tally.right += ok
             tally.right_covered += ok
+            tally.confident_right += confident and ok
             tally.confident_wrong += confident and not ok
         else:
             ok = not any(r["confident"] for r in results)

@@ -36,6 +36,13 @@ _GROUP_OWN = re.compile(r"\([0-9]+ sub-exceptions?\)[ \t]*\Z")
 """The end of a group's own message: its part comes after the sub-exceptions'."""
 _MARGIN = re.compile(r"^[ \t]*(?:[|+](?:[ \t]|$))+")
 """The `|` margins (and the `+` of a group's header) in front of a line of a group's output."""
+_STRING = re.compile(r"'(?:[^'\\\n]|\\[^\n])*'|\"(?:[^\"\\\n]|\\[^\n])*\"")
+"""A Python string literal as a repr writes it, on one line."""
+_KEY = re.compile(r"[ \t]*:")
+"""What follows a dict's key."""
+_ESCAPE = re.compile(r"\\([^\n])")
+MAX_HELD = 16
+"""At most this many messages of an error that holds others are searched."""
 MIN_WRAP = 40
 """A paste whose longest lines are this long or longer may have been cut at a terminal's width."""
 
@@ -275,3 +282,49 @@ def page_ids(text: str, base_url: str) -> set[str]:
         if prefix and rest.startswith(prefix + "errors/"):
             found.add(rest[len(prefix) + 7:])
     return found
+
+
+def held_messages(text: str) -> list[str] | None:
+    """Return the messages an error that aggregates others prints as a dict or list of them (marshmallow's
+    `{'age': ['Not a valid integer.']}`), each as a paste of its own behind the pasted exception name, in order,
+    each once; None when the pasted message is no such structure (docs/matching.md, Messages an error holds).
+
+    A string that a colon follows is a key (a field's name), not a message.
+    """
+    paste = read_paste(text)
+    message = paste.forms[0].strip(" \t\r\n")
+    if message[:1] not in ("{", "[") or not _one_structure(message):
+        return None
+    found = []
+    for literal in _STRING.finditer(message):
+        if not _KEY.match(message, literal.end()):
+            value = _ESCAPE.sub(lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), literal.group()[1:-1])
+            if value.strip(" \t"):
+                found.append(value)
+    if not found:
+        return None
+    name = f"{paste.exception}: " if paste.exception else ""
+    return [name + value for value in list(dict.fromkeys(found))[:MAX_HELD]]
+
+
+def _one_structure(message: str) -> bool:
+    """Return whether the message is one bracketed structure: the bracket it starts with closes at its end,
+    string literals read whole (`['tea', 1] is not of type 'object'` is none)."""
+    depth = 0
+    i = 0
+    while i < len(message):
+        ch = message[i]
+        if ch in "'\"":
+            literal = _STRING.match(message, i)
+            if literal is None:
+                return False
+            i = literal.end()
+            continue
+        if ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth -= 1
+            if depth <= 0 and i < len(message) - 1:
+                return False
+        i += 1
+    return depth == 0

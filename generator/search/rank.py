@@ -12,7 +12,7 @@ from typing import Any
 
 from .index import Row, SearchIndex, Template, load_index
 from .match import Form, Tier, TemplateMatch, composed, forms_of, match_row, value_form
-from .paste import Frame, Paste, group_members, page_ids, read_paste
+from .paste import Frame, Paste, group_members, held_messages, page_ids, read_paste
 from .text import WHITESPACE, tokenize
 from .words import WordScores, query, word_scores
 
@@ -392,14 +392,25 @@ def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> l
     """Return the records that best match `text`, best first (see docs/matching.md, Results).
 
     An exception group's output is read part by part: the first result of each part, then the
-    second of each, and so on.
+    second of each, and so on. So is an error that holds others' messages (a dict or list of
+    them): each message, then the whole paste; confident only when each message is.
     """
     if not isinstance(index, SearchIndex):
         index = load_index(index)
     members = group_members(text)
-    if members is None:
+    if members is not None:
+        return _interleave([_search(index, member, limit) for member in members], limit)
+    held = held_messages(text)
+    if held is None:
         return _search(index, text, limit)
-    answers = [_search(index, member, limit) for member in members]
+    answers = [_search(index, message, limit) for message in held]
+    sure = all(results and results[0]["confident"] for results in answers)
+    merged = _interleave(answers + [_search(index, text, limit)], limit)
+    return merged if sure else [dict(result, confident=False) for result in merged]
+
+
+def _interleave(answers: list[list[dict[str, Any]]], limit: int) -> list[dict[str, Any]]:
+    """Return the first result of each answer, then the second of each, and so on, each record once."""
     merged: dict[str, dict[str, Any]] = {}
     for rank in range(limit):
         for results in answers:

@@ -22,7 +22,7 @@ from typing import Any
 from ..scriptdata import script_safe
 from .index import INDEX_VERSION, Row, SearchIndex, Template, field_positions, load_index, segments
 from .match import forms_of
-from .paste import group_members, page_ids, read_paste
+from .paste import group_members, held_messages, page_ids, read_paste
 from .template import compile_template, first_word
 from .text import tokenize
 from .rank import answer_places, candidate_rows, search
@@ -309,7 +309,8 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
     """Return the part of the index that a search of `text` for `limit` results needs, read fragment by fragment
     (of a `readable` manifest).
 
-    Steps, as match.js takes them, each for every part of an exception group's output: the
+    Steps, as match.js takes them, each for every part of an exception group's output (or each
+    message an error holds, and the whole text): the
     manifest; the vocabulary of the paste's words, the rows' lengths, the ids the paste links to
     and the rows at its traceback's lines; the postings of its words (and of the completions of a
     word being typed), the templates whose first word it has, and the ASCII terms of the lengths
@@ -325,7 +326,7 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
 
     manifest = get(MANIFEST)
     n, count = manifest["records"], manifest["buckets"]
-    plans = [_plan(t) for t in group_members(text) or [text]]
+    plans = [_plan(t) for t in group_members(text) or [*(held_messages(text) or ()), text]]
     ids = page_ids(text, manifest["base_url"])
     present = {w for plan in plans for w in plan.present | set(plan.words)}
 

@@ -21,7 +21,7 @@
   // What Python's repr of a value looks like: quoted, bracketed, a call, a number or a constant.
   var REPR = new RegExp("^(?:[bBrRuUfF]{0,2}(['\"])[\\s\\S]*\\1|\\[[\\s\\S]*\\]|\\([\\s\\S]*\\)|\\{[\\s\\S]*\\}|<[\\s\\S]*>" +
     "|[A-Za-z_][A-Za-z0-9_.]*\\([\\s\\S]*\\)|[-+]?[0-9][A-Za-z0-9_.+-]*|None|True|False|Ellipsis|NotImplemented|[-+]?inf|nan)$");
-  var CONFIDENT_LITERAL = 20, CONFIDENT_CUT = 30, MIN_WRAP = 40, GENERIC_EXCEPTIONS = ["Error", "Exception", "Warning"];
+  var CONFIDENT_LITERAL = 20, CONFIDENT_CUT = 30, MIN_WRAP = 40, MAX_HELD = 16, GENERIC_EXCEPTIONS = ["Error", "Exception", "Warning"];
   var GROUP = /^[ \t]*\+ Exception Group Traceback \(most recent call last\):/m;
   // A line between the sub-exceptions of a group, and the `|` margins (and a group header's `+`) in front of its lines.
   var GROUP_SEPARATOR = /^[ \t]*\+(?:-\+)*-+(?: [0-9]+ -+| \.\.\. -+| and [0-9]+ more exceptions -+)?[ \t]*$/;
@@ -688,16 +688,59 @@
       return { raw, norm, where: normal[i][1], length: cpLen(norm), first: paste.firsts.includes(i), removed: norm.endsWith(clean) ? norm.length - clean.length : 0 };
     });
   }
-  // An exception group's output is read part by part: the first result of each part, then the second, and so on.
+  // An exception group's output is read part by part: the first result of each part, then the second, and so on. So
+  // is an error that holds others' messages (a dict or list of them): each message, then the whole paste; confident
+  // only when each message is.
   function search(index, text, limit) {
     if (limit === undefined) limit = 10;
     var members = groupMembers(text);
-    if (members === null) return searchOne(index, text, limit);
-    var answers = members.map(m => searchOne(index, m, limit)), merged = new Map();
+    if (members !== null) return interleave(members.map(m => searchOne(index, m, limit)), limit);
+    var held = heldMessages(text);
+    if (held === null) return searchOne(index, text, limit);
+    var answers = held.map(m => searchOne(index, m, limit)), sure = answers.every(results => results.length && results[0].confident);
+    var merged = interleave(answers.concat([searchOne(index, text, limit)]), limit);
+    return sure ? merged : merged.map(r => Object.assign({}, r, { confident: false }));
+  }
+  function interleave(answers, limit) {
+    var merged = new Map();
     for (var rank = 0; rank < limit; rank++) answers.forEach(results => {
       if (rank < results.length && !merged.has(results[rank].id)) merged.set(results[rank].id, results[rank]);
     });
     return Array.from(merged.values()).slice(0, limit);
+  }
+  // The messages an error that aggregates others prints as a dict or list of them, each as a paste of its own behind
+  // the pasted exception name, in order, each once; null when the pasted message is no such structure. A string that
+  // a colon follows is a key (a field's name), not a message.
+  // The message is one bracketed structure: the bracket it starts with closes at its end, string literals read whole.
+  var STRING = /'(?:[^'\\\n]|\\[^\n])*'|"(?:[^"\\\n]|\\[^\n])*"/y;
+  function oneStructure(message) {
+    var depth = 0;
+    for (var i = 0; i < message.length;) {
+      var ch = message[i];
+      if (ch === "'" || ch === '"') {
+        STRING.lastIndex = i;
+        if (!STRING.exec(message)) return false;
+        i = STRING.lastIndex;
+        continue;
+      }
+      if ("{[(".indexOf(ch) >= 0) depth++;
+      else if ("}])".indexOf(ch) >= 0 && --depth <= 0 && i < message.length - 1) return false;
+      i++;
+    }
+    return depth === 0;
+  }
+  function heldMessages(text) {
+    var paste = readPaste(text), message = paste.forms[0].replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, ""), found = [], m;
+    if (!/^[{[]/.test(message) || !oneStructure(message)) return null;
+    var literal = new RegExp(STRING.source, "g");
+    while ((m = literal.exec(message))) {
+      if (/^[ \t]*:/.test(message.slice(literal.lastIndex))) continue;
+      var value = m[0].slice(1, -1).replace(/\\([^\n])/g, (all, c) => c === "n" ? "\n" : c === "t" ? "\t" : c);
+      if (/[^ \t]/.test(value)) found.push(value);
+    }
+    if (!found.length) return null;
+    var name = paste.exception ? paste.exception + ": " : "";
+    return found.filter((v, i) => found.indexOf(v) === i).slice(0, MAX_HELD).map(v => name + v);
   }
   // One message raised at several places is one answer: the best ranked of them, whose page lists the others.
   function searchOne(index, text, limit) {
@@ -775,7 +818,7 @@
     if (limit === undefined) limit = 10;
     var paths = [], m, count, vocabulary = {}, linkedIds = {}, lengths = [], raises = new Map(), places = new Map();
     var postings = new Map(), templates = new Map(), terms = new Set(), needed = new Set(), fuzzy = new Set(), firsts = new Set();
-    var plans = (groupMembers(text) || [text]).map(plan), present = new Set(), ids, lines = new Set();
+    var plans = (groupMembers(text) || (heldMessages(text) || []).concat([text])).map(plan), present = new Set(), ids, lines = new Set();
     plans.forEach(p => { p.present.forEach(w => present.add(w)); p.words.forEach(w => present.add(w)); p.lines.forEach(l => lines.add(l)); });
     function get(path) { paths.push(path); return read(path); }
     function all(list, each) {
