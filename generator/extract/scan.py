@@ -73,6 +73,18 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 """Characters a file name shown in the report may not hold."""
 
 
+LEFT_FOR_EXIT: list[object] = []
+"""What whole-repository scans made, when the process ends without freeing its objects (`leave_for_exit`)."""
+_leaving = False
+
+
+def leave_for_exit() -> None:
+    """Say that this process ends without freeing its objects one by one (`cli.run`): a whole-repository scan then
+    leaves its syntax trees to the end of the process instead of freeing them (a tenth of an extract of sglang)."""
+    global _leaving
+    _leaving = True
+
+
 @dataclass
 class Memo:
     """What scans of one library's successive releases share: each file parsed once, each function's shape found once.
@@ -87,24 +99,28 @@ class Memo:
 
 
 def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = False, memo: Memo | None = None,
-               context: bool = False) -> Scan:
+               context: bool = False, whole: bool = False) -> Scan:
     """Return the raise sites, skipped raises and parse failures of `files`, in path order; `memo` shares work between scans.
 
     With `context`, each site has its callers and names (`context.Context`): extract writes them; a walk
-    over releases and a check of pins have no use for them.
+    over releases and a check of pins have no use for them. `whole` says this is the one scan of a
+    whole repository the command makes (see `leave_for_exit`).
     """
     collecting = gc.isenabled()
     # Every tree stays alive until the end; the collector would walk them all again and again for nothing.
     gc.disable()
     try:
-        return _scan(files, asserts, warns, memo, context)
+        return _scan(files, asserts, warns, memo, context, whole and _leaving)
     finally:
+        if whole and _leaving:
+            gc.freeze()  # the trees left for the end of the process: never walked by the collector again
         if collecting:
             gc.enable()
 
 
-def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | None = None, context: bool = False) -> Scan:
-    """Return what `scan_files` returns."""
+def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | None = None, context: bool = False,
+          leave: bool = False) -> Scan:
+    """Return what `scan_files` returns; with `leave`, leave the trees in `LEFT_FOR_EXIT`."""
     known = memo.parsed if memo is not None else {}
     read: dict[tuple[str, bytes], ParsedFile | Skipped | ParseFailure] = {}
     parsed: list[ParsedFile] = []
@@ -123,6 +139,8 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
             else:
                 failures.append(found)
     repo = Repository(parsed, memo.shapes if memo is not None else None)
+    if leave:
+        LEFT_FOR_EXIT.append(repo)
     if memo is not None:
         memo.parsed = read
         memo.shapes = {f.node: repo.shapes[id(f)] for f in repo.functions}
