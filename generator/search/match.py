@@ -76,6 +76,9 @@ class Fit:
     """Literal characters of the paste the template explains."""
     full: bool
     """A full match over a cut one."""
+    reprs_hold: bool
+    """A full match whose placeholders that show a repr hold one, over one whose do not (a message's last value
+    that took the details printed under it)."""
     cleaned: bool
     """A match of the most cleaned form (or of a template that starts with a literal) decides ties."""
 
@@ -132,7 +135,7 @@ class TemplateMatch:
     @property
     def fit(self) -> Fit:
         """Return what decides between two matches of one record."""
-        return Fit(self.tier, self.quality, self.end == "full", self.cleaned)
+        return Fit(self.tier, self.quality, self.end == "full", self.reprs_hold, self.cleaned)
 
 
 def value_form(raw: str) -> Form:
@@ -222,7 +225,9 @@ def match_template(template: Template, forms: list[Form], variant: int | None) -
                               form.first or segs[0] is not None, held)
         if best is None or found.fit > best.fit:
             best = found
-        if end == "full":
+        # A full match stops the search, unless a value that shows a repr took what a later form leaves out (the
+        # details an exception prints under its message).
+        if end == "full" and reprs_hold:
             break
     return best
 

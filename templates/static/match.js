@@ -404,7 +404,7 @@
   // --- templates against the paste
   var WORDS = 1, NOISY = 2, EXPLAINS = 3;
   function tierOf(m) { return m.end === "noise" ? NOISY : EXPLAINS; }
-  function fits(a, b) { return tierOf(a) - tierOf(b) || a.quality - b.quality || (a.end === "full") - (b.end === "full") || a.cleaned - b.cleaned; }
+  function fits(a, b) { return tierOf(a) - tierOf(b) || a.quality - b.quality || (a.end === "full") - (b.end === "full") || a.reprsHold - b.reprsHold || a.cleaned - b.cleaned; }
   // The template explains the paste on its own text (docs/matching.md, Confidence).
   function explains(m) {
     if (m.end === "full") return (3 * m.quality >= 2 * (m.length - m.held) || m.quality >= CONFIDENT_LITERAL) && m.reprsHold;
@@ -468,7 +468,8 @@
       var found = { end, quality: total, covered: w.covered, values, variant, length: f.length, reprsHold,
         cleaned: f.first || segs[0] !== null, held: end === "full" ? held(segs, f.norm, w.values, tpl.reprs) : 0, around: -1 };
       if (!best || fits(found, best) > 0) best = found;
-      if (end === "full") break;
+      // A full match stops the search, unless a value that shows a repr took what a later form leaves out.
+      if (end === "full" && reprsHold) break;
     }
     return best;
   }
