@@ -382,7 +382,8 @@ def run_build(args: argparse.Namespace) -> int:
             f"{result.rendered} files rendered, {result.written} written, {result.deleted} deleted")
         records = f"{result.records} record{'s' * (result.records != 1)}"
         pages = f"{result.pages} page{'s' * (result.pages != 1)}"
-        print(f"built {records}, {pages} into {args.out} "
+        weight = f"{result.size / 1024 / 1024:,.1f} MB, {result.size / max(result.records, 1) / 1024:,.1f} KB a record"
+        print(f"built {records}, {pages} ({weight}) into {args.out} "
               f"in {result.seconds:.2f} s ({done}; {_index_size(args.out)})")
         if result.coverage is not None:
             from .summary import coverage

@@ -66,7 +66,7 @@ def environment(highlighter: highlight.Highlighter, lists: Lists, compiled: Byte
     )
     env.filters["md"] = lambda text: Markup(markdown.render(text, highlighter))
     env.filters["message_html"] = lambda text: Markup(message_html(text))
-    env.filters["pattern_json"] = pattern_json
+    env.filters["pattern_attribute"] = lambda text: Markup(pattern_attribute(text))
     env.filters["path_html"] = lambda text: Markup(path_html(text))
     env.globals["error_items"] = lists.items
     env.globals["written_of"] = written_of
@@ -87,9 +87,11 @@ def message_html(message: str) -> str:
     return "".join(out)
 
 
-def pattern_json(message: str) -> str:
-    """Return the compiled template as JSON, for the page's script to find the reader's values (match.js `fill`)."""
-    return json.dumps(compile_template(message), ensure_ascii=False, separators=(",", ":"))
+def pattern_attribute(message: str) -> str:
+    """Return the `data-pattern` attribute of a message: its compiled template as JSON, for the page's script
+    to find the reader's values (match.js `fill`), in single quotes, so that JSON's quotes need no escaping."""
+    text = json.dumps(compile_template(message), ensure_ascii=False, separators=(",", ":"))
+    return "data-pattern='" + html_escape(text, quote=False).replace("'", "&#39;") + "'"
 
 
 def path_html(path: str) -> str:

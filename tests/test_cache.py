@@ -474,3 +474,26 @@ def test_files_written_just_before_a_build_are_later_known_by_their_time(tmp_pat
     read.clear()
     assert pipeline.build(content, tmp_path / "site", jobs=1).rendered == 0
     assert [p for p in read if p.suffix == ".json"] == []
+
+
+def test_every_build_says_how_many_bytes_its_output_holds(tmp_path: Path) -> None:
+    # The build's summary gives the bytes of the site per record: a whole build counts them, an
+    # update adds what the files it changed and deleted weigh more or less.
+    from errorsite.sitebuild.outputs import tree_size
+
+    content, out = tmp_path / "content", tmp_path / "site"
+    synthesize(20, content)
+    record_ids = ids(content)
+    steps = [lambda: None, lambda: edit(content, record_ids[3], lambda d: d.update(title="A new title")),
+             lambda: edit(content, record_ids[4], lambda d: d.update(meaning="Short now.")),
+             lambda: edit(content, record_ids[5], lambda d: d.update(tags=["brand-new"])),
+             lambda: edit(content, record_ids[5], lambda d: d.update(tags=["config"])),
+             lambda: (content / "errors" / f"{record_ids[6]}.json").unlink()]
+    for number, step in enumerate(steps):
+        step()
+        for other in ids(content):
+            if number == len(steps) - 1:
+                edit(content, other, lambda d: d.update(related=[r for r in d["related"] if r != record_ids[6]]))
+        result = pipeline.build(content, out, jobs=1)
+        assert result.size == tree_size(out) > 0, number
+        assert result.full == (number == 0) and (result.rendered < 60 or number in (0, len(steps) - 1))

@@ -97,10 +97,14 @@ class Highlighter:
         return found
 
     def snippet_html(self, snippet: model.Snippet, mark: int, language: str) -> str:
-        """Return the snippet's lines numbered as in the file, the line `mark` marked."""
+        """Return the snippet's lines, each after a place for its number, the line `mark` marked.
+
+        The stylesheet numbers them (a CSS counter of the `pre` that holds them, which starts at the
+        line before `snippet.start`): the numbers would be a fifth of a snippet's bytes.
+        """
         rows = []
         for number, html in enumerate(self.lines(snippet.code, language), snippet.start):
-            line = f'<span class="ln" data-n="{number}"></span>{html}'
+            line = f'<span class="ln"></span>{html}'
             if number == mark:
                 line = f'<mark class="hl" id="raise-line">{line}</mark>'
             rows.append(line)
@@ -144,29 +148,51 @@ def _highlighted_lines(code: str, language: str) -> list[str]:
     return (out + [""] * len(lines))[: len(lines)]
 
 
-_TOKENS: dict[tuple[_TokenType, str], str] = {}
-"""(token type, text) -> its HTML: keywords, names and punctuation come back again and again."""
+_TOKENS: dict[tuple[_TokenType, str], tuple[str | None, str]] = {}
+"""(token type, text) -> its CSS class (see `_shown_class`) and its HTML: keywords, names and punctuation
+come back again and again."""
 
 
 def _format(tokens: object) -> str:
+    """Return tokens as HTML: a span around each run of tokens of one class, none around text that looks
+    as plain code does, and blank space between two tokens of one class inside their run."""
     from html import escape
 
     if len(_TOKENS) >= TOKENS_REMEMBERED:
         _TOKENS.clear()
-    parts = []
+    parts: list[str] = []
+    run_class, run, blank = "", [], ""
     for token in tokens:  # type: ignore[attr-defined]
-        html = _TOKENS.get(token)
-        if html is None:
-            html = _TOKENS[token] = _span(token[0], escape(token[1], quote=False))
-        parts.append(html)
+        found = _TOKENS.get(token)
+        if found is None:
+            found = _TOKENS[token] = (_shown_class(token[0], token[1]), escape(token[1], quote=False))
+        cls, html = found
+        if cls is None:
+            blank += html
+        elif cls and cls == run_class:
+            run += [blank, html]
+            blank = ""
+        else:
+            if run:
+                parts.append(_wrapped(run_class, "".join(run)))
+            parts.append(blank)
+            run_class, run, blank = cls, [html] if cls else [], ""
+            if not cls:
+                parts.append(html)
+    if run:
+        parts.append(_wrapped(run_class, "".join(run)))
+    parts.append(blank)
     return "".join(parts)
 
 
-_CLASSES: dict[_TokenType, str] = {}
-"""Token type -> its CSS class, found once per type."""
+_CLASSES: dict[_TokenType, tuple[str, bool]] = {}
+"""Token type -> its CSS class, empty when its tokens look as plain code does, and whether blank space
+of it looks so too; found once per type."""
 
 
-def _css_class(ttype: _TokenType) -> str:
+def _shown_class(ttype: _TokenType, text: str) -> str | None:
+    """Return the CSS class a token is shown with: empty when it needs none, None when it is blank space
+    that looks the same in any span."""
     found = _CLASSES.get(ttype)
     if found is None:
         from pygments.token import STANDARD_TYPES
@@ -174,14 +200,40 @@ def _css_class(ttype: _TokenType) -> str:
         standard: _TokenType | None = ttype
         while standard is not None and standard not in STANDARD_TYPES:
             standard = standard.parent
-        found = _CLASSES[ttype] = STANDARD_TYPES[standard] if standard is not None else ""
-    return found
+        cls = STANDARD_TYPES[standard] if standard is not None else ""
+        plain, blank = _looks()
+        found = _CLASSES[ttype] = ("" if cls in plain else cls, cls in blank)
+    cls, blank_space = found
+    return None if (blank_space or not cls) and text and not text.strip(" \t\n") else cls
+
+
+@lru_cache(maxsize=1)
+def _looks() -> tuple[frozenset[str], frozenset[str]]:
+    """Return the CSS classes whose tokens look as plain code does in both styles, and those whose blank
+    space does (they change only its colour, which blank space does not show)."""
+    from pygments.styles import get_style_by_name
+    from pygments.token import STANDARD_TYPES, Token
+
+    plain, blank = set(STANDARD_TYPES.values()), set(STANDARD_TYPES.values())
+    # The page's text colour is each style's own (style.css: --fg), so a token styled as the root is plain.
+    for style in (get_style_by_name(LIGHT_STYLE), get_style_by_name(DARK_STYLE)):
+        root = style.style_for_token(Token)
+        for ttype, cls in STANDARD_TYPES.items():
+            looks = style.style_for_token(ttype)
+            if looks != root:
+                plain.discard(cls)
+            if {**looks, "color": root["color"]} != root:
+                blank.discard(cls)
+    return frozenset(plain), frozenset(blank)
 
 
 def _span(ttype: _TokenType, html: str) -> str:
-    cls = _css_class(ttype)
-    if not cls or not html:
-        return html
+    cls = _shown_class(ttype, html)
+    return _wrapped(cls, html) if cls and html else html
+
+
+def _wrapped(cls: str, html: str) -> str:
+    """Return HTML in a span of class `cls`."""
     if "\n" not in html:
         return f'<span class="{cls}">{html}</span>'
     # A span must not cross a line break, or splitting into lines breaks the markup.
@@ -253,4 +305,6 @@ def _token_rules(style: str) -> str:
     rules = HtmlFormatter(style=style).get_token_style_defs(".code")
     rules = [re.sub(r"\s*/\*.*?\*/", "", rule) for rule in rules]
     rules = [re.sub(r"\s*([{};:])\s*", r"\1", rule) for rule in rules]
-    return "".join(rule for rule in rules if not rule.endswith("{}"))
+    plain = _looks()[0]
+    # Tokens that look as plain code does have no span (`_format`), so no rule.
+    return "".join(rule for rule in rules if not rule.endswith("{}") and rule.split("{")[0].split(".")[-1] not in plain)

@@ -7,6 +7,7 @@ apart from either.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,30 @@ class Result:
     """How long the build took."""
     coverage: Tally | None = None
     """How many records the site has, how many of them are written, and how many of those are drafts."""
+    size: int = 0
+    """Bytes of every file of the output."""
+
+
+def tree_size(folder: Path) -> int:
+    """Return the bytes of every file under `folder`."""
+    size = 0
+    folders = [folder]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+                else:
+                    size += entry.stat(follow_symlinks=False).st_size
+    return size
+
+
+def file_size(path: Path) -> int:
+    """Return the bytes of a file; 0 when there is none."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def made_of(record: Record, store: Store | None = None) -> Made:

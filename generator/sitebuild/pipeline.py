@@ -25,7 +25,7 @@ from .inputs import Inputs, changed_files, config_key, marker, read_config, read
 from .keys import digest, page_keys, related_key, search_index_key
 from .state import RACY, Damaged, Head, Made, Meta, OutputRow, RecordRow, SavedState, Search, State, decode
 from .store import HighlightStore
-from .outputs import Result, made_of, previous_index
+from .outputs import Result, made_of, previous_index, tree_size
 from .update import update
 from .workers import Progress
 
@@ -95,7 +95,7 @@ def _build(content: Path, out: Path, base_url: str | None, saved: SavedState, jo
             changed = changed_files(inputs.files, head)
             _settle(inputs, saved, head, changed)
             if not changed:
-                return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
+                return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path, size=head.meta.size)
             if len(changed) <= QUICK_MAX:
                 result = update(inputs, saved, head, changed, jobs)
                 if result is not None:
@@ -340,7 +340,7 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
     pages = sum(1 for p in plan if p.endswith(".html"))
     meta = Meta(env=inputs.env, code=inputs.code, env_stamp=inputs.env_stamp, settings=digest(inputs.settings),
                 config_key=config_key(site.config, inputs.code), salt=new_salt, related_key=relations.key, lexers=lexers,
-                marker=marker(inputs.out), records=len(site.records), pages=pages,
+                marker=marker(inputs.out), records=len(site.records), pages=pages, size=tree_size(inputs.out),
                 base_path=base_path(site.config), behind=committed.behind)
     rows = {name: _row(old.rows.get(name), RecordRow(name, inputs.stamp(name, file.sha), file.record,
                                                       made[file.record.id], relations.links[file.record.id]))
@@ -348,7 +348,7 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
     new_outputs = {p: OutputRow(keys[p], hashes.get(p) or outputs[p].sha) for p in plan}
     saved.save(State(meta, rows, new_outputs), old)
     return Result(len(site.records), pages, len(todo), len(committed.changed), len(committed.gone), not in_place,
-                  meta.base_path)
+                  meta.base_path, size=meta.size)
 
 
 def _row(old: RecordRow | None, new: RecordRow) -> RecordRow:

@@ -129,6 +129,8 @@ class Meta:
     """Records of the last build."""
     pages: int = 0
     """HTML pages of the last build."""
+    size: int = 0
+    """Bytes of every file of the output the last build wrote."""
     base_path: str = "/"
     """The path of the site's base_url, where it is served."""
     behind: tuple[str, ...] | None = None

@@ -27,7 +27,7 @@ from . import highlight, paths, previous, reindex, workers, write
 from .inputs import Inputs, config_key, marker, read_config, read_record
 from .keys import (NO_TALLY, SHARED_BY_SUMMARY, STALE, digest, group_key, group_names, group_url, later_key, record_keys,
                    redirect_key, related_key_after, retallied, shared_keys)
-from .outputs import Result, made_of, previous_index
+from .outputs import Result, file_size, made_of, previous_index
 from .state import Cards, Head, Made, OutputRow, RecordRow, SavedState, Search, Summaries, decode
 from .store import HighlightStore
 
@@ -116,7 +116,7 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
         return None
     if not edits:
         saved.update(touched, {}, {})
-        return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path)
+        return Result(head.meta.records, head.meta.pages, 0, 0, 0, False, head.meta.base_path, size=head.meta.size)
     common = digest(head.meta.env, repr(config))
     spread = {i for i, edit in edits.items() if edit.made.summary_key != edit.row.made.summary_key}
     cards = saved.cards() if spread else None
@@ -165,12 +165,17 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
     written = sorted(path for path, sha in hashes.items() if path not in outputs or outputs[path].sha != sha)
     pages = head.meta.pages + sum(p.endswith(".html") for p in hashes if p not in outputs) \
         - sum(p.endswith(".html") for p in gone)
+    size = head.meta.size
     meta: dict[str, object] = {"pages": pages, "related_key": plan.related_key}
     if written or gone:
         staging = staging or write.staging_folder(inputs.out)
         for path in written:
             if path in bodies:
                 write.write_file(staging, path, bodies[path])
+        # The output still holds what the last build wrote: the files that change or go weigh that much less.
+        size += sum(file_size(staging / path) - file_size(inputs.out / path) for path in written) \
+            - sum(file_size(inputs.out / path) for path in gone)
+        meta["size"] = size
         saved.forget()
         behind = write.commit_changes(staging, inputs.out, paths.previous_tree(inputs.out), written, gone,
                                       head.meta.behind)
@@ -182,7 +187,8 @@ def _update(inputs: Inputs, saved: SavedState, head: Head, changed: list[str], j
                                  plan.links[record_id]))
     saved.update(touched, {path: OutputRow(keys[path], sha) for path, sha in hashes.items()}, meta,
                  links=plan.relinked, gone=gone)
-    return Result(head.meta.records, pages, len(hashes), len(written), len(gone), False, head.meta.base_path)
+    return Result(head.meta.records, pages, len(hashes), len(written), len(gone), False, head.meta.base_path,
+                  size=size)
 
 
 def _series_files(saved: SavedState, plan: Plan, made: list[str]) -> tuple[dict[str, str], list[str]]:
