@@ -7,14 +7,17 @@ into `--work`), its wheel's packages made into a git repository, and extracted a
 `extract` does. Every entry is then checked with jedi, a static analyser that
 knows nothing of extract's rules:
 
-- a caller: jedi's `goto` (then `infer`) on each call of the caller's line that
+- a caller: jedi's `goto` and `infer` on each call of the caller's line that
   is named like the raising function (its class, for a constructor) must reach
   that function, or a method it overrides (a call of the base's method may run
   the override);
 - a name: jedi's `goto` on the name where the raising function reads it, the
-  nearest reading before the raise, must reach the definition named (for a
-  parameter set at a public caller: the raising function's parameter, and the
-  caller calls the raising function). A command-line option is checked by
+  nearest reading before the raise, must reach the definition named, or an
+  assignment whose value reads what reaches it (`url = URL(url)`, `self.x =
+  x`), or the same attribute of a class on one line with the field's; a
+  parameter of another function (a public caller's) must be of a function
+  that calls the one whose parameter of that name jedi reaches. A
+  command-line option is checked by
   argparse itself: its `dest` must be the name's last part, jedi must take the
   receiver for an `argparse.Namespace` or an object with that attribute, and
   its help must not send the user to another flag. A name the message spells
@@ -57,6 +60,9 @@ LIBRARIES = {"httpx": "0.28.1", "rich": "13.9.4", "jinja2": "3.1.6", "attrs": "2
 
 CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
 """Methods a call of their class runs."""
+
+DESCRIPTORS = frozenset({"builtins.classmethod", "builtins.staticmethod", "builtins.property"})
+"""What jedi sometimes answers for a decorated method instead of its definition."""
 
 RIGHT, WRONG, UNKNOWN = "right", "wrong", "unknown"
 
@@ -153,9 +159,11 @@ class Oracle:
         """
         script = self.script(path)
         try:
-            return [*script.goto(line, column, follow_imports=True), *script.infer(line, column)]
+            found = [*script.goto(line, column, follow_imports=True), *script.infer(line, column)]
         except Exception:  # noqa: BLE001 - jedi fails on some code; such an entry is undecided
             return []
+        # On an Enum's class jedi stops at the decorator's object (`classmethod`), which says nothing of the method.
+        return [n for n in found if n.full_name not in DESCRIPTORS]
 
     def sources(self, name: Any, depth: int = 3) -> list[Any]:
         """Return a jedi name and, when it is assigned (`url = URL(url)`, `self.x = x`), what the value reads, as jedi
@@ -265,6 +273,8 @@ def readings(oracle: Oracle, site: RaiseSite, dotted: str) -> list[tuple[int, in
     scope: ast.AST = function if function is not None else oracle.tree(site.path)
     found = []
     for node in ast.walk(scope):
+        if not isinstance(getattr(node, "ctx", None), ast.Load):
+            continue  # `x = ...` is where x is set, not read
         if isinstance(node, ast.Attribute) and _dotted(node) == dotted and node.end_lineno is not None:
             found.append((node.end_lineno, (node.end_col_offset or 0) - len(node.attr)))
         elif isinstance(node, ast.Name) and node.id == dotted:
@@ -323,7 +333,7 @@ def check_name(oracle: Oracle, site: RaiseSite, name: str, definition: Definitio
     """Return whether jedi (or argparse, for a command-line option) finds that `definition` sets `name` at `site`."""
     last = name.rpartition(".")[2]
     positions = readings(oracle, site, name)
-    if not positions:
+    if not positions or (definition.flag and definition.flag in site.message):
         return check_spelled(oracle, site, name, definition)
     option = option_dest(oracle, definition) if definition.kind == "option" else None
     if option is not None:
@@ -345,12 +355,15 @@ def check_name(oracle: Oracle, site: RaiseSite, name: str, definition: Definitio
     if definition.kind == "parameter":
         return check_passed(oracle, name, definition, reached)
     if definition.kind == "option":
-        # A field reached as an attribute set in a method (`self.x = ...`) of its class, or of a class based on it.
+        # The same attribute of a class on one line with the field's (set in a method, `self.x = ...`, or a base's
+        # field that a class based on it declares again).
         field_found = field_at(oracle, definition)
         for found in reached:
             defining = oracle.enclosing_class(found)
-            if (field_found is not None and field_found[0] == last and defining is not None
-                    and (definition.path, field_found[1]) in oracle.ancestors(*defining)):
+            if field_found is None or field_found[0] != last or defining is None or found.name != last:
+                continue
+            field_class = (definition.path, field_found[1])
+            if field_class in oracle.ancestors(*defining) or defining in oracle.ancestors(*field_class):
                 return RIGHT
         # A click option is its command's parameter.
         for found in reached:
@@ -413,18 +426,19 @@ def check_passed(oracle: Oracle, name: str, definition: Definition, reached: lis
 
 
 def check_spelled(oracle: Oracle, site: RaiseSite, name: str, definition: Definition) -> str:
-    """Return whether a name the raise does not read is a flag its message spells, defined under that flag's dest."""
-    flag = definition.flag
-    if "." in name or flag is None or flag not in site.message:
+    """Return whether a name is set by a flag the message spells: the definition defines that flag's dest (argparse's
+    own reading of the flag), and the name's last part is that dest."""
+    flag, last = definition.flag, name.rpartition(".")[2]
+    if flag is None or flag not in site.message:
         return WRONG
     dest = argparse.ArgumentParser(add_help=False).add_argument(flag).dest
-    if dest != name:
+    if dest != last:
         return WRONG
     option = option_dest(oracle, definition)
     if option is not None:
-        return RIGHT if option[0] == name and not sends_elsewhere(option[1]) else WRONG
+        return RIGHT if option[0] == last and not sends_elsewhere(option[1]) else WRONG
     found = field_at(oracle, definition)
-    return RIGHT if found is not None and found[0] == name else WRONG
+    return RIGHT if found is not None and found[0] == last else WRONG
 
 
 def sample(entries: list[Any], size: int | None) -> list[Any]:
