@@ -241,8 +241,8 @@ class FunctionRow(NamedTuple):
     """Its parameters and locals whose class the file tells, each with the classes it may be: a parameter's
     annotation (`args: argparse.Namespace`), or the calls of classes that make every value it is given."""
     keeps: tuple[str, ...] = ()
-    """Its parameters `x` that it keeps as `self.x` (`self.x = x`, `self.x = int(x)`), or passes on to a base's
-    `__init__` by keyword (`super().__init__(x=x)`)."""
+    """For a constructor, its parameters `x` that it keeps as `self.x` (`self.x = x`, `self.x = int(x)`), or passes
+    on to a base's `__init__` by keyword (`super().__init__(x=x)`)."""
 
 
 class CallRow(NamedTuple):
@@ -365,9 +365,11 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
     while stack:
         node, names, in_class = stack.pop()
         inner_names, in_class_body = names, False
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and names and not in_class:
-            inner[".".join(names)].add(node.name)  # bound in the function it is defined in, called there by name
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        kind = type(node)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if names and not in_class:
+                inner[".".join(names)].add(node.name)  # bound in the function it is defined in, called there by name
             inner_names = names + (node.name,)
             qualname = ".".join(inner_names)
             # An `@overload` stub says nothing a user reads: the definition is the `def` after the stubs.
@@ -379,38 +381,44 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
             if in_class and any(_last(d) in _PROPERTIES for d in node.decorator_list):
                 declared.append((".".join(names), node.name, node.returns))
             options += _typer_options(node, qualname) + _click_options(node, qualname)
-        elif isinstance(node, ast.ClassDef):
+        elif kind is ast.ClassDef:
+            assert isinstance(node, ast.ClassDef)
+            if names and not in_class:
+                inner[".".join(names)].add(node.name)
             inner_names, in_class_body = names + (node.name,), True
             classes.append(_class_row(node))
             options += _fields(node)
-        elif isinstance(node, ast.Import):
+        elif kind is ast.Import:
+            assert isinstance(node, ast.Import)
             modules.update((a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
+        elif kind is ast.ImportFrom:
+            assert isinstance(node, ast.ImportFrom)
             base = _import_base(path, node)
             aliases.update((a.asname, a.name) for a in node.names if a.asname)
             sources.update((a.asname or a.name, f"{base}.{a.name}") for a in node.names if a.name != "*")
             stars += [base for a in node.names if a.name == "*"]
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and not names:
-            if isinstance(node.value, (ast.Name, ast.Attribute)) and _last(node.value) == "Annotated":
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                annotated.update(t.id for t in targets if isinstance(t, ast.Name))
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and in_class:
-            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                declared.append((".".join(names), node.target.id, node.annotation))
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+        elif kind is ast.Assign or kind is ast.AnnAssign:
+            assert isinstance(node, (ast.Assign, ast.AnnAssign))
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(node, ast.AnnAssign) and _is_self_attribute(target):
-                    declared_in.append((".".join(names), target.attr, node.annotation))
-                if isinstance(target, ast.Name) and node.value is not None:
-                    assigned.append((".".join(names), target.id, node.value if len(targets) == 1 else None))
-                elif _is_self_attribute(target):
-                    attributes.append((".".join(names), target.attr, node.value))
-                elif isinstance(target, (ast.Tuple, ast.List)):
-                    # `a, self.b = ...`: what each part is made by is not told.
-                    assigned += [(".".join(names), t.id, None) for t in target.elts if isinstance(t, ast.Name)]
-                    attributes += [(".".join(names), t.attr, None) for t in target.elts if _is_self_attribute(t)]
-        if isinstance(node, _COMPOUND):
+            if not names:
+                if isinstance(node.value, (ast.Name, ast.Attribute)) and _last(node.value) == "Annotated":
+                    annotated.update(t.id for t in targets if isinstance(t, ast.Name))
+            elif in_class:
+                if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                    declared.append((".".join(names), node.target.id, node.annotation))
+            else:
+                for target in targets:
+                    if isinstance(node, ast.AnnAssign) and _is_self_attribute(target):
+                        declared_in.append((".".join(names), target.attr, node.annotation))
+                    if isinstance(target, ast.Name) and node.value is not None:
+                        assigned.append((".".join(names), target.id, node.value if len(targets) == 1 else None))
+                    elif _is_self_attribute(target):
+                        attributes.append((".".join(names), target.attr, node.value))
+                    elif isinstance(target, (ast.Tuple, ast.List)):
+                        # `a, self.b = ...`: what each part is made by is not told.
+                        assigned += [(".".join(names), t.id, None) for t in target.elts if isinstance(t, ast.Name)]
+                        attributes += [(".".join(names), t.attr, None) for t in target.elts if _is_self_attribute(t)]
+        if kind in _COMPOUND:
             for block in _blocks(node):
                 stack += [(child, inner_names, in_class_body) for child in reversed(block)]
     annotated.update(name for name, original in aliases.items() if original == "Annotated")
@@ -419,7 +427,8 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
     made: dict[str, dict[str, frozenset[str] | None]] = defaultdict(dict)
     for defined in functions:
         local[defined.qualname].update((p[0], None) for p in defined.params)
-        made[defined.qualname].update((p[0], _renamed(annotations[defined.qualname].get(p[0]), aliases))
+        told = annotations[defined.qualname]
+        made[defined.qualname].update((p[0], _renamed(told[p[0]], aliases) if p[0] in told else None)
                                       for p in defined.params)
     for qualname, name, value in assigned:
         local[qualname].setdefault(name, value)
@@ -460,8 +469,11 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
         if source is not None:
             copies[qualname].add((name, source))
     keeps = _kept(functions, attributes, calls)
-    functions = [f._replace(copies=tuple(sorted(copies.get(f.qualname, ()))), keeps=keeps.get(f.qualname, ()),
-                            typed=_typed(made[f.qualname], modules)) for f in functions]
+    typed = {qualname: found for qualname, names in made.items() if (found := _typed(names, modules))}
+    if copies or keeps or typed:
+        functions = [f._replace(copies=tuple(sorted(copies.get(f.qualname, ()))), keeps=keeps.get(f.qualname, ()),
+                                typed=typed.get(f.qualname, ()))
+                     if f.qualname in copies or f.qualname in keeps or f.qualname in typed else f for f in functions]
     # A base imported under another name (`from .base import Base as Alias`) is that base.
     classes = [row._replace(bases=tuple(aliases.get(b, b) for b in row.bases)) for row in classes] if aliases else classes
     return FileIndex(path, tuple(functions), tuple(rows), tuple(options), tuple(classes), _constants(tree.body),
@@ -482,6 +494,8 @@ _WRAPPERS = frozenset({"Optional", "Union", "Annotated", "Final", "ClassVar", "R
 def _annotation_classes(annotation: ast.expr | None) -> frozenset[str] | None:
     """Return the classes an annotation says a value is of (`Pool` of `Optional[Pool]`, `IO` of `IO[str]`,
     `a.B` and `C` of `a.B | C | None`), or None when it does not tell (`Any`, a bare `TypeVar` is taken as a class)."""
+    if isinstance(annotation, ast.Name):  # most annotations: `int`, `Tensor`
+        return None if annotation.id in _UNTOLD else frozenset({annotation.id})
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         try:
             annotation = ast.parse(annotation.value, mode="eval").body
@@ -522,8 +536,8 @@ def _qualified(name: str, aliases: Mapping[str, str], modules: Mapping[str, str]
 
 def _typed(made: Mapping[str, frozenset[str] | None], modules: Mapping[str, str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Return a function's names whose classes the file tells, each with those classes (see `FunctionRow.typed`)."""
-    return tuple((name, tuple(sorted(_qualified(c, {}, modules) for c in classes)))
-                 for name, classes in sorted(made.items()) if classes)
+    found = [(name, classes) for name, classes in made.items() if classes]
+    return tuple((name, tuple(sorted(_qualified(c, {}, modules) for c in classes))) for name, classes in sorted(found))
 
 
 def _renamed(classes: frozenset[str] | None, aliases: Mapping[str, str]) -> frozenset[str] | None:
@@ -533,8 +547,10 @@ def _renamed(classes: frozenset[str] | None, aliases: Mapping[str, str]) -> froz
 
 def _kept(functions: Sequence[FunctionRow], attributes: Sequence[tuple[str, str, ast.expr | None]],
           calls: Iterable[tuple[str, ast.Call]]) -> dict[str, tuple[str, ...]]:
-    """Return, by method, its parameters that it keeps as attributes of the same name (see `FunctionRow.keeps`)."""
-    params = {f.qualname: {p[0] for p in f.params} for f in functions if f.method}
+    """Return, by constructor, its parameters that it keeps as attributes of the same name (see `FunctionRow.keeps`)."""
+    params = {f.qualname: {p[0] for p in f.params} for f in functions if f.method and f.qualname.endswith(".__init__")}
+    if not params:
+        return {}
     kept: dict[str, set[str]] = defaultdict(set)
     for qualname, name, value in attributes:
         if name in params.get(qualname, ()) and value is not None and any(
@@ -572,8 +588,9 @@ def _module_names(path: str, packages: frozenset[str]) -> tuple[str, ...]:
     return tuple(n for n in names if n)
 
 
-_COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
-             ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
+_COMPOUND: frozenset[type[ast.stmt]] = frozenset({
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
+    ast.AsyncWith, ast.Try, ast.TryStar, ast.Match})
 """Statements that hold statements."""
 
 
@@ -714,7 +731,7 @@ def _call_row(node: ast.Call, function: str, scope: _Scope) -> CallRow | None:
     func = node.func
     if isinstance(func, ast.Name):
         name = func.id
-        owner = scope.inner_of(function, name) if function else None
+        owner = scope.inner_of(function, name) if function and scope.inner else None
         if owner is not None:
             return CallRow(name, node.lineno, function, "inner", module=owner)
         is_local, value = scope.bound(function, name) if function else (False, None)
@@ -1437,9 +1454,9 @@ class Context:
 
     def _spelled(self, site: RaiseSite) -> dict[str, Definition | None]:
         """Return, by `dest`, the definition of each flag the message's literal text spells (`--num-workers`)."""
-        literal = _PLACEHOLDER.sub(" ", site.message)
-        if "--" not in literal:
+        if "--" not in site.message:
             return {}
+        literal = _PLACEHOLDER.sub(" ", site.message)
         return {flag[2:].replace("-", "_"): self._flag(flag, site.path) for flag in dict.fromkeys(_FLAG.findall(literal))}
 
     def _flag(self, flag: str, path: str) -> Definition | None:
