@@ -1082,6 +1082,8 @@ class Context:
         """The declared type of each class's attribute (see `FileIndex.members`), by (class, attribute)."""
         self._ancestors_memo: dict[str, set[str]] = {}
         """`_ancestors`' answers, by class."""
+        self._member_memo: dict[tuple[str, str], tuple[str, ...]] = {}
+        """`_member_types`' answers, by class and attribute."""
         for index in indexes:
             for function in index.functions:
                 self.functions.setdefault((index.path, function.qualname), function)
@@ -1145,11 +1147,13 @@ class Context:
 
     def _member_types(self, owner: str, attribute: str) -> tuple[str, ...]:
         """Return the classes the type that class `owner`, or a class it is based on, declares for `attribute` names."""
-        for name in sorted(self._ancestors(owner)):
-            found = self.members.get((name, attribute))
-            if found is not None:
-                return found
-        return ()
+        key = (owner, attribute)
+        found = self._member_memo.get(key)
+        if found is None:
+            found = self._member_memo[key] = next(
+                (self.members[(name, attribute)] for name in sorted(self._ancestors(owner)) if (name, attribute) in self.members),
+                ())
+        return found
 
     def _is_annotated(self, path: str, name: str) -> bool:
         """Return whether `name` in the file `path` stands for `typing.Annotated`: an alias made there, or imported
