@@ -783,6 +783,17 @@ def test_a_deprecated_alias_gives_way_to_the_flag_it_names() -> None:
         "    parser.add_argument('--enable-amd-monokernel', action='store_true', help='Use the AMD monokernels.')\n")}
     assert dict(sites(files)["--num-workers must be 1 with the monokernel"].names)["args.enable_amd_monokernel"] == (
         Definition("pkg/server_args.py", 5, "option", "Use the AMD monokernels.", "--enable-amd-monokernel"))
+    # sglang's handle_amd_monokernel: `{FLAG} cannot run this setup`, FLAG = "--enable-amd-monokernel" imported, and
+    # `cfg = resolving_view(server_args)`: the flag the message prints is what sets `cfg.enable_amd_monokernel`.
+    files = {**SEED, "pkg/amd_spec.py": "FLAG = '--enable-amd-monokernel'\n",
+             "pkg/binding.py": ("from .amd_spec import FLAG\n\n\ndef handle(server_args):\n"
+                                "    cfg = resolving_view(server_args)\n    if not cfg.enable_amd_monokernel:\n        return\n"
+                                "    raise ValueError(f'{FLAG} cannot run this setup')\n")}
+    assert dict(sites(files)["{FLAG} cannot run this setup"].names) == {
+        "FLAG": Definition("pkg/amd_spec.py", 1, "constant"),
+        "cfg.enable_amd_monokernel": Definition("pkg/fields/exec_.py", 7, "option", "Enable the AMD monokernels.",
+                                                "--enable-amd-monokernel"),
+    }
 
 
 def test_an_attribute_is_set_by_a_constructors_parameter_only_when_the_constructor_keeps_it() -> None:

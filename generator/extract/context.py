@@ -46,8 +46,9 @@ enclosing function is that function's parameter. A field is one of a class the
 receiver can be: the class (or a base) the code tells (`self` in a method, an
 annotation, ...), else a class the receiver is named for (`server_args` for
 ServerArgs); of a receiver of unknown class (`cfg = view(args)`), no field is
-taken. A flag the message spells (`--num-workers`) sets what is read by its
-`dest`; an option whose help sends to another flag gives way to that flag.
+taken. A flag the message spells (`--num-workers`, or a constant of that value
+it prints) sets what is read by its `dest`; an option whose help sends to
+another flag gives way to that flag.
 """
 
 from __future__ import annotations
@@ -266,9 +267,10 @@ class CallRow(NamedTuple):
     as or a local alias stands for: `Style` for `_Style` of `from .style import Style as _Style`
     or of `_Style = Style`), or `made:X|Y` (`x.f(...)` where every value the function gives `x`,
     or every method of the class gives `self.x`, is made by calling `X` or `Y`, names like a
-    class's: `TextDecoder` or `httpcore.Pool`). `Context` makes `on:X` `class:X` when the library has a
-    class `X`, `module` when it has a module `X` (`from . import markup`), else `attribute`;
-    `module:m` `module` when the library has `m`'s first part (else drops the call); `made:X|Y`
+    class's: `TextDecoder` or `httpcore.Pool`, or is of the class an annotation or declaration
+    names). `Context` makes `on:X` `class:X` when the library has a class `X`, `module` when it
+    has the module the file imports `X` as (`from . import markup`), else `attribute`; `module:m`
+    `module` (whether `m` is the raising function's module is asked per site); `made:X|Y`
     `class:X` when `X` alone is a class of the library, `attribute` when several are, and drops
     the call when none is."""
     receiver: str = ""
@@ -336,6 +338,8 @@ class FileIndex:
     """Module-level names that stand for `typing.Annotated` (`A = Annotated`)."""
     modules: tuple[tuple[str, str], ...] = ()
     """Each name an `import m` (`import m as x`) binds, with the module it binds."""
+    flags: tuple[tuple[str, str], ...] = ()
+    """Module-level constants whose value is a flag (`FLAG = "--enable-amd-monokernel"`), with the flag."""
 
 
 def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]]) -> FileIndex:
@@ -478,7 +482,7 @@ def index_file(path: str, tree: ast.Module, calls: Iterable[tuple[str, ast.Call]
     classes = [row._replace(bases=tuple(aliases.get(b, b) for b in row.bases)) for row in classes] if aliases else classes
     return FileIndex(path, tuple(functions), tuple(rows), tuple(options), tuple(classes), _constants(tree.body),
                      tuple(sorted(sources.items())), tuple(stars), tuple(members),
-                     tuple(sorted(annotated - {"Annotated"})), tuple(sorted(modules.items())))
+                     tuple(sorted(annotated - {"Annotated"})), tuple(sorted(modules.items())), _flag_constants(tree.body))
 
 
 _PROPERTIES = frozenset({"property", "cached_property"})
@@ -1028,6 +1032,14 @@ def _constants(body: Sequence[ast.stmt]) -> tuple[tuple[str, int, str | None], .
     return tuple(found)
 
 
+def _flag_constants(body: Sequence[ast.stmt]) -> tuple[tuple[str, str], ...]:
+    """Return the module-level constants whose value is a flag, each with the flag (`FLAG = "--verbose"`)."""
+    return tuple((target.id, stmt.value.value) for stmt in body if isinstance(stmt, ast.Assign)
+                 and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+                 and _FLAG.fullmatch(stmt.value.value) for target in stmt.targets
+                 if isinstance(target, ast.Name) and _CONSTANT.fullmatch(target.id))
+
+
 def _public(path: str, qualname: str) -> bool:
     """Return whether a function is public: no part of its module path or its name starts with `_` (dunders aside)."""
     parts = path.removesuffix(".py").split("/") + qualname.split(".")
@@ -1059,6 +1071,8 @@ class Context:
         self.stars = {index.path: index.stars for index in indexes if index.stars}
         """By path: the modules a file imports everything of."""
         self._annotated = {index.path: frozenset(index.annotated) for index in indexes if index.annotated}
+        self._flag_constants: dict[tuple[str, str], str] = {}
+        """The flag each module constant whose value is one spells, by (path, name)."""
         """By path: the names a file makes stand for `typing.Annotated`."""
         classes = {row.name for index in indexes for row in index.classes}
         self.class_bases: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -1120,6 +1134,8 @@ class Context:
                 self.options[option.name].append((index.path, option))
             for name, line, help_text in index.constants:
                 self.constants[name].append(Definition(index.path, line, "constant", help_text))
+            for name, flag in index.flags:
+                self._flag_constants[(index.path, name)] = flag
         self._ranked: dict[tuple[str, bool], list[tuple[Caller, tuple[str, str] | None]]] = {}
         """Every caller of a name, ranked, by (name, called as a method); each with what it reaches (see `_rank`)."""
         self._related: dict[str, set[str]] = {}
@@ -1457,11 +1473,17 @@ class Context:
         return tuple(found.items())
 
     def _spelled(self, site: RaiseSite) -> dict[str, Definition | None]:
-        """Return, by `dest`, the definition of each flag the message's literal text spells (`--num-workers`)."""
-        if "--" not in site.message:
-            return {}
-        literal = _PLACEHOLDER.sub(" ", site.message)
-        return {flag[2:].replace("-", "_"): self._flag(flag, site.path) for flag in dict.fromkeys(_FLAG.findall(literal))}
+        """Return, by `dest`, the definition of each flag the message spells: in its literal text (`--num-workers`),
+        or as a constant whose value is a flag (`{FLAG}`, `FLAG = "--enable-amd-monokernel"`)."""
+        flags = _FLAG.findall(_PLACEHOLDER.sub(" ", site.message)) if "--" in site.message else []
+        if self._flag_constants and "{" in site.message:
+            for text in _placeholders(site.message):
+                parts = text.strip().split(".")
+                if _CONSTANT.fullmatch(parts[-1]) and all(p.isidentifier() for p in parts):
+                    constant = self._constant(parts, site.path)
+                    flag = self._flag_constants.get((constant.path, parts[-1])) if constant is not None else None
+                    flags += [flag] if flag is not None else []
+        return {flag[2:].replace("-", "_"): self._flag(flag, site.path) for flag in dict.fromkeys(flags)}
 
     def _flag(self, flag: str, path: str) -> Definition | None:
         """Return where the flag `flag` is defined: a command-line option of that flag (the raising file's, else the
