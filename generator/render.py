@@ -197,11 +197,6 @@ DRAFTED = attrgetter("drafted")
 """Return whether a record's prose is an AI-assisted draft not yet reviewed."""
 
 
-def has_placeholders(message: str) -> bool:
-    """Return whether a message template interpolates any value."""
-    return any(hole for _, hole in template_parts(message))
-
-
 def recently_changed(cards: Iterable[Summary], limit: int | None = None) -> list[Summary]:
     """Return the written records whose prose is newest, by `analysis.date`, newest first: RECENT_LIMIT, or `limit`.
 
@@ -457,7 +452,6 @@ class Renderer:
             fix_code=Markup(self.highlighter.code_html(fix.code, fix.code_language)) if fix and fix.code else None,
             related=sorted((Related(self.cards[link.id], link.automatic) for link in self.related[record.id]),
                            key=lambda item: (item.automatic, not item.record.written)),
-            has_values=any(map(has_placeholders, [record.message, *(v.message for v in record.variants)])),
             places=self.places(record),
             successors=self.successors(record),
             guard=Markup(self.highlighter.code_html("\n".join(source.guard), "python")) if source.guard else None,

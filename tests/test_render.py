@@ -98,7 +98,30 @@ def test_related_lists_hand_picked_first_then_suggested(content: Path) -> None:
     related = html[html.index('id="related"'):]
     assert related.index("batch-tokens-multiple") < related.index("old-kv-dtype") if "old-kv-dtype" in related else True
     html = build(content)["errors/batch-tokens-multiple/index.html"].decode()
-    assert "batch-tokens-below-chunk" in html and "suggested" in html
+    related = html[html.index('id="related"'):]
+    assert related.index("Suggested: the nearest by place, tags and wording.") < related.index("batch-tokens-below-chunk")
+
+
+def test_suggested_related_errors_follow_the_hand_picked_under_one_note(tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(FIXTURES.parent.parent))
+    try:
+        from benchmarks.synth import synthesize
+    finally:
+        sys.path.remove(str(FIXTURES.parent.parent))
+    synthesize(40, tmp_path / "content")
+    site = validate.build_site(load.load(tmp_path / "content"))
+    files = render.render_site(site)
+    for record in site.records:
+        html = page(files, f"errors/{record.id}/index.html")
+        related = html[html.index('id="related"'):html.index("</section>", html.index('id="related"'))]
+        links = re.findall(r'<li><a href="\.\./([^/]+)/index.html">', related)
+        picked = len(record.related)
+        assert links[:picked] == list(record.related) and len(links) > picked
+        assert related.count("suggested") == 1 and "<span class=\"auto\">" not in related
+        note = related.index("Also suggested: the nearest by place, tags and wording.")
+        assert related.rindex(f"../{record.related[-1]}/") < note < related.index(f"../{links[picked]}/")
 
 
 def test_one_message_raised_at_several_places_says_so_on_each_page(content: Path) -> None:
