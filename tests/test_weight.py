@@ -17,7 +17,7 @@ KB = 1024
 HTML_BUDGET = 30 * KB
 CSS_BUDGET = 12 * KB
 JS_ON_LOAD_BUDGET = 12 * KB
-SEARCH_JS_BUDGET = 60 * KB
+SEARCH_JS_BUDGET = 72 * KB  # the matcher of twins, composed and aggregated messages: 65 KB
 INDEX_PER_RECORD_BUDGET = 1 * KB
 
 # What the browser fetched, by kind, from the Resource Timing entries of the page.
@@ -65,7 +65,7 @@ def test_readme_states_the_budget_the_tests_hold() -> None:
     section = re.search(r"^## Page weight\n(.*?)^## ", text, re.M | re.S)
     assert section, "docs/performance.md has no 'Page weight' section"
     text = section.group(1)
-    for figure in ("30 KB", "12 KB", "60 KB", "1 KB", "150 KB"):
+    for figure in ("30 KB", "12 KB", "72 KB", "1 KB", "150 KB"):
         assert figure in text, figure
 
 
