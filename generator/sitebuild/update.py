@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from operator import itemgetter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import paging, urls
 from ..model import Config, Overview, Record, Site, Summary, Tally
@@ -30,6 +31,9 @@ from .keys import (NO_TALLY, SHARED_BY_SUMMARY, STALE, digest, group_key, group_
 from .outputs import Result, file_size, made_of, previous_index
 from .state import Cards, Head, Made, OutputRow, RecordRow, SavedState, Search, Summaries, decode
 from .store import HighlightStore
+
+if TYPE_CHECKING:
+    from ..render import Renderer
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,8 +254,9 @@ class LongFiles:
     `previous.spliced_items`); empty when its pages are rendered, or not made."""
     all_errors: list[str]
     """The pages of the list of every error the last build wrote, in order; empty when `items` is."""
-    config: Config
-    """The site's settings, which those pages show."""
+    renderer: Renderer | None
+    """What renders those pages; made before the long files are, so that its modules load once, in this
+    process, rather than again in the one that makes them."""
     drafted: int
     """How many records are AI-assisted drafts not yet reviewed, which those pages count."""
 
@@ -306,9 +311,7 @@ def make_lists(long: LongFiles, staging: Path) -> dict[str, str]:
 def _all_errors(long: LongFiles) -> dict[str, bytes]:
     """Return the pages of the list of every error with the edited records' items changed and moved, made
     from the items of the pages the last build wrote. Raise OutputGone when one is not the one it wrote."""
-    from .. import render
-    from .compiled import CompiledTemplates
-
+    assert long.renderer is not None, "a renderer is made with the items that change"
     first = html(urls.root_of(ALL_ERRORS)).encode()
     written, unwritten = [], []
     for path in long.all_errors:
@@ -327,9 +330,7 @@ def _all_errors(long: LongFiles) -> dict[str, bytes]:
     if found is None:
         raise OutputGone(long.out / ALL_ERRORS)
     done, todo = (_rooted(found.get(kind, b""), first, ROOT_BYTES).split(previous.ITEM_END)[:-1] for kind in (True, False))
-    renderer = render.Renderer(Site(long.config, ()), related={}, summaries={},
-                               compiled=CompiledTemplates(paths.templates_path(), paths.key()))
-    return renderer.all_errors([item + previous.ITEM_END for item in done + todo], len(done), long.drafted)
+    return long.renderer.all_errors([item + previous.ITEM_END for item in done + todo], len(done), long.drafted)
 
 
 def _rooted(items: bytes, root: bytes, other: bytes) -> bytes:
@@ -366,7 +367,16 @@ def _long_files(out: Path, saved: SavedState, config: Config, edits: dict[str, E
     if shas.keys() != set(wanted):
         raise OutputGone(*sorted(set(wanted) - shas.keys()))
     drafted = sum(tally.drafted for (kind, _), tally in saved.tallies().items() if kind == "status") if items else 0
-    return LongFiles(out, shas, index, lists, items, all_errors, config, drafted)
+    return LongFiles(out, shas, index, lists, items, all_errors, _renderer(config) if items else None, drafted)
+
+
+def _renderer(config: Config) -> Renderer:
+    """Return a renderer of the pages that show no record but through ready-made items."""
+    from ..render import Renderer
+    from .compiled import CompiledTemplates
+
+    return Renderer(Site(config, ()), related={}, summaries={},
+                    compiled=CompiledTemplates(paths.templates_path(), paths.key()))
 
 
 ALL_ERRORS = "errors/index.html"
