@@ -357,12 +357,12 @@ def cut_concrete(message: str, text: str) -> bool:
 # --- running --------------------------------------------------------------------
 
 
-def run_node(index: dict[str, Any], texts: list[str]) -> list[Any]:
-    """Return the browser script's results for every text, from one Node process."""
+def run_node(index: dict[str, Any], texts: list[str], limit: int = LIMIT) -> list[Any]:
+    """Return the browser script's results for every text, at most `limit` each, from one Node process."""
     node = shutil.which("node")
     if node is None:
         raise SystemExit("node is not installed")
-    payload = json.dumps({"index": index, "calls": [["search", t, LIMIT] for t in texts]}, ensure_ascii=False)
+    payload = json.dumps({"index": index, "calls": [["search", t, limit] for t in texts]}, ensure_ascii=False)
     done = subprocess.run([node, str(RUNNER)], input=payload.encode(), capture_output=True, check=True)
     return json.loads(done.stdout)
 

@@ -51,7 +51,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = ROOT / "benchmarks" / "real_programs"
 TRUTH = ROOT / "benchmarks" / "real_truth.py"
-RUNNER = ROOT / "tests" / "match_runner.js"
 FORMS = ("whole", "last line", "message")
 LIMIT = 10
 _RELAY = re.compile(r"\{[^{}]*\}")
@@ -293,16 +292,6 @@ HEADER = (f"{'library':12} {'pastes':>6} {'covered':>7} {'top1-all':>9} {'top1-c
           f"{'no-page':>9} {'n':>4} {'node':>8}")
 
 
-def run_node(index: dict[str, Any], texts: list[str]) -> list[Any]:
-    """Return the browser script's results for every text, from one Node process."""
-    node = shutil.which("node")
-    if node is None:
-        raise SystemExit("node is not installed")
-    payload = json.dumps({"index": index, "calls": [["search", t, LIMIT] for t in texts]}, ensure_ascii=False)
-    done = subprocess.run([node, str(RUNNER)], input=payload.encode(), capture_output=True, check=True)
-    return json.loads(done.stdout)
-
-
 def measure(program: Program, cache: Path, work: Path) -> tuple[Tally, Site]:
     """Return the counts of one program's pastes."""
     from errorsite.search.rank import search
@@ -317,7 +306,9 @@ def measure(program: Program, cache: Path, work: Path) -> tuple[Tally, Site]:
         expected = documenting(truth, site, spans)
         for form, text in pasted(program, output, truth):
             cases.append((use, form, text, expected))
-    js = run_node(site.index, [text for _, _, text, _ in cases])
+    from benchmarks.match_eval import run_node  # the browser script as match_eval runs it
+
+    js = run_node(site.index, [text for _, _, text, _ in cases], LIMIT)
     tally = Tally()
     for (use, form, text, expected), theirs in zip(cases, js):
         results = search(site.loaded, text, LIMIT)
