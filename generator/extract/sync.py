@@ -395,7 +395,8 @@ def _update(data: dict[str, Any], site: RaiseSite, commit: str, in_history: bool
 
 
 def _moved_only(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    """Return whether two `source`s differ at most in the lines of their callers and names."""
+    """Return whether a `source` and the same with new code context (`with_code_context`) differ at most in the
+    lines of their callers and names."""
     def unlined(source: dict[str, Any]) -> tuple[object, object, object]:
         callers = source.get("callers")
         names = source.get("names")
@@ -404,8 +405,7 @@ def _moved_only(old: dict[str, Any], new: dict[str, Any]) -> bool:
                 if isinstance(callers, list) else callers,
                 {n: {k: v for k, v in d.items() if k != "line"} if isinstance(d, dict) else d for n, d in names.items()}
                 if isinstance(names, dict) else names)
-    rest = {k: v for k, v in old.items() if k not in CODE_CONTEXT_FIELDS}
-    return rest == {k: v for k, v in new.items() if k not in CODE_CONTEXT_FIELDS} and unlined(old) == unlined(new)
+    return unlined(old) == unlined(new)
 
 
 def _same_code(snippet: dict[str, Any], line: object, site: RaiseSite) -> bool:
