@@ -62,11 +62,20 @@ class Function:
     """The class it is defined in directly, if it is a method."""
     parent: Function | None
     """The function it is defined in, if it is nested."""
+    name: str
+    """Its own name (the last part of `qualname`)."""
     params: tuple[str, ...]
     """Positional parameters in order, `self` or `cls` included."""
     keyword_only: tuple[str, ...]
     bound: bool
     """Called through an instance or class: the first parameter is not passed at the call."""
+    vararg: str | None
+    """The name of its `*args` parameter, if it has one."""
+    defaults: dict[str, str]
+    """Each parameter whose default is a name or an attribute chain (`exc=errors.ParseError`), with that name."""
+    annotations: dict[str, tuple[tuple[str | None, str | None], ...]]
+    """Each annotated parameter (`*args` and `**kwargs` aside), with the names its annotation holds
+    (`annotation_names`)."""
     nested: dict[str, Function] = field(default_factory=dict)
     """Functions defined directly in its body, by name."""
 
@@ -87,6 +96,12 @@ class ClassInfo:
     file: ParsedFile
     qualname: str
     node: ast.ClassDef
+    name: str
+    """Its own name."""
+    base_names: tuple[str, ...]
+    """The last part of each base's name as written ("" for a base that is no name: `Field[str]`)."""
+    base_refs: tuple[str | None, ...]
+    """Each base as a class reference (`class_ref`), a generic base (`Field[str]`) by the class it subscripts."""
     methods: dict[str, Function] = field(default_factory=dict)
 
 
@@ -190,7 +205,9 @@ class Repository:
         for stmt in _definitions(body):
             qualname = ".".join(names + (stmt.name,))
             if isinstance(stmt, ast.ClassDef):
-                info = ClassInfo(file, qualname, stmt)
+                info = ClassInfo(file, qualname, stmt, stmt.name,
+                                 tuple((dotted(b) or "").rpartition(".")[2] for b in stmt.bases),
+                                 tuple(class_ref(b.value if isinstance(b, ast.Subscript) else b) for b in stmt.bases))
                 self.classes.append(info)
                 self.class_by_node[id(stmt)] = info
                 self.classes_by_name[stmt.name].append(info)
@@ -201,9 +218,12 @@ class Repository:
             args = stmt.args
             decorators = {dotted(d) for d in stmt.decorator_list}
             bound = owner is not None and "staticmethod" not in decorators
-            function = Function(file, qualname, stmt, owner, parent,
+            function = Function(file, qualname, stmt, owner, parent, stmt.name,
                                 tuple(a.arg for a in args.posonlyargs + args.args),
-                                tuple(a.arg for a in args.kwonlyargs), bound)
+                                tuple(a.arg for a in args.kwonlyargs), bound,
+                                args.vararg.arg if args.vararg is not None else None, _defaults(args),
+                                {a.arg: annotation_names(a.annotation) for a in args.posonlyargs + args.args + args.kwonlyargs
+                                 if a.annotation is not None})
             self.functions.append(function)
             self.by_node[id(stmt)] = function
             if owner is not None:
@@ -249,20 +269,23 @@ class Repository:
 
     def resolve_class(self, node: ast.expr, file: ParsedFile) -> ClassInfo | None:
         """Return the repository class an expression names (`Error`, `errors.Error`), if any."""
-        if isinstance(node, ast.Name):
-            found = self._global(file, node.id)
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            module = self._global(file, node.value.id)
-            found = self.top.get((module.module, node.attr)) if isinstance(module, ParsedFile) else None
-        else:
+        return self.resolve_ref(class_ref(node), file)
+
+    def resolve_ref(self, ref: str | None, file: ParsedFile) -> ClassInfo | None:
+        """Return the repository class a reference of `file` names (`class_ref`), if any."""
+        if ref is None:
             return None
+        base, dot, attribute = ref.partition(".")
+        if not dot:
+            found = self._global(file, ref)
+        else:
+            module = self._global(file, base)
+            found = self.top.get((module.module, attribute)) if isinstance(module, ParsedFile) else None
         return found if isinstance(found, ClassInfo) else None
 
     def bases(self, info: ClassInfo) -> list[ClassInfo]:
         """Return the repository classes among a class's bases, in order."""
-        # A generic base (`Field[str]`) is the class it subscripts.
-        found = (self.resolve_class(base.value if isinstance(base, ast.Subscript) else base, info.file)
-                 for base in info.node.bases)
+        found = (self.resolve_ref(ref, info.file) for ref in info.base_refs)
         return [b for b in found if b is not None]
 
     def lineage(self, info: ClassInfo) -> Iterator[ClassInfo]:
@@ -287,91 +310,83 @@ class Repository:
     def is_exception(self, info: ClassInfo) -> bool:
         """Return whether a repository class is an exception (its name or a base's says so)."""
         for current in self.lineage(info):
-            names = [current.node.name] + [(dotted(b) or "").rpartition(".")[2] for b in current.node.bases]
-            if any(EXCEPTION_NAME.search(n) or n == "BaseException" for n in names):
+            if any(EXCEPTION_NAME.search(n) or n == "BaseException" for n in (current.name, *current.base_names)):
                 return True
         return False
 
     def callee(self, call: ast.Call, where: Function | None, file: ParsedFile) -> Function | None:
         """Return the repository function a call calls, when the rules can tell."""
-        func = call.func
-        if isinstance(func, ast.Name):
+        return self.callee_of(Callee.of(call), where, file)
+
+    def callee_of(self, call: Callee, where: Function | None, file: ParsedFile) -> Function | None:
+        """Return the repository function a call (as `Callee` tells it) calls, when the rules can tell."""
+        if call.name is not None:
             scope = where
             while scope is not None:
-                if func.id in scope.nested:
-                    return scope.nested[func.id]
+                if call.name in scope.nested:
+                    return scope.nested[call.name]
                 scope = scope.parent
-            found = self._global(file, func.id)
+            found = self._global(file, call.name)
             return found if isinstance(found, Function) else None
-        if not isinstance(func, ast.Attribute):
+        attribute = call.attribute
+        if attribute is None:
             return None
-        receiver = func.value
-        for info in self._receiver_classes(receiver, where, file):
-            method = self.method(info, func.attr)
+        for info in self._receiver_classes(call, where, file):
+            method = self.method(info, attribute)
             if method is not None:
                 return method
-        if isinstance(receiver, ast.Name) and not (where is not None and receiver.id in where.params):
-            target = self._global(file, receiver.id)
+        receiver = call.receiver
+        if receiver is not None and not (where is not None and receiver in where.params):
+            target = self._global(file, receiver)
             if isinstance(target, ParsedFile):
-                found = self.top.get((target.module, func.attr))
+                found = self.top.get((target.module, attribute))
                 return found if isinstance(found, Function) else None
             if isinstance(target, ClassInfo):
-                return self.method(target, func.attr)
-            if receiver.id in self.imports[file.module]:
+                return self.method(target, attribute)
+            if receiver in self.imports[file.module]:
                 return None  # a module or object from outside the repository
-        if _is_super(receiver) or (func.attr.startswith("__") and func.attr.endswith("__")):
+        if call.on_super or (attribute.startswith("__") and attribute.endswith("__")):
             # A base outside the repository, or a special method: the name alone says nothing.
             return None
-        return self._by_method_name(func.attr, receiver)
+        return self._by_method_name(attribute, call.receiver_word)
 
-    def _receiver_classes(self, receiver: ast.expr, where: Function | None, file: ParsedFile) -> list[ClassInfo]:
+    def _receiver_classes(self, call: Callee, where: Function | None, file: ParsedFile) -> list[ClassInfo]:
         """Return the repository classes a method's receiver is known to be: `self`, `super()`, an annotation."""
         if where is None:
             return []
-        if _is_super(receiver):
+        if call.on_super:
             owner = _method_owner(where)
             return [b for b in self.bases(owner)] if owner is not None else []
-        if not isinstance(receiver, ast.Name):
+        receiver = call.receiver
+        if receiver is None:
             return []
         owner = _method_owner(where)
         method = where if where.owner is not None else None
-        if owner is not None and method is not None and method.bound and method.params[:1] == (receiver.id,):
+        if owner is not None and method is not None and method.bound and method.params[:1] == (receiver,):
             return [owner]
-        args = where.node.args
-        for arg in args.posonlyargs + args.args + args.kwonlyargs:
-            if arg.arg == receiver.id and arg.annotation is not None:
-                return self._annotated(arg.annotation, file)
-        return []
+        annotation = where.annotations.get(receiver)
+        return self._annotated(annotation, file) if annotation is not None else []
 
-    def _annotated(self, annotation: ast.expr, file: ParsedFile) -> list[ClassInfo]:
-        """Return the repository classes an annotation names (`Context`, `"Context"`, `Optional[Context]`)."""
+    def _annotated(self, names: Iterable[tuple[str | None, str | None]], file: ParsedFile) -> list[ClassInfo]:
+        """Return the repository classes an annotation's names (`annotation_names`) name."""
         found = []
-        for node in ast.walk(annotation):
-            name = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-            if name is not None:
-                try:
-                    parsed = ast.parse(name, mode="eval").body
-                except SyntaxError:
-                    continue
-                found += self._annotated(parsed, file)
-            elif isinstance(node, (ast.Name, ast.Attribute)):
-                info = self.resolve_class(node, file)
-                if info is None and isinstance(node, ast.Name) and len(self.classes_by_name[node.id]) == 1:
-                    info = self.classes_by_name[node.id][0]
-                if info is not None:
-                    found.append(info)
+        for ref, plain in names:
+            info = self.resolve_ref(ref, file)
+            if info is None and plain is not None and len(self.classes_by_name[plain]) == 1:
+                info = self.classes_by_name[plain][0]
+            if info is not None:
+                found.append(info)
         return found
 
-    def _by_method_name(self, name: str, receiver: ast.expr) -> Function | None:
+    def _by_method_name(self, name: str, called: str | None) -> Function | None:
         """Return the one raising method of that name (or the first, when all raise alike).
 
-        Where classes raise differently, a receiver named for one of them picks it: untyped code
+        Where classes raise differently, a receiver named for one of them (`called`) picks it: untyped code
         calls `ctx.fail(...)` on a `Context` while a `ParamType` has its own `fail`.
         """
         raising = list(self._raising_methods.get(name, ()))
         if len({self.raisers[id(f)] for f in raising}) > 1:
-            called = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", None)
-            raising = [f for f in raising if called and f.owner is not None and names_class(called, f.owner.node.name)]
+            raising = [f for f in raising if called and f.owner is not None and names_class(called, f.owner.name)]
         if raising and all(self.raisers[id(f)] == self.raisers[id(raising[0])] for f in raising):
             return raising[0]
         return None
@@ -392,65 +407,63 @@ class Repository:
         After the first round only functions that call a name a new helper or
         factory has are looked at again: nothing else can have changed.
         """
-        called = {id(f): _called_names(self.shapes[id(f)]) for f in self.functions}
+        called = {id(f): self.shapes[id(f)].facts.names() for f in self.functions}
         candidates = [f for f in self.functions if f.holes]
         while candidates:
             new_names: set[str] = set()
             for function in candidates:
-                found = self._raiser_of(function, self.shapes[id(function)])
+                found = self._raiser_of(function, self.shapes[id(function)].facts)
                 if found is not None:
                     self.raisers[id(function)] = found
-                    self.raiser_names.add(function.node.name)
-                    new_names.add(function.node.name)
+                    self.raiser_names.add(function.name)
+                    new_names.add(function.name)
                     if function.owner is not None:
-                        self._raising_methods[function.node.name].append(function)
+                        self._raising_methods[function.name].append(function)
             candidates = [f for f in candidates if id(f) not in self.raisers and called[id(f)] & new_names]
 
-    def _raiser_of(self, function: Function, shape: Shape) -> Raiser | None:
+    def _raiser_of(self, function: Function, calls: Calls) -> Raiser | None:
         """Return how a function raises from a parameter, judged by what is known so far."""
-        for node in shape.raised:
-            found = self.built(node, function, returns=False)
+        for call in calls.raised:
+            found = self._built(call, function, returns=False)
             if found is not None:
                 return found
-        for call in shape.calls:
-            if _last_name(call) not in self.raiser_names:
+        for call in calls.calls:
+            if call.callee.last not in self.raiser_names:
                 continue
-            inner = self.raiser(self.callee(call, function, function.file))
+            inner = self.raiser(self.callee_of(call.callee, function, function.file))
             if inner is not None and not inner.returns:
                 found = self._passed_on(call, inner, function, returns=False)
                 if found is not None:
                     return found
-        for node in shape.returned:
-            found = self.built(node, function, returns=True)
+        for call in calls.returned:
+            found = self._built(call, function, returns=True)
             if found is not None:
                 return found
         return None
 
-    def built(self, call: ast.Call, function: Function, returns: bool) -> Raiser | None:
+    def _built(self, call: CallFacts, function: Function, returns: bool) -> Raiser | None:
         """Return the Raiser of an exception built (raised or returned) from one of `function`'s parameters."""
-        inner = self.raiser(self.callee(call, function, function.file)) if _last_name(call) in self.raiser_names else None
+        callee = call.callee
+        inner = self.raiser(self.callee_of(callee, function, function.file)) if callee.last in self.raiser_names else None
         if inner is not None:
             return self._passed_on(call, inner, function, returns and inner.returns)
-        built = _parameter_default(call.func, function) or call.func
-        exception = dotted(built)
+        # `raise exc(msg)` where `exc=TemplateSyntaxError` is a parameter: the class is its default.
+        exception = function.defaults.get(callee.name, call.exception) if callee.name is not None else call.exception
         if exception is None or exception.rpartition(".")[2] in KEY_EXCEPTIONS:
             return None
-        info = self.resolve_class(built, function.file)
+        info = self.resolve_ref(exception if exception.count(".") <= 1 else None, function.file)
         if returns and not (self.is_exception(info) if info is not None else EXCEPTION_NAME.search(exception)):
             return None
-        argument = self.message_argument(call, info)
-        if argument is None:
+        argument = call.at(self._message_slot(call.keywords(), call.starred(), info))
+        if argument is None or argument.hole is None:
             return None
-        found = with_hole(argument, function)
-        if found is None:
-            return None
-        own = None if returns else template(argument, function.file.source)
-        return Raiser(exception, found[0], found[1], returns, info, bool(own))
+        return Raiser(exception, argument.hole[0], argument.hole[1], returns, info, not returns and argument.spelled)
 
-    def _passed_on(self, call: ast.Call, inner: Raiser, function: Function, returns: bool) -> Raiser | None:
+    def _passed_on(self, call: CallFacts, inner: Raiser, function: Function, returns: bool) -> Raiser | None:
         """Return the Raiser of `function` when it passes one of its parameters on as `inner`'s message."""
-        argument = self.argument(call, self.callee(call, function, function.file), inner)
-        found = None if argument is None else with_hole(argument, function)
+        target = self.callee_of(call.callee, function, function.file)
+        argument = call.at(_argument_slot(call.keywords(), call.starred(), call.callee.attribute is not None, target, inner))
+        found = None if argument is None else argument.hole
         if found is None:
             return None
         wrap = inner.wrap.replace(HOLE, found[0]).replace(FORMATTED, found[0].replace(HOLE, FORMATTED))
@@ -458,18 +471,8 @@ class Repository:
 
     def argument(self, call: ast.Call, target: Function | None, raiser: Raiser) -> ast.expr | None:
         """Return the argument of a call that the callee's message parameter receives."""
-        for keyword in call.keywords:
-            if keyword.arg == raiser.param:
-                return keyword.value
-        if target is None or raiser.param not in target.params:
-            return None
-        index = target.params.index(raiser.param)
-        if target.bound and isinstance(call.func, ast.Attribute):
-            index -= 1
-        before = call.args[:index + 1]
-        if index < 0 or index >= len(call.args) or any(isinstance(a, ast.Starred) for a in before):
-            return None
-        return call.args[index]
+        return _at(call, _argument_slot([k.arg for k in call.keywords], [isinstance(a, ast.Starred) for a in call.args],
+                                        isinstance(call.func, ast.Attribute), target, raiser))
 
     def class_built(self, call: ast.Call, target: Function, file: ParsedFile) -> ClassBuilt | None:
         """Return the class a factory call builds when the caller names it, with the arguments the class receives.
@@ -486,8 +489,8 @@ class Repository:
             return None
         given = next((k.value for k in call.keywords if k.arg == param), None)
         node = call.args[index] if index < len(call.args) else given
-        if node is None:
-            node, file = _parameter_default(ast.Name(param), target), target.file
+        if node is None and param in target.defaults:
+            node, file = ast.parse(target.defaults[param], mode="eval").body, target.file
         info = self.resolve_class(node, file) if node is not None else None
         if node is None or info is None or not self.is_exception(info):
             return None
@@ -499,44 +502,184 @@ class Repository:
     def _class_parameter(self, function: Function, depth: int) -> tuple[str, int] | None:
         """Return (parameter, fixed arguments) when `function` returns `parameter(<fixed>..., *args)`, its own
         `*args` passed on after the arguments it fills in itself, directly or through functions it passes both to."""
-        vararg = function.node.args.vararg
+        vararg = function.vararg
         if vararg is None or depth > 3:
             return None
-        for node in self.shapes[id(function)].returned:
-            args = node.args
-            if not args or not (isinstance(args[-1], ast.Starred) and isinstance(args[-1].value, ast.Name)
-                                and args[-1].value.id == vararg.arg):
+        for call in self.shapes[id(function)].facts.returned:
+            args = call.arguments
+            if not args or not (args[-1].starred and args[-1].name == vararg):
                 continue
-            if isinstance(node.func, ast.Name) and node.func.id in function.holes:
-                return node.func.id, len(args) - 1
-            if len(args) == 2 and isinstance(args[0], ast.Name) and args[0].id in function.holes:
-                inner = self.callee(node, function, function.file) or self._one_named(node, function)
+            if call.callee.name is not None and call.callee.name in function.holes:
+                return call.callee.name, len(args) - 1
+            if len(args) == 2 and not args[0].starred and args[0].name is not None and args[0].name in function.holes:
+                inner = self.callee_of(call.callee, function, function.file) or self._one_named(call.callee, function)
                 made = self._class_parameter(inner, depth + 1) if inner is not None else None
                 if made is not None and inner is not None and made[0] == inner.holes[0]:
-                    return args[0].id, made[1]
+                    return args[0].name, made[1]
         return None
 
-    def _one_named(self, call: ast.Call, caller: Function) -> Function | None:
+    def _one_named(self, call: Callee, caller: Function) -> Function | None:
         """Return the one function of the repository, the caller aside, that a call's name names, if exactly one has it."""
-        name = _last_name(call)
-        found = [f for f in self.functions if f.node.name == name and f is not caller]
+        found = [f for f in self.functions if f.name == call.last and f is not caller]
         return found[0] if len(found) == 1 else None
 
     def message_argument(self, call: ast.Call, info: ClassInfo | None) -> ast.expr | None:
-        """Return the argument that carries an exception's message: a message keyword, else the positional
+        """Return the argument that carries an exception's message (`_message_slot`)."""
+        return _at(call, self._message_slot([k.arg for k in call.keywords], [isinstance(a, ast.Starred) for a in call.args], info))
+
+    def _message_slot(self, keywords: Sequence[str | None], starred: Sequence[bool], info: ClassInfo | None) -> Slot:
+        """Return where a call of an exception class passes its message: a message keyword, else the positional
         argument of the constructor's first parameter named for a message (the first, for a class outside)."""
-        for keyword in call.keywords:
-            if keyword.arg in ("msg", "message", "detail"):
-                return keyword.value
+        for position, keyword in enumerate(keywords):
+            if keyword in ("msg", "message", "detail"):
+                return "keyword", position
         init = self.method(info, "__init__") if info is not None else None
         index = 0
         if init is not None:
             # `InvalidMetadata(field, message)`: the message is the argument its own parameter takes.
             params = init.params[1:] if init.bound else init.params
             index = next((i for i, p in enumerate(params) if MESSAGE_PARAMETER.search(p)), -1)
-        if not 0 <= index < len(call.args) or any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+        if not 0 <= index < len(starred) or any(starred[:index + 1]):
             return None
-        return call.args[index]
+        return "positional", index
+
+
+Slot = tuple[str, int] | None
+"""Where a call passes something: ("positional", index) or ("keyword", position among its keywords), or nowhere."""
+
+
+def _argument_slot(keywords: Sequence[str | None], starred: Sequence[bool], attribute: bool, target: Function | None,
+                   raiser: Raiser) -> Slot:
+    """Return where a call passes the argument the callee's message parameter receives (`attribute`: `x.f(...)`)."""
+    for position, keyword in enumerate(keywords):
+        if keyword == raiser.param:
+            return "keyword", position
+    if target is None or raiser.param not in target.params:
+        return None
+    index = target.params.index(raiser.param)
+    if target.bound and attribute:
+        index -= 1
+    if index < 0 or index >= len(starred) or any(starred[:index + 1]):
+        return None
+    return "positional", index
+
+
+def _at(call: ast.Call, slot: Slot) -> ast.expr | None:
+    """Return the argument at a slot of a call."""
+    if slot is None:
+        return None
+    kind, index = slot
+    return call.args[index] if kind == "positional" else call.keywords[index].value
+
+
+@dataclass(frozen=True, slots=True)
+class Callee:
+    """What a call says of what it calls: `f(...)` or `x.f(...)`, and what `x` is."""
+
+    name: str | None = None
+    """The name called, for `f(...)`."""
+    attribute: str | None = None
+    """The attribute called, for `x.f(...)`."""
+    receiver: str | None = None
+    """For `x.f(...)`: `x` when it is a plain name."""
+    receiver_word: str | None = None
+    """For `x.f(...)`: the name `x` is known by, its last attribute for `a.x.f(...)`."""
+    on_super: bool = False
+    """The call is `super().f(...)`."""
+
+    @property
+    def last(self) -> str | None:
+        """Return the name the call calls by (`fail` of `self.ctx.fail(...)`)."""
+        return self.name if self.name is not None else self.attribute
+
+    @classmethod
+    def of(cls, call: ast.Call) -> Callee:
+        """Return what a call says of what it calls."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            return cls(name=func.id)
+        if not isinstance(func, ast.Attribute):
+            return cls()
+        receiver = func.value
+        plain = receiver.id if isinstance(receiver, ast.Name) else None
+        word = receiver.attr if isinstance(receiver, ast.Attribute) else plain
+        return cls(attribute=func.attr, receiver=plain, receiver_word=word, on_super=_is_super(receiver))
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    """One argument of a call, as finding helpers reads it."""
+
+    starred: bool
+    """Written `*args`."""
+    name: str | None
+    """The name the argument is (`msg`, or `args` of `*args`), if it is a plain name."""
+    hole: tuple[str, str] | None
+    """What `with_hole` makes of it in the function the call is in."""
+    spelled: bool
+    """It spells a message out itself (`template` gives a text); told for raised calls only."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallFacts:
+    """A call of a function body, as finding helpers and factories reads it."""
+
+    callee: Callee
+    exception: str | None
+    """What the call calls, as written (`errors.ParseError`), when it is a name or an attribute chain."""
+    arguments: tuple[Argument, ...]
+    """Its positional arguments."""
+    named: tuple[tuple[str | None, Argument], ...]
+    """Its keyword arguments (None for `**kwargs`), with their names."""
+
+    def keywords(self) -> list[str | None]:
+        """Return the names of its keyword arguments, in order."""
+        return [name for name, _ in self.named]
+
+    def starred(self) -> list[bool]:
+        """Return, for each positional argument, whether it is written `*args`."""
+        return [a.starred for a in self.arguments]
+
+    def at(self, slot: Slot) -> Argument | None:
+        """Return the argument at a slot."""
+        if slot is None:
+            return None
+        kind, index = slot
+        return self.arguments[index] if kind == "positional" else self.named[index][1]
+
+    @classmethod
+    def of(cls, call: ast.Call, function: Function, raised: bool) -> CallFacts:
+        """Return the facts of a call in `function` (`raised`: the exception of a raise)."""
+        source = function.file.source
+        holes = function.holes
+
+        def argument(node: ast.expr) -> Argument:
+            value = node.value if isinstance(node, ast.Starred) else node
+            mentions = holes and any(isinstance(n, ast.Name) and n.id in holes for n in ast.walk(node))
+            spelled = False
+            if raised and not isinstance(node, ast.Starred):
+                try:
+                    spelled = bool(template(node, source))
+                except RecursionError:
+                    spelled = False
+            return Argument(isinstance(node, ast.Starred), value.id if isinstance(value, ast.Name) else None,
+                            with_hole(node, function) if mentions else None, spelled)
+
+        return cls(Callee.of(call), dotted(call.func), tuple(argument(a) for a in call.args),
+                   tuple((k.arg, argument(k.value)) for k in call.keywords))
+
+
+@dataclass(frozen=True, slots=True)
+class Calls:
+    """The calls of a function body, as finding helpers and factories reads them (`Shape`'s, as facts)."""
+
+    raised: tuple[CallFacts, ...]
+    returned: tuple[CallFacts, ...]
+    calls: tuple[CallFacts, ...]
+
+    def names(self) -> set[str]:
+        """Return the names the body calls by."""
+        return {name for call in (*self.raised, *self.calls, *self.returned) if (name := call.callee.last) is not None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -562,6 +705,8 @@ class Shape:
     """Calls whose result is returned."""
     calls: tuple[ast.Call, ...]
     """Every other call, in source order."""
+    facts: Calls
+    """The same calls, as finding helpers and factories reads them."""
 
     @classmethod
     def of(cls, function: Function) -> Shape:
@@ -597,7 +742,9 @@ class Shape:
                 continue
             calls.remove(call)
             (returned if all(isinstance(u, ast.Return) for u in uses) else raised).append(call)
-        return cls(tuple(raised), tuple(returned), tuple(calls))
+        return cls(tuple(raised), tuple(returned), tuple(calls), Calls(
+            tuple(CallFacts.of(c, function, True) for c in raised), tuple(CallFacts.of(c, function, False) for c in returned),
+            tuple(CallFacts.of(c, function, False) for c in calls)))
 
 
 def with_hole(argument: ast.expr, function: Function) -> tuple[str, str] | None:
@@ -619,29 +766,51 @@ def with_hole(argument: ast.expr, function: Function) -> tuple[str, str] | None:
     return None
 
 
-def _last_name(call: ast.Call) -> str | None:
-    """Return the name a call calls by (`fail` in `self.ctx.fail(...)`)."""
-    func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
-def _called_names(shape: Shape) -> set[str]:
-    """Return the names a function body calls by."""
-    return {name for call in (*shape.raised, *shape.calls, *shape.returned) if (name := _last_name(call)) is not None}
 
 
-def _parameter_default(node: ast.expr, function: Function) -> ast.expr | None:
-    """Return the default of the parameter a name is (`exc=TemplateSyntaxError` for `raise exc(msg)`), if it is one."""
-    if not isinstance(node, ast.Name):
-        return None
-    args = function.node.args
-    positional = args.posonlyargs + args.args
-    defaults: list[tuple[ast.arg, ast.expr | None]] = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
-    defaults += list(zip(args.kwonlyargs, args.kw_defaults))
-    for arg, default in defaults:
-        if arg.arg == node.id and default is not None and dotted(default) is not None:
-            return default
+
+
+def class_ref(node: ast.expr) -> str | None:
+    """Return how an expression names a class, for `Repository.resolve_ref`: `Error` or `errors.Error`; None for
+    anything else (`a.b.Error`, `make()`)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
     return None
+
+
+def annotation_names(annotation: ast.expr) -> tuple[tuple[str | None, str | None], ...]:
+    """Return the names an annotation holds, in the order `ast.walk` meets them (a string's, parsed, where it
+    is): each as a class reference (`class_ref`) and, for a plain name, that name."""
+    found: list[tuple[str | None, str | None]] = []
+    for node in ast.walk(annotation):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                parsed = ast.parse(node.value, mode="eval").body
+            except (SyntaxError, ValueError, RecursionError):
+                continue  # not Python (a null byte, nesting Python cannot parse): names nothing
+            found += annotation_names(parsed)
+        elif isinstance(node, ast.Name):
+            found.append((node.id, node.id))
+        elif isinstance(node, ast.Attribute):
+            found.append((class_ref(node), None))
+    return tuple(found)
+
+
+def _defaults(args: ast.arguments) -> dict[str, str]:
+    """Return each parameter whose default is a name or an attribute chain, with that name."""
+    positional = args.posonlyargs + args.args
+    pairs: list[tuple[ast.arg, ast.expr | None]] = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += list(zip(args.kwonlyargs, args.kw_defaults))
+    found: dict[str, str] = {}
+    for arg, default in pairs:
+        name = dotted(default) if default is not None else None
+        if name is not None:
+            found.setdefault(arg.arg, name)
+    return found
 
 
 def _is_super(node: ast.expr) -> bool:

@@ -191,7 +191,7 @@ def _called_name(call: ast.Call) -> str | None:
 def _context(repo: Repository, parsed: list[ParsedFile]) -> Context:
     """Return every file's index, joined (see `context`)."""
     # A call by a name the repository defines nowhere calls none of its functions; argparse's define options.
-    called = frozenset({f.node.name for f in repo.functions} | set(repo.classes_by_name) | OPTION_CALLS)
+    called = frozenset({f.name for f in repo.functions} | set(repo.classes_by_name) | OPTION_CALLS)
     return Context(index_file(file.path, file.tree, _calls(repo, file, called)) for file in parsed)
 
 
@@ -543,11 +543,11 @@ class _Finder:
 
     def _reaches(self, cls: ClassInfo, method: Function) -> bool:
         """Return whether a subclass runs a method of its base: it inherits it, or its override calls `super().name(...)`."""
-        own = self.repo.method(cls, method.node.name)
+        own = self.repo.method(cls, method.name)
         if own is method:
             return True
         return own is not None and any(
-            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method.node.name
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method.name
             and isinstance(n.func.value, ast.Call) and isinstance(n.func.value.func, ast.Name)
             and n.func.value.func.id == "super" for n in body_nodes(own.node.body))
 
