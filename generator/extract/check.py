@@ -23,6 +23,7 @@ from ..problems import Invalid, Problem
 from . import git, sync
 from .globs import FileFilter, without_link_helper
 from .messages import decode_source, file_lines, split_lines
+from .facts import FactStore
 from .scan import scan_files
 from .sites import RaiseSite
 
@@ -130,7 +131,8 @@ def check_source(
     contents = git.read_objects(repo_dir, sorted(set(names)))
     files = {name: _PinnedFile.of(content) for name, content in contents.items()}
     problems += [p for record, name in zip(pinned, names) for p in _drift(record, files[name])]
-    scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, whole=True)
+    scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, whole=True,
+                      store=FactStore.open(settings.asserts, settings.warnings))
     matching = sync.match([_known(r) for r in mine], scan.sites, rules=2)
     removed = [r for r in site.records if r.status == "removed"
                and (site.config.repo is None or r.source.repo in (None, site.config.repo))]

@@ -1049,7 +1049,8 @@ def _public(path: str, qualname: str) -> bool:
 class Context:
     """Every file's index, joined: finds the callers and names of any site in the indexed files."""
 
-    def __init__(self, indexes: Iterable[FileIndex]) -> None:
+    def __init__(self, indexes: Iterable[FileIndex], called: frozenset[str] | None = None) -> None:
+        """Join `indexes`; only the calls by a name in `called` (when given) are kept: callers are asked by name."""
         self.functions: dict[tuple[str, str], FunctionRow] = {}
         self.calls: dict[str, list[tuple[str, CallRow]]] = defaultdict(list)
         self.options: dict[str, list[tuple[str, OptionRow]]] = defaultdict(list)
@@ -1102,6 +1103,8 @@ class Context:
             for function in index.functions:
                 self.functions.setdefault((index.path, function.qualname), function)
             for call in index.calls:
+                if called is not None and call.name not in called:
+                    continue
                 if call.how.startswith("member:"):
                     owner, _, attribute = call.how.removeprefix("member:").rpartition(".")
                     types = self._member_types(owner, attribute)

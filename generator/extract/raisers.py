@@ -14,9 +14,11 @@ same way). docs/extract.md gives the rules and their limits.
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .messages import FORMATTED, HOLE, Names, Source, dotted, template
@@ -37,6 +39,31 @@ OWN_MESSAGE_METHODS = ("format_message", "__str__")
 """Methods whose returned template is the message an exception class prints."""
 
 
+_reads: set[str] | None = None
+"""The paths of the files whose syntax was read since `reading` began, while it lasts."""
+
+
+@contextmanager
+def reading() -> Iterator[set[str]]:
+    """Collect the paths of the files whose syntax (a tree, a node, the text, the constants) the block reads.
+
+    What a file's raise sites are depends on its own syntax, on what `Repository.digest` covers, and on the
+    syntax of the files this names: a scan that finds none of those changed may keep the sites it found.
+    """
+    global _reads
+    outer, _reads = _reads, set()
+    try:
+        yield _reads
+    finally:
+        _reads = outer if outer is None else outer | _reads
+
+
+def note_read(file: ParsedFile) -> None:
+    """Note that the syntax of `file` was read, or what a scan found in it (see `reading`)."""
+    if _reads is not None:
+        _reads.add(file.path)
+
+
 @dataclass(frozen=True, slots=True)
 class ParsedFile:
     """One parsed Python file of the repository."""
@@ -45,10 +72,30 @@ class ParsedFile:
     """Relative POSIX path."""
     module: str
     """Dotted module name the path gives (`pkg/sub/__init__.py` is `pkg.sub`)."""
-    tree: ast.Module
-    source: Source
-    constants: Names
-    """Top-level names assigned only by plain assignments, for following module constants."""
+    syntax: ast.Module
+    """Its tree (read through `tree`, which notes the read)."""
+    text: Source
+    """Its text (read through `source`)."""
+    module_names: Names
+    """Top-level names assigned only by plain assignments, for following module constants (read through `constants`)."""
+
+    @property
+    def tree(self) -> ast.Module:
+        """Return the file's tree."""
+        note_read(self)
+        return self.syntax
+
+    @property
+    def source(self) -> Source:
+        """Return the file's text."""
+        note_read(self)
+        return self.text
+
+    @property
+    def constants(self) -> Names:
+        """Return the file's module constants."""
+        note_read(self)
+        return self.module_names
 
 
 @dataclass(eq=False, slots=True)
@@ -57,7 +104,8 @@ class Function:
 
     file: ParsedFile
     qualname: str
-    node: ast.FunctionDef | ast.AsyncFunctionDef
+    syntax: ast.FunctionDef | ast.AsyncFunctionDef
+    """Its definition (read through `node`, which notes the read)."""
     owner: ClassInfo | None
     """The class it is defined in directly, if it is a method."""
     parent: Function | None
@@ -80,6 +128,12 @@ class Function:
     """Functions defined directly in its body, by name."""
 
     @property
+    def node(self) -> ast.FunctionDef | ast.AsyncFunctionDef:
+        """Return the function's definition."""
+        note_read(self.file)
+        return self.syntax
+
+    @property
     def holes(self) -> tuple[str, ...]:
         """Return the parameters a message can come from (all but `self`/`cls`)."""
         return (self.params[1:] if self.bound else self.params) + self.keyword_only
@@ -95,7 +149,8 @@ class ClassInfo:
 
     file: ParsedFile
     qualname: str
-    node: ast.ClassDef
+    syntax: ast.ClassDef
+    """Its definition (read through `node`, which notes the read)."""
     name: str
     """Its own name."""
     base_names: tuple[str, ...]
@@ -103,6 +158,12 @@ class ClassInfo:
     base_refs: tuple[str | None, ...]
     """Each base as a class reference (`class_ref`), a generic base (`Field[str]`) by the class it subscripts."""
     methods: dict[str, Function] = field(default_factory=dict)
+
+    @property
+    def node(self) -> ast.ClassDef:
+        """Return the class's definition."""
+        note_read(self.file)
+        return self.syntax
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,8 +222,10 @@ def module_name(path: str) -> str:
 class Repository:
     """Every function and class of the parsed files, with what each raises."""
 
-    def __init__(self, files: Sequence[ParsedFile], shapes: dict[ast.AST, Shape] | None = None) -> None:
-        """Gather `files`; `shapes` keeps each function body's shape by its node, for scans that share parsed files."""
+    def __init__(self, files: Sequence[ParsedFile], shapes: dict[ast.AST, Shape] | None = None,
+                 calls: Mapping[str, Sequence[Calls]] | None = None) -> None:
+        """Gather `files`; `shapes` keeps each function body's shape by its node, for scans that share parsed files;
+        `calls` has, by path, the calls of each function of a file (in `functions_in` order) as a scan kept them."""
         self.files = list(files)
         self.functions: list[Function] = []
         self.classes: list[ClassInfo] = []
@@ -184,18 +247,58 @@ class Repository:
             for start in range(1, len(parts)):
                 self._by_suffix[".".join(parts[start:])].append(file)
             self.imports[file.module] = _imports(file)
-            self._collect(file, file.tree.body, (), None, None, top=True)
+            self._collect(file, file.syntax.body, (), None, None, top=True)
         self._in_file: dict[str, list[Function]] = defaultdict(list)
         for function in self.functions:
             self._in_file[function.file.path].append(function)
-        self.shapes: dict[int, Shape] = {
-            id(f): shapes[f.node] if shapes and f.node in shapes else Shape.of(f) for f in self.functions}
-        """By `id()` of the Function: the raises, returns and calls of its body."""
+        self._shapes: dict[int, Shape] = {}
+        """By `id()` of the Function: its shape, once asked for (`shape`)."""
+        self._known = shapes or {}
+        self.calls: dict[int, Calls] = {}
+        """By `id()` of the Function: the calls of its body, as facts."""
+        kept = calls or {}
+        for path, functions in self._in_file.items():
+            given = kept.get(path)
+            if given is not None and len(given) == len(functions):
+                self.calls.update(zip(map(id, functions), given))
+            else:
+                self.calls.update((id(f), Calls.of(self._shape(f), f)) for f in functions)
         self.raisers: dict[int, Raiser] = {}
         """By `id()` of the Function: how it raises."""
         self.raiser_names: set[str] = set()
         """The names of every helper and factory: a call of any other name calls none."""
         self._find_raisers()
+
+    def digest(self) -> bytes:
+        """Return a digest of what a file's raise sites may depend on besides the syntax of the files finding them
+        reads (see `reading`): every file's path, module and imports, every definition (names, parameters and what
+        they default to or are annotated with, bases, where each is defined), and every helper and factory."""
+        functions = {id(f): i for i, f in enumerate(self.functions)}
+        classes = {id(c): i for i, c in enumerate(self.classes)}
+        parts: list[object] = [(f.path, f.module, sorted(self.imports[f.module].items())) for f in self.files]
+        parts += [(f.file.path, f.qualname, f.params, f.keyword_only, f.bound, f.vararg, sorted(f.defaults.items()),
+                   sorted(f.annotations.items()), classes.get(id(f.owner)), functions.get(id(f.parent)))
+                  for f in self.functions]
+        parts += [(c.file.path, c.qualname, c.base_names, c.base_refs) for c in self.classes]
+        parts += [(functions[key], r.exception, r.wrap, r.param, r.returns, classes.get(id(r.cls)), r.documented)
+                  for key, r in self.raisers.items()]
+        return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).digest()
+
+    def shape(self, function: Function) -> Shape:
+        """Return the shape of a function's body (a read of its file's syntax, see `reading`)."""
+        note_read(function.file)
+        return self._shape(function)
+
+    def _shape(self, function: Function) -> Shape:
+        found = self._shapes.get(id(function))
+        if found is None:
+            node = function.syntax
+            found = self._shapes[id(function)] = self._known[node] if node in self._known else Shape.of(function)
+        return found
+
+    def shapes(self) -> dict[ast.AST, Shape]:
+        """Return the shapes found so far, by their function's node (what `scan.Memo` keeps)."""
+        return {f.syntax: self._shapes[id(f)] for f in self.functions if id(f) in self._shapes}
 
     # -- collecting definitions
 
@@ -407,12 +510,12 @@ class Repository:
         After the first round only functions that call a name a new helper or
         factory has are looked at again: nothing else can have changed.
         """
-        called = {id(f): self.shapes[id(f)].facts.names() for f in self.functions}
+        called = {id(f): self.calls[id(f)].names() for f in self.functions}
         candidates = [f for f in self.functions if f.holes]
         while candidates:
             new_names: set[str] = set()
             for function in candidates:
-                found = self._raiser_of(function, self.shapes[id(function)].facts)
+                found = self._raiser_of(function, self.calls[id(function)])
                 if found is not None:
                     self.raisers[id(function)] = found
                     self.raiser_names.add(function.name)
@@ -505,7 +608,8 @@ class Repository:
         vararg = function.vararg
         if vararg is None or depth > 3:
             return None
-        for call in self.shapes[id(function)].facts.returned:
+        note_read(function.file)  # what it returns is a fact of its body
+        for call in self.calls[id(function)].returned:
             args = call.arguments
             if not args or not (args[-1].starred and args[-1].name == vararg):
                 continue
@@ -677,6 +781,13 @@ class Calls:
     returned: tuple[CallFacts, ...]
     calls: tuple[CallFacts, ...]
 
+    @classmethod
+    def of(cls, shape: Shape, function: Function) -> Calls:
+        """Return the calls of a function's shape as facts."""
+        return cls(tuple(CallFacts.of(c, function, True) for c in shape.raised),
+                   tuple(CallFacts.of(c, function, False) for c in shape.returned),
+                   tuple(CallFacts.of(c, function, False) for c in shape.calls))
+
     def names(self) -> set[str]:
         """Return the names the body calls by."""
         return {name for call in (*self.raised, *self.calls, *self.returned) if (name := call.callee.last) is not None}
@@ -705,8 +816,6 @@ class Shape:
     """Calls whose result is returned."""
     calls: tuple[ast.Call, ...]
     """Every other call, in source order."""
-    facts: Calls
-    """The same calls, as finding helpers and factories reads them."""
 
     @classmethod
     def of(cls, function: Function) -> Shape:
@@ -717,7 +826,7 @@ class Shape:
         # and then returned (or raised) is that call returned (or raised).
         bound: dict[str, list[ast.expr]] = defaultdict(list)
         named: dict[str, list[ast.stmt]] = defaultdict(list)
-        for node in body_nodes(function.node.body):
+        for node in body_nodes(function.syntax.body):
             if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
                 raised.append(node.exc)
                 inside.add(id(node.exc))
@@ -742,9 +851,7 @@ class Shape:
                 continue
             calls.remove(call)
             (returned if all(isinstance(u, ast.Return) for u in uses) else raised).append(call)
-        return cls(tuple(raised), tuple(returned), tuple(calls), Calls(
-            tuple(CallFacts.of(c, function, True) for c in raised), tuple(CallFacts.of(c, function, False) for c in returned),
-            tuple(CallFacts.of(c, function, False) for c in calls)))
+        return cls(tuple(raised), tuple(returned), tuple(calls))
 
 
 def with_hole(argument: ast.expr, function: Function) -> tuple[str, str] | None:

@@ -34,13 +34,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..model import Variant
-from .context import OPTION_CALLS, Context, Guards, index_file
+from .context import Context, FileIndex, Guards, index_file
+from .facts import FactStore, Found, Kept, blob_id
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
     template,
     unique_variants,
 )
-from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, ClassBuilt, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, module_name, with_hole
+from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, Calls, ClassBuilt, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, module_name, note_read, reading, with_hole
 from .sites import Mapped, ParseFailure, RaiseSite, Scan, Skipped
 from .strings import Pieces, Scope, Strings, template_of
 
@@ -96,11 +97,14 @@ class Memo:
     """(path, contents) -> the file parsed."""
     shapes: dict[ast.AST, Shape] = field(default_factory=dict)
     """A function's node -> its body's shape (see `raisers.Shape`)."""
+    calls: dict[tuple[str, bytes], tuple[Calls, ...]] = field(default_factory=dict)
+    """(path, contents) -> the calls of each function of the file (see `raisers.Calls`)."""
 
 
 def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = False, memo: Memo | None = None,
-               context: bool = False, whole: bool = False) -> Scan:
-    """Return the raise sites, skipped raises and parse failures of `files`, in path order; `memo` shares work between scans.
+               context: bool = False, whole: bool = False, store: FactStore | None = None) -> Scan:
+    """Return the raise sites, skipped raises and parse failures of `files`, in path order; `memo` shares work between
+    scans, `store` between runs (`facts`).
 
     With `context`, each site has its callers and names (`context.Context`): extract writes them; a walk
     over releases and a check of pins have no use for them. `whole` says this is the one scan of a
@@ -110,7 +114,7 @@ def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = 
     # Every tree stays alive until the end; the collector would walk them all again and again for nothing.
     gc.disable()
     try:
-        return _scan(files, asserts, warns, memo, context, whole and _leaving)
+        return _scan(files, asserts, warns, memo, context, whole and _leaving, store)
     finally:
         if whole and _leaving:
             gc.freeze()  # the trees left for the end of the process: never walked by the collector again
@@ -119,7 +123,7 @@ def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = 
 
 
 def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | None = None, context: bool = False,
-          leave: bool = False) -> Scan:
+          leave: bool = False, store: FactStore | None = None) -> Scan:
     """Return what `scan_files` returns; with `leave`, leave the trees in `LEFT_FOR_EXIT`."""
     known = memo.parsed if memo is not None else {}
     read: dict[tuple[str, bytes], ParsedFile | Skipped | ParseFailure] = {}
@@ -138,61 +142,65 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
                 skipped.append(found)
             else:
                 failures.append(found)
-    repo = Repository(parsed, memo.shapes if memo is not None else None)
+    blobs = {file.path: blob_id(files[file.path]) for file in parsed} if store is not None else {}
+    kept = {path: store.get(path, blob) for path, blob in blobs.items()} if store is not None else {}
+    given = {path: k.calls for path, k in kept.items() if k is not None}
+    if memo is not None:
+        given.update((f.path, memo.calls[(f.path, files[f.path])]) for f in parsed if (f.path, files[f.path]) in memo.calls)
+    repo = Repository(parsed, memo.shapes if memo is not None else None, given)
     if leave:
         LEFT_FOR_EXIT.append(repo)
-    if memo is not None:
-        memo.parsed = read
-        memo.shapes = {f.node: repo.shapes[id(f)] for f in repo.functions}
-    joined = _context(repo, parsed) if context else None
+    calls = {file.path: tuple(repo.calls[id(f)] for f in repo.functions_in(file)) for file in parsed}
+    indexes: dict[str, FileIndex] = {}
+    if context:
+        for file in parsed:
+            before = kept.get(file.path)
+            indexes[file.path] = before.index if before is not None and before.index is not None else \
+                index_file(file.path, file.tree, _calls(repo, file))
     own = _own_messages(repo)
     decorations = _decorations(repo)
     _printed_by_bases(repo, own, decorations)
     sites = [site for found in own.values() for site in found]
     mapped: list[Mapped] = []
     strings = Strings(repo)
+    digest = repo.digest() if store is not None else b""
     for file in parsed:
-        finder = _Finder(repo, file, own, asserts, warns, strings, decorations)
-        for found_site in finder.sites():
+        before = kept.get(file.path)
+        results = before.found if before is not None else None
+        if results is None or results.digest != digest or any(blobs.get(p) != b for p, b in results.reads):
+            with reading() as reads:
+                found_here = tuple(_Finder(repo, file, own, asserts, warns, strings, decorations).sites())
+            results = Found(digest, tuple(sorted((p, blobs.get(p, "")) for p in reads)), found_here)
+        if store is not None and (before is None or before.found is not results or before.index is None and context):
+            store.put(file.path, blobs[file.path], Kept(calls[file.path], indexes.get(file.path), results))
+        for found_site in results.results:
             if isinstance(found_site, RaiseSite):
                 sites.append(found_site)
             elif isinstance(found_site, Mapped):
                 mapped.append(found_site)
             else:
                 skipped.append(found_site)
-    return Scan(tuple(sorted(joined.annotate(sites) if joined is not None else sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
+    if memo is not None:
+        memo.parsed = read
+        memo.shapes = repo.shapes()
+        memo.calls = {(f.path, files[f.path]): calls[f.path] for f in parsed}
+    if context:
+        # A call by a name the repository defines nowhere calls none of its functions: callers are asked by name.
+        called = frozenset({f.name for f in repo.functions} | {c.name for c in repo.classes})
+        sites = Context((indexes[file.path] for file in parsed), called).annotate(sites)
+    return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
 
 
-def _calls(repo: Repository, file: ParsedFile, called: frozenset[str]) -> Iterator[tuple[str, ast.Call]]:
-    """Yield each call by one of the names `called` of a file, with the qualified name of its function: from the bodies
-    the repository walked, and at module level."""
-    module_nodes = list(body_nodes(file.tree.body))
-    # `from .markup import render as render_markup`: a call of `render_markup(...)` is one of `render`.
-    renamed = {a.asname for node in module_nodes if isinstance(node, ast.ImportFrom)
-               for a in node.names if a.asname and a.name in called}
-    if renamed:
-        called = called | renamed
+def _calls(repo: Repository, file: ParsedFile) -> Iterator[tuple[str, ast.Call]]:
+    """Yield each call of a file, with the qualified name of its function: from the bodies the repository walked, and
+    at module level."""
     for function in repo.functions_in(file):
-        shape = repo.shapes[id(function)]
+        shape = repo.shape(function)
         for call in (*shape.raised, *shape.returned, *shape.calls):
-            if _called_name(call) in called:
-                yield function.qualname, call
-    for node in module_nodes:
-        if isinstance(node, ast.Call) and _called_name(node) in called:
+            yield function.qualname, call
+    for node in body_nodes(file.tree.body):
+        if isinstance(node, ast.Call):
             yield "", node
-
-
-def _called_name(call: ast.Call) -> str | None:
-    """Return the name a call calls by (`f` of `x.f(...)`), if it has one."""
-    func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-
-
-def _context(repo: Repository, parsed: list[ParsedFile]) -> Context:
-    """Return every file's index, joined (see `context`)."""
-    # A call by a name the repository defines nowhere calls none of its functions; argparse's define options.
-    called = frozenset({f.name for f in repo.functions} | set(repo.classes_by_name) | OPTION_CALLS)
-    return Context(index_file(file.path, file.tree, _calls(repo, file, called)) for file in parsed)
 
 
 def _parse(path: str, data: bytes) -> ParsedFile | Skipped | ParseFailure:
@@ -380,7 +388,7 @@ class _Finder:
             except RecursionError:
                 yield Skipped(self.file.path, stmt.lineno, "expression nested too deeply to read")
         for defined in self.repo.functions_in(self.file):
-            shape = self.repo.shapes[id(defined)]
+            shape = self.repo.shape(defined)
             for call in (*shape.calls, *shape.returned):
                 try:
                     yield from self._call(call, defined.qualname, _scope(defined), defined)
@@ -467,7 +475,7 @@ class _Finder:
                scope: tuple[int, int] | None, where: Function | None) -> RaiseSite | Skipped | None:
         """Return the site of `raise self.make_error("too_long", limit=n)`: a function of the repository that
         returns an exception whose message it looks up (by key) or formats; None when it does not."""
-        for node in self.repo.shapes[id(target)].returned:
+        for node in self.repo.shape(target).returned:
             info = self.repo.resolve_class(node.func, target.file)
             exception = dotted(node.func)
             if exception is None or not self._is_exception(node.func, target.file):
@@ -597,11 +605,17 @@ class _Finder:
         info = self.repo.resolve_class(node, self.file)
         if info is None:
             return None
+        self._own_read(info)
         for current in self.repo.lineage(info):
             if id(current) in self.own:
                 site = self.own[id(current)][0]
                 return Mapped(self.file.path, stmt.lineno, dotted(node) or info.qualname, f"{site.path}:{site.line}")
         return None
+
+    def _own_read(self, cls: ClassInfo) -> None:
+        """Note that what a class and its bases print was read: their files' own messages (see `raisers.reading`)."""
+        for current in self.repo.lineage(cls):
+            note_read(current.file)
 
     def _assert(self, stmt: ast.Assert, qualname: str, scope: tuple[int, int] | None) -> RaiseSite | Skipped:
         """Return the site of `assert cond, "message"`, or why it is not one."""
@@ -667,6 +681,7 @@ class _Finder:
         (`"Invalid value for {param_hint}: {message}"`, `f"{msg} (at {where})"`)
         prints the site's message inside that text: what a user pastes.
         """
+        self._own_read(cls)
         for current in self.repo.lineage(cls):
             own = self.own.get(id(current))
             wraps = self.decorations.get(id(current), [])

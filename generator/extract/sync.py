@@ -82,6 +82,7 @@ from ..recordjson import dumps, rewrite
 from ..search.template import pieces
 from . import git, since, tokens
 from .globs import FileFilter, without_link_helper, with_flags
+from .facts import FactStore
 from .scan import scan_files
 from .sites import ParseFailure, RaiseSite, Scan, Skipped
 
@@ -252,7 +253,8 @@ def run(
     existing = read(content_dir)
     settings = with_flags(existing.config.source, include, exclude, asserts, warns)
     snap = git.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
-    scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, context=True, whole=True)
+    scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, context=True, whole=True,
+                      store=FactStore.open(settings.asserts, settings.warnings))
     return sync(content_dir, existing, scan, snap.commit, repo,
                 lambda pins: git.history(repo_dir, snap.commit, pins),
                 lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,

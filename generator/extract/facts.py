@@ -1,0 +1,128 @@
+"""What a scan keeps of each file between runs, by the file's path and blob id: nothing of an unchanged file is made twice.
+
+A file's facts are a function of its bytes, its path, errorsite's code and the settings: the
+calls of each function as finding helpers reads them (`raisers.Calls`), the index of its
+definitions and calls (`context.FileIndex`), and its raise sites with what they depended on
+(`Found`): the digest of the repository's definitions and helpers (`Repository.digest`), and
+the blob id of each file whose syntax finding them read (`raisers.reading`). A later scan
+takes the sites as they are when that digest is the same and none of those files changed,
+and finds them again otherwise.
+
+The facts live in the user's cache folder, where no repository can put a file (the rules of
+`sitebuild.paths`: a folder of the user's own, never a link), one file per path and blob. Each
+file is authenticated with the user's cache key: one that is damaged, cut short, of another
+errorsite or not made by this user fails its check and is made again, never trusted. The
+name of an entry is a hash of errorsite's code, the settings, the path and the blob, so
+two repositories (or two checkouts of one) that hold the same file at the same path share
+its facts, and never anything else: the sites of a file are kept only with the blob ids of
+every file they read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import pickle
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ..sitebuild.paths import key, own_folder, read_cached, user_cache, write_cached
+from .context import FileIndex
+from .raisers import Calls
+from .sites import Mapped, RaiseSite, Skipped
+
+FORMAT = b"facts 1"
+"""Changes whenever what an entry holds changes shape."""
+
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+"""The largest entry read back (sglang's largest file keeps well under a megabyte)."""
+
+_CODE_BYTES = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A file's raise sites, with what they depended on besides the file itself."""
+
+    digest: bytes
+    """`Repository.digest` of the scan that found them."""
+    reads: tuple[tuple[str, str], ...]
+    """The path and blob id of each file whose syntax finding them read (the file itself among them)."""
+    results: tuple[RaiseSite | Skipped | Mapped, ...]
+    """What the file's finder yielded, in order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What a scan keeps of one file."""
+
+    calls: tuple[Calls, ...]
+    """The calls of each function the file defines, in the order the repository collects them."""
+    index: FileIndex | None
+    """The file's index of definitions and calls, once a scan that finds callers made it."""
+    found: Found | None
+    """Its sites, once a scan found them."""
+
+
+def blob_id(data: bytes) -> str:
+    """Return the id git gives a file of these bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+class FactStore:
+    """The kept facts of files, in the user's cache folder, for one errorsite and one choice of settings."""
+
+    def __init__(self, folder: Path, secret: bytes, salt: bytes) -> None:
+        self.folder = folder
+        """The folder of entries, proven the user's own."""
+        self.secret = secret
+        """The user's cache key."""
+        self.salt = salt
+        """What besides path and blob an entry's name depends on: errorsite's code and the settings."""
+
+    @classmethod
+    def open(cls, asserts: bool, warns: bool) -> FactStore:
+        """Return the store of the user's cache folder for a scan with these settings."""
+        # Another Python may parse the same bytes otherwise (f-strings, new syntax).
+        python = sys.version.encode()
+        salt = hashlib.sha256(FORMAT + b"\0" + _code_digest() + b"\0" + python + bytes([asserts, warns])).digest()
+        return cls(own_folder(user_cache() / "facts"), key(), salt)
+
+    def get(self, path: str, blob: str) -> Kept | None:
+        """Return what was kept of a file, or None when nothing was or the entry fails its check."""
+        name = self._name(path, blob)
+        data = read_cached(self.folder / name, MAX_ENTRY_BYTES)
+        if data is None or len(data) < _CODE_BYTES:
+            return None
+        code, body = data[:_CODE_BYTES], data[_CODE_BYTES:]
+        if not hmac.compare_digest(code, self._code(name, body)):
+            return None
+        try:
+            kept = pickle.loads(body)
+        except Exception:  # authenticated, so ours: an unpickling error means another Python wrote it
+            return None
+        return kept if isinstance(kept, Kept) else None
+
+    def put(self, path: str, blob: str, kept: Kept) -> None:
+        """Keep what a scan found of a file, whole or not at all."""
+        name = self._name(path, blob)
+        body = pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL)
+        write_cached(self.folder / name, self._code(name, body) + body)
+
+    def _name(self, path: str, blob: str) -> str:
+        return hashlib.sha256(self.salt + path.encode("utf-8", "surrogateescape") + b"\0" + blob.encode()).hexdigest()[:40]
+
+    def _code(self, name: str, body: bytes) -> bytes:
+        return hmac.digest(self.secret, name.encode() + b"\0" + body, hashlib.sha256)
+
+
+@lru_cache(maxsize=1)
+def _code_digest() -> bytes:
+    """Return a digest of errorsite's own code: facts another version made are never read."""
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.digest()

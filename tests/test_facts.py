@@ -1,0 +1,249 @@
+"""Facts kept between scans (`extract.facts`): a scan that keeps them finds what a scan without them finds, after
+any sequence of edits, renames and deletions; a damaged or foreign entry is made again, never trusted; two
+repositories that share the cache never see each other's facts."""
+
+from __future__ import annotations
+
+import os
+import random
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from errorsite.extract.facts import FactStore, blob_id
+from errorsite.extract.scan import scan_files
+from errorsite.extract.sites import Scan
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Give each test a cache folder of its own: what it counts there is its own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def _library() -> dict[str, bytes]:
+    """Return a small library whose raises read each other's files: helpers, factories, exception classes that
+    print their own message, messages in a base class's attributes and tables, and methods that build them."""
+    files = {
+        "lib/__init__.py": "from .errors import LibError, ParseError\nfrom .helpers import fail\n",
+        "lib/errors.py": """
+            class LibError(Exception):
+                def __init__(self, message, code=None):
+                    super().__init__(f"{message} (code {code})")
+
+
+            class ParseError(LibError):
+                def __str__(self):
+                    return f"cannot parse {self.args[0]!r}"
+
+
+            class Missing(LookupError):
+                pass
+            """,
+        "lib/helpers.py": """
+            from .errors import LibError
+
+
+            def fail(message):
+                raise LibError(message)
+
+
+            def make_error(message):
+                return ValueError(f"invalid input: {message}")
+            """,
+        "lib/base.py": """
+            class Field:
+                default_error_messages = {"required": "Missing data for required field.", "null": "Field may not be null."}
+                message_min = "Shorter than minimum length {min}."
+
+                def __init__(self):
+                    self.error_messages = dict(self.default_error_messages)
+
+                def error(self, key):
+                    raise ValueError(self.error_messages[key])
+
+                def too_short(self, size):
+                    raise ValueError(self.message_min.format(min=size))
+
+                def describe(self, name):
+                    return f"field {name} is read-only"
+            """,
+        "lib/fields.py": """
+            from .base import Field
+            from .helpers import fail, make_error
+
+
+            class String(Field):
+                default_error_messages = {"invalid": "Not a valid string."}
+
+                def check(self, value):
+                    if value is None:
+                        self.error("null")
+                    if not isinstance(value, str):
+                        raise ValueError(self.default_error_messages["invalid"])
+                    if len(value) > 10:
+                        fail("string too long")
+                    if value == "x":
+                        raise make_error("x is not allowed")
+                    raise RuntimeError(self.describe("value"))
+            """,
+        "lib/cli.py": """
+            import argparse
+            from .fields import String
+            from .errors import ParseError, Missing
+
+
+            def main(argv=None):
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--name", help="the name to check")
+                args = parser.parse_args(argv)
+                if not args.name:
+                    raise ParseError("--name")
+                if args.name == "?":
+                    raise Missing
+                String().check(args.name)
+            """,
+    }
+    return {path: textwrap.dedent(text).lstrip().encode() for path, text in files.items()}
+
+
+def _scan(files: dict[str, bytes], store: FactStore | None) -> str:
+    """Return all a scan found, every field written out (sites compare by place only)."""
+    return _written(scan_files(files, asserts=True, warns=True, context=True, store=store))
+
+
+def _written(scan: Scan) -> str:
+    return "\n".join(map(repr, (*scan.sites, *scan.skipped, *scan.failures, *scan.mapped)))
+
+
+def _edit(files: dict[str, bytes], rng: random.Random, step: int) -> str:
+    """Make one random edit of the kinds a commit makes; return what it did."""
+    path = rng.choice(sorted(files))
+    lines = files[path].decode().splitlines(keepends=True)
+    kind = rng.choice(["line", "literal", "rename", "delete", "helper", "class", "swap", "restore"])
+    if kind == "line":
+        at = rng.randrange(len(lines) + 1)
+        indent = lines[at - 1][:len(lines[at - 1]) - len(lines[at - 1].lstrip())] if at and lines[at - 1].strip() else ""
+        lines.insert(at, f"{indent}# a comment of step {step}\n" if indent or rng.random() < 0.5 else f"_STEP = {step}\n")
+        files[path] = "".join(lines).encode()
+    elif kind == "literal":
+        text = files[path].decode()
+        quoted = [i for i, c in enumerate(text) if c == '"']
+        if quoted:
+            at = rng.choice(quoted)
+            text = text[:at + 1] + f"edited {step} " + text[at + 1:]
+        files[path] = text.encode()
+    elif kind == "rename" and path != "lib/__init__.py":
+        files[path.replace(".py", f"_{step}.py")] = files.pop(path)
+    elif kind == "delete" and len(files) > 2:
+        del files[path]
+    elif kind == "helper":
+        files[path] += f"\n\ndef fail_{step}(msg):\n    raise KeyError(msg)\n\n\ndef use_{step}():\n    fail_{step}('step {step} failed')\n".encode()
+    elif kind == "class":
+        files[path] += f"\n\nclass Step{step}Error(Exception):\n    def __str__(self):\n        return 'step {step} broke'\n".encode()
+    elif kind == "swap":
+        other = rng.choice(sorted(files))
+        files[path], files[other] = files[other], files[path]
+    else:
+        files.update(_library())
+    return f"{kind} {path}"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_kept_facts_find_what_a_scan_without_them_finds_over_random_edits(seed: int) -> None:
+    files = _library()
+    store = FactStore.open(True, True)
+    assert _scan(files, store) == _scan(files, None)
+    rng = random.Random(seed)
+    for step in range(25):
+        done = _edit(files, rng, step)
+        assert _scan(files, store) == _scan(files, None), f"after step {step}: {done}"
+
+
+@pytest.mark.parametrize("path, before, after", [
+    ("lib/base.py", b"Field may not be null.", b"Field is null."),  # a table a subclass's raise reads
+    ("lib/base.py", b"is read-only", b"cannot be written"),  # a method whose returned text a raise elsewhere holds
+    ("lib/errors.py", b"(code {code})", b"[{code}]"),  # how a class prints the message raised through a helper
+    ("lib/errors.py", b"cannot parse", b"could not parse"),  # a class's own message, mapped to by a bare raise
+    ("lib/helpers.py", b"invalid input", b"rejected input"),  # a factory's template
+])
+def test_an_edit_of_what_another_files_raises_read_finds_those_raises_again(path: str, before: bytes, after: bytes) -> None:
+    files = _library()
+    store = FactStore.open(True, True)
+    _scan(files, store)
+    assert before in files[path]
+    files[path] = files[path].replace(before, after)
+    assert _scan(files, store) == _scan(files, None)
+
+
+def test_a_body_edit_keeps_the_other_files_sites_and_finds_the_edited_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _library()
+    store = FactStore.open(True, True)
+    _scan(files, store)
+    files["lib/fields.py"] = files["lib/fields.py"].replace(b"string too long", b"string longer than ten")
+    found: list[str] = []
+    original = FactStore.put
+
+    def put(self: FactStore, path: str, blob: str, kept: object) -> None:
+        found.append(path)
+        original(self, path, blob, kept)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FactStore, "put", put)
+    scan = _scan(files, store)
+    assert scan == _scan(files, None)
+    assert "string longer than ten" in scan
+    # Only the edited file's sites and those that read it are found again: Field.error in base.py raises a message
+    # of the table String in fields.py fills.
+    assert sorted(found) == ["lib/base.py", "lib/fields.py"]
+
+
+def test_a_damaged_cut_short_or_foreign_entry_is_made_again() -> None:
+    files = _library()
+    store = FactStore.open(True, True)
+    expected = _scan(files, store)
+    entries = sorted(p for p in store.folder.iterdir() if not p.name.startswith("."))
+    assert len(entries) == len(files)
+    damaged, cut, foreign = entries[0], entries[1], entries[2]
+    data = damaged.read_bytes()
+    damaged.write_bytes(data[:40] + bytes([data[40] ^ 0xFF]) + data[41:])
+    cut.write_bytes(cut.read_bytes()[:len(cut.read_bytes()) // 2])
+    # An entry made with another user's key (a copied cache folder): right shape, wrong signature.
+    other = FactStore(store.folder, os.urandom(32), store.salt)
+    path = next(p for p in files if store._name(p, blob_id(files[p])) == foreign.name)
+    kept = store.get(path, blob_id(files[path]))
+    assert kept is not None
+    other.put(path, blob_id(files[path]), kept)
+    assert store.get(path, blob_id(files[path])) is None
+    for entry in (damaged, cut):
+        name = next(p for p in files if store._name(p, blob_id(files[p])) == entry.name)
+        assert store.get(name, blob_id(files[name])) is None
+    assert _scan(files, store) == expected
+    # Each was made again, and is trusted again.
+    assert all(store.get(p, blob_id(files[p])) is not None for p in files)
+
+
+def test_an_entry_of_another_errorsite_or_other_settings_is_never_read() -> None:
+    files = _library()
+    store = FactStore.open(True, True)
+    _scan(files, store)
+    assert FactStore.open(False, True).salt != store.salt
+    without = scan_files(files, asserts=False, warns=True, context=True, store=FactStore.open(False, True))
+    assert _written(without) == _written(scan_files(files, asserts=False, warns=True, context=True))
+    newer = FactStore(store.folder, store.secret, store.salt[::-1])
+    assert all(newer.get(p, blob_id(files[p])) is None for p in files)
+
+
+def test_two_repositories_sharing_the_cache_never_mix_their_facts() -> None:
+    first = _library()
+    second = dict(first)
+    # The same path, other bytes; and the same bytes at one path whose sites read a file that differs.
+    second["lib/helpers.py"] = first["lib/helpers.py"].replace(b"invalid input", b"bad input")
+    second["lib/base.py"] = first["lib/base.py"].replace(b"Missing data for required field.", b"A value is required.")
+    store = FactStore.open(True, True)
+    for _ in range(2):
+        assert _scan(first, store) == _scan(first, None)
+        assert _scan(second, store) == _scan(second, None)
+    assert "bad input: x is not allowed" in _scan(second, store)
+    assert "invalid input: x is not allowed" in _scan(first, store)
