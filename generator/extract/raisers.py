@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .messages import FORMATTED, HOLE, Names, Source, dotted, template
 
@@ -676,8 +677,7 @@ def _at(call: ast.Call, slot: Slot) -> ast.expr | None:
     return call.args[index] if kind == "positional" else call.keywords[index].value
 
 
-@dataclass(frozen=True, slots=True)
-class Callee:
+class Callee(NamedTuple):
     """What a call says of what it calls: `f(...)` or `x.f(...)`, and what `x` is."""
 
     name: str | None = None
@@ -710,8 +710,7 @@ class Callee:
         return cls(attribute=func.attr, receiver=plain, receiver_word=word, on_super=_is_super(receiver))
 
 
-@dataclass(frozen=True, slots=True)
-class Argument:
+class Argument(NamedTuple):
     """One argument of a call, as finding helpers reads it."""
 
     starred: bool
@@ -724,8 +723,7 @@ class Argument:
     """It spells a message out itself (`template` gives a text); told for raised calls only."""
 
 
-@dataclass(frozen=True, slots=True)
-class CallFacts:
+class CallFacts(NamedTuple):
     """A call of a function body, as finding helpers and factories reads it."""
 
     callee: Callee
@@ -773,8 +771,7 @@ class CallFacts:
                    tuple((k.arg, argument(k.value)) for k in call.keywords))
 
 
-@dataclass(frozen=True, slots=True)
-class Calls:
+class Calls(NamedTuple):
     """The calls of a function body, as finding helpers and factories reads them (`Shape`'s, as facts)."""
 
     raised: tuple[CallFacts, ...]
