@@ -30,10 +30,10 @@ from pathlib import Path
 
 from ..sitebuild.paths import key, own_folder, read_cached, user_cache, write_cached
 from .context import FileIndex
-from .raisers import Calls
+from .raisers import Calls, Defined
 from .sites import Mapped, RaiseSite, Skipped
 
-FORMAT = b"facts 1"
+FORMAT = b"facts 2"
 """Changes whenever what an entry holds changes shape."""
 
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -58,6 +58,10 @@ class Found:
 class Kept:
     """What a scan keeps of one file."""
 
+    defined: tuple[Defined, ...]
+    """Its classes and functions (`ParsedFile.defined`)."""
+    imported: dict[str, str]
+    """The names it imports (`ParsedFile.imported`)."""
     calls: tuple[Calls, ...]
     """The calls of each function the file defines, in the order the repository collects them."""
     index: FileIndex | None

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .messages import FORMATTED, HOLE, Names, Source, dotted, template
+from .messages import FORMATTED, HOLE, Names, Source, decode_source, dotted, template
 
 EXCEPTION_NAME = re.compile(r"(?:Error|Exception|Warning|Exit|Abort|Interrupt|Failure)$")
 """Names of classes outside the repository taken to be exceptions."""
@@ -65,20 +65,84 @@ def note_read(file: ParsedFile) -> None:
         _reads.add(file.path)
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedFile:
-    """One parsed Python file of the repository."""
+Node = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+"""A definition's node."""
 
-    path: str
-    """Relative POSIX path."""
-    module: str
-    """Dotted module name the path gives (`pkg/sub/__init__.py` is `pkg.sub`)."""
-    syntax: ast.Module
-    """Its tree (read through `tree`, which notes the read)."""
-    text: Source
-    """Its text (read through `source`)."""
-    module_names: Names
-    """Top-level names assigned only by plain assignments, for following module constants (read through `constants`)."""
+
+class Defined(NamedTuple):
+    """A class or function a file defines, as the repository collects it (`definitions`)."""
+
+    qualname: str
+    name: str
+    owner: int
+    """For a method, the position (in its file's definitions) of its class; else -1."""
+    parent: int
+    """The position of the function it is defined in (for a method, the function its class is in); else -1."""
+    top: bool
+    """Defined at module level (in a block there too)."""
+    is_class: bool
+    base_names: tuple[str, ...] = ()
+    """For a class, `ClassInfo.base_names`."""
+    base_refs: tuple[str | None, ...] = ()
+    """For a class, `ClassInfo.base_refs`."""
+    params: tuple[str, ...] = ()
+    """For a function, `Function.params`; and so on."""
+    keyword_only: tuple[str, ...] = ()
+    bound: bool = False
+    vararg: str | None = None
+    defaults: tuple[tuple[str, str], ...] = ()
+    annotations: tuple[tuple[str, tuple[tuple[str | None, str | None], ...]], ...] = ()
+
+
+class ParsedFile:
+    """One Python file of the repository that parses, with what the repository collects of it; its syntax is read
+    from its bytes when first asked for (a scan that kept a file's facts may never need it)."""
+
+    __slots__ = ("path", "module", "data", "defined", "imported", "_tree", "_text", "_constants", "_nodes")
+
+    def __init__(self, path: str, data: bytes, tree: ast.Module | None = None, text: str | None = None,
+                 defined: tuple[Defined, ...] | None = None, imported: dict[str, str] | None = None) -> None:
+        """A file of `data` at `path`, given its tree and text when parsed already, or its facts when kept."""
+        self.path = path
+        """Relative POSIX path."""
+        self.module = module_name(path)
+        """Dotted module name the path gives (`pkg/sub/__init__.py` is `pkg.sub`)."""
+        self.data = data
+        """Its bytes."""
+        self._tree: ast.Module | None = None
+        self._text: Source | None = None
+        self._constants: Names | None = None
+        self._nodes: list[Node] = []
+        if tree is not None and text is not None:
+            self._read(tree, text)
+        if defined is None or imported is None:
+            found = definitions(self.syntax)
+            defined, imported = tuple(d for d, _ in found), _imports(self.syntax, self.path, self.module)
+        self.defined = defined
+        """Its classes and functions, in the order the repository collects them."""
+        self.imported = imported
+        """Each name it imports (in any block or function) and the dotted name it stands for."""
+
+    def _read(self, tree: ast.Module, text: str) -> None:
+        self._tree, self._text, self._constants = tree, Source(text), Names(tree.body)
+        self._nodes = [node for _, node in definitions(tree)]
+
+    def _load(self) -> None:
+        if self._tree is None:
+            text = decode_source(self.data)
+            self._read(ast.parse(text), text)
+
+    @property
+    def syntax(self) -> ast.Module:
+        """Return the file's tree, without noting the read (what the repository's own collecting reads)."""
+        self._load()
+        assert self._tree is not None
+        return self._tree
+
+    def node(self, position: int) -> Node:
+        """Return the node of the definition at a position of `defined`."""
+        self._load()
+        return self._nodes[position]
 
     @property
     def tree(self) -> ast.Module:
@@ -90,13 +154,17 @@ class ParsedFile:
     def source(self) -> Source:
         """Return the file's text."""
         note_read(self)
-        return self.text
+        self._load()
+        assert self._text is not None
+        return self._text
 
     @property
     def constants(self) -> Names:
-        """Return the file's module constants."""
+        """Top-level names assigned only by plain assignments, for following module constants."""
         note_read(self)
-        return self.module_names
+        self._load()
+        assert self._constants is not None
+        return self._constants
 
 
 @dataclass(eq=False, slots=True)
@@ -105,8 +173,8 @@ class Function:
 
     file: ParsedFile
     qualname: str
-    syntax: ast.FunctionDef | ast.AsyncFunctionDef
-    """Its definition (read through `node`, which notes the read)."""
+    position: int
+    """Where it is among its file's definitions (`ParsedFile.defined`)."""
     owner: ClassInfo | None
     """The class it is defined in directly, if it is a method."""
     parent: Function | None
@@ -127,6 +195,13 @@ class Function:
     (`annotation_names`)."""
     nested: dict[str, Function] = field(default_factory=dict)
     """Functions defined directly in its body, by name."""
+
+    @property
+    def syntax(self) -> ast.FunctionDef | ast.AsyncFunctionDef:
+        """Return the function's definition, without noting the read (what the repository's own collecting reads)."""
+        node = self.file.node(self.position)
+        assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        return node
 
     @property
     def node(self) -> ast.FunctionDef | ast.AsyncFunctionDef:
@@ -150,8 +225,8 @@ class ClassInfo:
 
     file: ParsedFile
     qualname: str
-    syntax: ast.ClassDef
-    """Its definition (read through `node`, which notes the read)."""
+    position: int
+    """Where it is among its file's definitions (`ParsedFile.defined`)."""
     name: str
     """Its own name."""
     base_names: tuple[str, ...]
@@ -164,7 +239,9 @@ class ClassInfo:
     def node(self) -> ast.ClassDef:
         """Return the class's definition."""
         note_read(self.file)
-        return self.syntax
+        node = self.file.node(self.position)
+        assert isinstance(node, ast.ClassDef)
+        return node
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,8 +312,6 @@ class Repository:
         self.imports: dict[str, dict[str, str]] = {}
         """By module: each imported local name and the dotted name it stands for."""
         self.modules: dict[str, ParsedFile] = {}
-        self.by_node: dict[int, Function] = {}
-        self.class_by_node: dict[int, ClassInfo] = {}
         self.classes_by_name: dict[str, list[ClassInfo]] = defaultdict(list)
         self._by_suffix: dict[str, list[ParsedFile]] = defaultdict(list)
         """Modules by each proper dotted suffix of their name."""
@@ -247,8 +322,8 @@ class Repository:
             parts = file.module.split(".")
             for start in range(1, len(parts)):
                 self._by_suffix[".".join(parts[start:])].append(file)
-            self.imports[file.module] = _imports(file)
-            self._collect(file, file.syntax.body, (), None, None, top=True)
+            self.imports[file.module] = file.imported
+            self._collect(file)
         self._in_file: dict[str, list[Function]] = defaultdict(list)
         for function in self.functions:
             self._in_file[function.file.path].append(function)
@@ -303,40 +378,32 @@ class Repository:
 
     # -- collecting definitions
 
-    def _collect(self, file: ParsedFile, body: Iterable[ast.stmt], names: tuple[str, ...],
-                 owner: ClassInfo | None, parent: Function | None, top: bool) -> None:
-        """Record the functions and classes of a statement list, recursively."""
-        for stmt in _definitions(body):
-            qualname = ".".join(names + (stmt.name,))
-            if isinstance(stmt, ast.ClassDef):
-                info = ClassInfo(file, qualname, stmt, stmt.name,
-                                 tuple((dotted(b) or "").rpartition(".")[2] for b in stmt.bases),
-                                 tuple(class_ref(b.value if isinstance(b, ast.Subscript) else b) for b in stmt.bases))
+    def _collect(self, file: ParsedFile) -> None:
+        """Record the functions and classes of a file."""
+        made: list[Function | ClassInfo] = []
+        for position, defined in enumerate(file.defined):
+            owner = made[defined.owner] if defined.owner >= 0 else None
+            parent = made[defined.parent] if defined.parent >= 0 else None
+            assert not isinstance(owner, Function) and not isinstance(parent, ClassInfo)
+            if defined.is_class:
+                info = ClassInfo(file, defined.qualname, position, defined.name, defined.base_names, defined.base_refs)
                 self.classes.append(info)
-                self.class_by_node[id(stmt)] = info
-                self.classes_by_name[stmt.name].append(info)
-                if top:
-                    self.top[(file.module, stmt.name)] = info
-                self._collect(file, stmt.body, names + (stmt.name,), info, parent, top=False)
+                self.classes_by_name[defined.name].append(info)
+                if defined.top:
+                    self.top[(file.module, defined.name)] = info
+                made.append(info)
                 continue
-            args = stmt.args
-            decorators = {dotted(d) for d in stmt.decorator_list}
-            bound = owner is not None and "staticmethod" not in decorators
-            function = Function(file, qualname, stmt, owner, parent, stmt.name,
-                                tuple(a.arg for a in args.posonlyargs + args.args),
-                                tuple(a.arg for a in args.kwonlyargs), bound,
-                                args.vararg.arg if args.vararg is not None else None, _defaults(args),
-                                {a.arg: annotation_names(a.annotation) for a in args.posonlyargs + args.args + args.kwonlyargs
-                                 if a.annotation is not None})
+            function = Function(file, defined.qualname, position, owner, parent, defined.name, defined.params,
+                                defined.keyword_only, defined.bound, defined.vararg, dict(defined.defaults),
+                                dict(defined.annotations))
             self.functions.append(function)
-            self.by_node[id(stmt)] = function
             if owner is not None:
-                owner.methods.setdefault(stmt.name, function)
+                owner.methods.setdefault(defined.name, function)
             elif parent is not None:
-                parent.nested.setdefault(stmt.name, function)
-            elif top:
-                self.top[(file.module, stmt.name)] = function
-            self._collect(file, stmt.body, names + (stmt.name,), None, function, top=False)
+                parent.nested.setdefault(defined.name, function)
+            elif defined.top:
+                self.top[(file.module, defined.name)] = function
+            made.append(function)
 
     # -- resolving names
 
@@ -944,6 +1011,37 @@ def _method_owner(function: Function) -> ClassInfo | None:
     return None
 
 
+def definitions(tree: ast.Module) -> list[tuple[Defined, Node]]:
+    """Return the classes and functions a module defines, each with its node, in the order the repository collects
+    them: depth first, a class or function before what it defines."""
+    found: list[tuple[Defined, Node]] = []
+
+    def collect(body: Iterable[ast.stmt], names: tuple[str, ...], owner: int, parent: int, top: bool) -> None:
+        for stmt in _definitions(body):
+            qualname = ".".join(names + (stmt.name,))
+            here = len(found)
+            if isinstance(stmt, ast.ClassDef):
+                found.append((Defined(qualname, stmt.name, owner, parent, top, True,
+                                      tuple((dotted(b) or "").rpartition(".")[2] for b in stmt.bases),
+                                      tuple(class_ref(b.value if isinstance(b, ast.Subscript) else b) for b in stmt.bases)),
+                              stmt))
+                collect(stmt.body, names + (stmt.name,), here, parent, False)
+                continue
+            args = stmt.args
+            decorators = {dotted(d) for d in stmt.decorator_list}
+            found.append((Defined(
+                qualname, stmt.name, owner, parent, top, False, (), (),
+                tuple(a.arg for a in args.posonlyargs + args.args), tuple(a.arg for a in args.kwonlyargs),
+                owner >= 0 and "staticmethod" not in decorators, args.vararg.arg if args.vararg is not None else None,
+                tuple(_defaults(args).items()),
+                tuple((a.arg, annotation_names(a.annotation)) for a in args.posonlyargs + args.args + args.kwonlyargs
+                      if a.annotation is not None)), stmt))
+            collect(stmt.body, names + (stmt.name,), -1, here, False)
+
+    collect(tree.body, (), -1, -1, True)
+    return found
+
+
 def _definitions(body: Iterable[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
     """Yield the functions and classes a statement list defines, also inside if/try/with blocks."""
     for stmt in body:
@@ -958,11 +1056,11 @@ def _definitions(body: Iterable[ast.stmt]) -> Iterator[ast.FunctionDef | ast.Asy
                     yield from _definitions([child])
 
 
-def _imports(file: ParsedFile) -> dict[str, str]:
+def _imports(tree: ast.Module, path: str, module: str) -> dict[str, str]:
     """Return each name a module imports (in any block or function) and the dotted name it stands for."""
-    package = file.module if file.path.endswith("__init__.py") else file.module.rpartition(".")[0]
+    package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
     names: dict[str, str] = {}
-    for node in _simple_statements(file.tree.body):
+    for node in _simple_statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:

@@ -130,20 +130,27 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     parsed: list[ParsedFile] = []
     skipped: list[Skipped] = []
     failures: list[ParseFailure] = []
+    blobs = {path: blob_id(data) for path, data in files.items()} if store is not None else {}
+    kept = {path: store.get(path, blob) for path, blob in blobs.items()} if store is not None else {}
     with warnings.catch_warnings():
         # Old code trips invalid-escape warnings at parse time; they say nothing about raises.
         warnings.simplefilter("ignore")
         for path in sorted(files):
             key = (path, files[path])
-            found = read[key] = known[key] if key in known else _parse(path, files[path])
+            before = kept.get(path)
+            if before is not None:
+                # Parsed when (if ever) something reads its syntax.
+                found: ParsedFile | Skipped | ParseFailure = ParsedFile(path, files[path], defined=before.defined,
+                                                                        imported=before.imported)
+            else:
+                found = known[key] if key in known else _parse(path, files[path])
+            read[key] = found
             if isinstance(found, ParsedFile):
                 parsed.append(found)
             elif isinstance(found, Skipped):
                 skipped.append(found)
             else:
                 failures.append(found)
-    blobs = {file.path: blob_id(files[file.path]) for file in parsed} if store is not None else {}
-    kept = {path: store.get(path, blob) for path, blob in blobs.items()} if store is not None else {}
     given = {path: k.calls for path, k in kept.items() if k is not None}
     if memo is not None:
         given.update((f.path, memo.calls[(f.path, files[f.path])]) for f in parsed if (f.path, files[f.path]) in memo.calls)
@@ -172,7 +179,8 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
                 found_here = tuple(_Finder(repo, file, own, asserts, warns, strings, decorations).sites())
             results = Found(digest, tuple(sorted((p, blobs.get(p, "")) for p in reads)), found_here)
         if store is not None and (before is None or before.found is not results or before.index is None and context):
-            store.put(file.path, blobs[file.path], Kept(calls[file.path], indexes.get(file.path), results))
+            store.put(file.path, blobs[file.path], Kept(file.defined, file.imported, calls[file.path],
+                                                        indexes.get(file.path), results))
         for found_site in results.results:
             if isinstance(found_site, RaiseSite):
                 sites.append(found_site)
@@ -226,7 +234,7 @@ def _parse(path: str, data: bytes) -> ParsedFile | Skipped | ParseFailure:
         return ParseFailure(path, "expressions nested too deeply to parse")
     except (ValueError, MemoryError) as error:
         return ParseFailure(path, str(error) or type(error).__name__)
-    return ParsedFile(path, module_name(path), tree, Source(text), Names(tree.body))
+    return ParsedFile(path, data, tree, text)
 
 
 def _own_messages(repo: Repository) -> dict[int, list[RaiseSite]]:
@@ -363,6 +371,8 @@ class _Finder:
         """The names `except ... as name` binds in each function met, by `id()`."""
         self.strings = strings
         self.guards = Guards(file.tree)
+        self._defined = {id(f.syntax): f for f in repo.functions_in(file)}
+        """The file's functions, by `id()` of their node."""
 
     def names(self, where: Function | None) -> Names:
         """Return the names a message can follow inside `where` (the module's at module level)."""
@@ -380,7 +390,7 @@ class _Finder:
         functions, from the statements themselves.
         """
         for stmt, qualname, scope, function in _statements(self.file.tree.body, (), None, None):
-            where = self.repo.by_node.get(id(function)) if function is not None else None
+            where = self._defined.get(id(function)) if function is not None else None
             if where is not None and not isinstance(stmt, (ast.Raise, ast.Assert)) and _yielded_call(stmt) is None:
                 continue
             try:
