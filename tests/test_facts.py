@@ -247,3 +247,21 @@ def test_two_repositories_sharing_the_cache_never_mix_their_facts() -> None:
         assert _scan(second, store) == _scan(second, None)
     assert "bad input: x is not allowed" in _scan(second, store)
     assert "invalid input: x is not allowed" in _scan(first, store)
+
+
+def test_check_source_parses_a_pinned_file_once_whatever_commit_pins_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from errorsite.extract import check
+
+    content = _library()["lib/fields.py"]
+    store = FactStore.open(False, False)
+    first = check._PinnedFile.of(content, store)
+    assert first.error is None and 13 in first.raise_lines  # `raise ValueError(...)` of String.check
+
+    def parse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(check.ast, "parse", parse)
+    assert check._PinnedFile.of(content, store) == first
+    # Another file (its blob unknown) must be parsed: the kept lines are never another file's.
+    with pytest.raises(AssertionError, match="parsed again"):
+        check._PinnedFile.of(content + b"\n# changed\n", store)

@@ -23,7 +23,7 @@ from ..problems import Invalid, Problem
 from . import git, sync
 from .globs import FileFilter, without_link_helper
 from .messages import decode_source, file_lines, split_lines
-from .facts import FactStore
+from .facts import FactStore, blob_id
 from .scan import scan_files
 from .sites import RaiseSite
 
@@ -129,10 +129,10 @@ def check_source(
     pinned = [r for r in mine if r.source.commit in history.reachable]
     names = [f"{r.source.commit}:{r.source.path}" for r in pinned]
     contents = git.read_objects(repo_dir, sorted(set(names)))
-    files = {name: _PinnedFile.of(content) for name, content in contents.items()}
+    store = FactStore.open(settings.asserts, settings.warnings)
+    files = {name: _PinnedFile.of(content, store) for name, content in contents.items()}
     problems += [p for record, name in zip(pinned, names) for p in _drift(record, files[name])]
-    scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, whole=True,
-                      store=FactStore.open(settings.asserts, settings.warnings))
+    scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, whole=True, store=store)
     matching = sync.match([_known(r) for r in mine], scan.sites, rules=2)
     removed = [r for r in site.records if r.status == "removed"
                and (site.config.repo is None or r.source.repo in (None, site.config.repo))]
@@ -210,8 +210,9 @@ class _PinnedFile:
     """Why the file could not be found, decoded or parsed, if it could not."""
 
     @classmethod
-    def of(cls, content: bytes | None) -> _PinnedFile:
-        """Return the lines and raise lines of a file's content (None: no such file)."""
+    def of(cls, content: bytes | None, store: FactStore) -> _PinnedFile:
+        """Return the lines and raise lines of a file's content (None: no such file); `store` keeps the raise
+        lines of each file by blob id, so a file pinned by many commits' records is parsed once, ever."""
         if content is None:
             return cls((), frozenset(), "there is no such file at that commit")
         try:
@@ -219,6 +220,10 @@ class _PinnedFile:
         except (SyntaxError, ValueError) as error:
             return cls((), frozenset(), f"cannot decode the file: {error}")
         lines = tuple(file_lines(text))
+        blob = blob_id(content)
+        kept = store.raise_lines(blob)
+        if kept is not None:
+            return cls(lines, kept, None)
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError) as error:
@@ -229,6 +234,7 @@ class _PinnedFile:
                 raise_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
             elif isinstance(node, (ast.Call, ast.Return)):
                 raise_lines.add(node.lineno)
+        store.keep_raise_lines(blob, frozenset(raise_lines))
         return cls(lines, frozenset(raise_lines), None)
 
 

@@ -96,7 +96,24 @@ class FactStore:
 
     def get(self, path: str, blob: str) -> Kept | None:
         """Return what was kept of a file, or None when nothing was or the entry fails its check."""
-        name = self._name(path, blob)
+        kept = self._read(self._name(path, blob))
+        return kept if isinstance(kept, Kept) else None
+
+    def put(self, path: str, blob: str, kept: Kept) -> None:
+        """Keep what a scan found of a file, whole or not at all."""
+        self._write(self._name(path, blob), kept)
+
+    def raise_lines(self, blob: str) -> frozenset[int] | None:
+        """Return the lines of a file's raises, calls and returns (what `check --source` asks of a pinned file),
+        or None when they were not kept."""
+        lines = self._read(self._name("", blob))
+        return lines if isinstance(lines, frozenset) else None
+
+    def keep_raise_lines(self, blob: str, lines: frozenset[int]) -> None:
+        """Keep the raise lines of a file."""
+        self._write(self._name("", blob), lines)
+
+    def _read(self, name: str) -> object:
         data = read_cached(self.folder / name, MAX_ENTRY_BYTES)
         if data is None or len(data) < _CODE_BYTES:
             return None
@@ -104,18 +121,16 @@ class FactStore:
         if not hmac.compare_digest(code, self._code(name, body)):
             return None
         try:
-            kept = pickle.loads(body)
+            return pickle.loads(body)
         except Exception:  # authenticated, so ours: an unpickling error means another Python wrote it
             return None
-        return kept if isinstance(kept, Kept) else None
 
-    def put(self, path: str, blob: str, kept: Kept) -> None:
-        """Keep what a scan found of a file, whole or not at all."""
-        name = self._name(path, blob)
-        body = pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL)
+    def _write(self, name: str, value: object) -> None:
+        body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         write_cached(self.folder / name, self._code(name, body) + body)
 
     def _name(self, path: str, blob: str) -> str:
+        """Return the name of the entry of a file ("" for what does not depend on where the file is)."""
         return hashlib.sha256(self.salt + path.encode("utf-8", "surrogateescape") + b"\0" + blob.encode()).hexdigest()[:40]
 
     def _code(self, name: str, body: bytes) -> bytes:

@@ -113,19 +113,20 @@ class ParsedFile:
         self._text: Source | None = None
         self._constants: Names | None = None
         self._nodes: list[Node] = []
-        if tree is not None and text is not None:
-            self._read(tree, text)
+        found = self._read(tree, text) if tree is not None and text is not None else None
         if defined is None or imported is None:
-            found = definitions(self.syntax)
+            found = found if found is not None else definitions(self.syntax)
             defined, imported = tuple(d for d, _ in found), _imports(self.syntax, self.path, self.module)
         self.defined = defined
         """Its classes and functions, in the order the repository collects them."""
         self.imported = imported
         """Each name it imports (in any block or function) and the dotted name it stands for."""
 
-    def _read(self, tree: ast.Module, text: str) -> None:
+    def _read(self, tree: ast.Module, text: str) -> list[tuple[Defined, Node]]:
         self._tree, self._text, self._constants = tree, Source(text), Names(tree.body)
-        self._nodes = [node for _, node in definitions(tree)]
+        found = definitions(tree)
+        self._nodes = [node for _, node in found]
+        return found
 
     def _load(self) -> None:
         if self._tree is None:
@@ -824,7 +825,12 @@ class CallFacts(NamedTuple):
 
         def argument(node: ast.expr) -> Argument:
             value = node.value if isinstance(node, ast.Starred) else node
-            mentions = holes and any(isinstance(n, ast.Name) and n.id in holes for n in ast.walk(node))
+            # Only an argument that reads a parameter can carry it (`with_hole`): most are a name or a literal.
+            if isinstance(value, ast.Name):
+                mentions = value.id in holes
+            else:
+                mentions = bool(holes) and not isinstance(value, ast.Constant) and any(
+                    isinstance(n, ast.Name) and n.id in holes for n in ast.walk(value))
             spelled = False
             if raised and not isinstance(node, ast.Starred):
                 try:

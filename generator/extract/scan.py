@@ -41,7 +41,7 @@ from .messages import (
     template,
     unique_variants,
 )
-from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, Calls, ClassBuilt, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, module_name, note_read, reading, with_hole
+from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, Calls, ClassBuilt, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, note_read, reading, with_hole
 from .sites import Mapped, ParseFailure, RaiseSite, Scan, Skipped
 from .strings import Pieces, Scope, Strings, template_of
 
