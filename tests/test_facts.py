@@ -254,14 +254,14 @@ def test_check_source_parses_a_pinned_file_once_whatever_commit_pins_it(monkeypa
 
     content = _library()["lib/fields.py"]
     store = FactStore.open(False, False)
-    first = check._PinnedFile.of(content, store)
-    assert first.error is None and 13 in first.raise_lines  # `raise ValueError(...)` of String.check
+    first = check._PinnedFile.of(content, store).raise_lines()
+    assert 13 in first  # `raise ValueError(...)` of String.check
 
     def parse(*args: object, **kwargs: object) -> None:
         raise AssertionError("parsed again")
 
     monkeypatch.setattr(check.ast, "parse", parse)
-    assert check._PinnedFile.of(content, store) == first
+    assert check._PinnedFile.of(content, store).raise_lines() == first
     # Another file (its blob unknown) must be parsed: the kept lines are never another file's.
     with pytest.raises(AssertionError, match="parsed again"):
-        check._PinnedFile.of(content + b"\n# changed\n", store)
+        check._PinnedFile.of(content + b"\n# changed\n", store).raise_lines()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,9 +131,17 @@ def check_source(
     names = [f"{r.source.commit}:{r.source.path}" for r in pinned]
     contents = git.read_objects(repo_dir, sorted(set(names)))
     store = FactStore.open(settings.asserts, settings.warnings)
-    files = {name: _PinnedFile.of(content, store) for name, content in contents.items()}
+    scanned = without_link_helper(snap.files)
+    scan = scan_files(scanned, settings.asserts, settings.warnings, whole=True, store=store)
+    # A pinned file whose bytes are HEAD's: the lines the scan found sites on need no parse to be known raises.
+    heads = {path: blob_id(data) for path, data in scanned.items()}
+    site_lines: dict[str, set[int]] = defaultdict(set)
+    for found in scan.sites:
+        site_lines[found.path].add(found.line)
+    files = {name: _PinnedFile.of(content, store, lambda path, blob: frozenset(site_lines[path])
+                                  if heads.get(path) == blob else frozenset(), name.partition(":")[2])
+             for name, content in contents.items()}
     problems += [p for record, name in zip(pinned, names) for p in _drift(record, files[name])]
-    scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, whole=True, store=store)
     matching = sync.match([_known(r) for r in mine], scan.sites, rules=2)
     removed = [r for r in site.records if r.status == "removed"
                and (site.config.repo is None or r.source.repo in (None, site.config.repo))]
@@ -198,44 +207,63 @@ def _unreachable(commit: str, head: str, count: int, first: str, missing: bool) 
     )
 
 
-@dataclass(frozen=True)
 class _PinnedFile:
-    """One file at one commit, read once however many records point into it."""
+    """One file at one commit, read once however many records point into it; parsed only when a record's line
+    is not one where the scan at HEAD found a site in the same bytes."""
 
-    lines: tuple[str, ...]
-    """The file's lines with their line breaks."""
-    raise_lines: frozenset[int]
-    """Every line a raise or assert statement spans, and the first line of every call and return (helper calls, warnings, own messages)."""
-    error: str | None
-    """Why the file could not be found, decoded or parsed, if it could not."""
+    def __init__(self, lines: tuple[str, ...], error: str | None, text: str = "", blob: str = "",
+                 known: frozenset[int] = frozenset(), store: FactStore | None = None) -> None:
+        self.lines = lines
+        """The file's lines with their line breaks."""
+        self.error = error
+        """Why the file could not be found, decoded or parsed, if it could not."""
+        self._text, self._blob, self._store = text, blob, store
+        self._known = known
+        """Lines a raise site is on: the scan found them in these bytes at HEAD."""
+        self._raise_lines: frozenset[int] | None = None
 
     @classmethod
-    def of(cls, content: bytes | None, store: FactStore) -> _PinnedFile:
-        """Return the lines and raise lines of a file's content (None: no such file); `store` keeps the raise
-        lines of each file by blob id, so a file pinned by many commits' records is parsed once, ever."""
+    def of(cls, content: bytes | None, store: FactStore,
+           known: Callable[[str, str], frozenset[int]] = lambda path, blob: frozenset(), path: str = "") -> _PinnedFile:
+        """Return the lines of a file's content at `path` (None: no such file), with the lines `known(path, blob id)`
+        to be on a raise."""
         if content is None:
-            return cls((), frozenset(), "there is no such file at that commit")
+            return cls((), "there is no such file at that commit")
         try:
             text = decode_source(content)
         except (SyntaxError, ValueError) as error:
-            return cls((), frozenset(), f"cannot decode the file: {error}")
-        lines = tuple(file_lines(text))
+            return cls((), f"cannot decode the file: {error}")
         blob = blob_id(content)
-        kept = store.raise_lines(blob)
-        if kept is not None:
-            return cls(lines, kept, None)
+        return cls(tuple(file_lines(text)), None, text, blob, known(path, blob), store)
+
+    def on_a_raise(self, line: int) -> bool:
+        """Return whether a line is spanned by a raise or assert statement, or is the first line of a call or a
+        return (helper calls, warnings, own messages)."""
+        return line in self._known or line in self.raise_lines()
+
+    def raise_lines(self) -> frozenset[int]:
+        """Return every line `on_a_raise` holds, kept by blob id: a file pinned by many records' commits is
+        parsed once, ever."""
+        if self._raise_lines is None:
+            kept = self._store.raise_lines(self._blob) if self._store is not None else None
+            self._raise_lines = kept if kept is not None else self._parsed()
+        return self._raise_lines
+
+    def _parsed(self) -> frozenset[int]:
         try:
-            tree = ast.parse(text)
+            tree = ast.parse(self._text)
         except (SyntaxError, ValueError, RecursionError) as error:
-            return cls(lines, frozenset(), f"the file does not parse: {error}")
-        raise_lines: set[int] = set()
+            self.error = f"the file does not parse: {error}"
+            return frozenset()
+        found: set[int] = set()
         for node in ast.walk(tree):
             if isinstance(node, (ast.Raise, ast.Assert)):
-                raise_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+                found.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
             elif isinstance(node, (ast.Call, ast.Return)):
-                raise_lines.add(node.lineno)
-        store.keep_raise_lines(blob, frozenset(raise_lines))
-        return cls(lines, frozenset(raise_lines), None)
+                found.add(node.lineno)
+        if self._store is not None:
+            self._store.keep_raise_lines(self._blob, frozenset(found))
+        return frozenset(found)
 
 
 def _drift(record: Record, file: _PinnedFile) -> list[Problem]:
@@ -287,7 +315,7 @@ def _same_snippet(record: Record, file: _PinnedFile, where: str) -> None:
 
 def _on_a_raise(record: Record, file: _PinnedFile, where: str) -> None:
     """Raise when `source.line` is not on a raise or assert statement."""
-    if record.source.line in file.raise_lines:
+    if file.on_a_raise(record.source.line):
         return
     raise Invalid(
         f"{where}: " + (file.error or f"line {record.source.line} is not a raise statement"),
