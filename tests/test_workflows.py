@@ -105,7 +105,7 @@ def test_the_action_passes_actionlint_and_declares_what_it_uses() -> None:
     ids = {s["id"] for s in steps if "id" in s}
     assert set(re.findall(r"steps\.([a-z-]+)\.", text)) <= ids
     used = [s["uses"].partition("@")[0] for s in steps if "uses" in s]
-    assert used == ["actions/setup-python", "actions/configure-pages", "actions/upload-pages-artifact",
+    assert used == ["actions/setup-python", "actions/cache", "actions/configure-pages", "actions/upload-pages-artifact",
                     "actions/deploy-pages"]
 
 
@@ -171,7 +171,8 @@ def run_steps(repo: Path, runner: Path, given: dict[str, str], skip: tuple[str, 
             continue
         added = github_path.read_text().split()
         env = {**os.environ, "RUNNER_TEMP": str(runner), "GITHUB_ACTION_PATH": str(action_path),
-               "GITHUB_PATH": str(github_path), "PATH": os.pathsep.join([*added, str(shims), os.environ["PATH"]])}
+               "GITHUB_PATH": str(github_path), "GITHUB_OUTPUT": str(runner / "output"),
+               "PATH": os.pathsep.join([*added, str(shims), os.environ["PATH"]])}
         env.pop("VIRTUAL_ENV", None)
         env |= {key: substitute(str(value), inputs, outputs) for key, value in step.get("env", {}).items()}
         result = subprocess.run(["bash", "-e", "-c", substitute(step["run"], inputs, outputs)], cwd=repo, env=env,
