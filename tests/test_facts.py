@@ -203,8 +203,8 @@ def test_a_damaged_cut_short_or_foreign_entry_is_made_again() -> None:
     files = _library()
     store = FactStore.open(True, True)
     expected = _scan(files, store)
-    entries = sorted(p for p in store.folder.iterdir() if not p.name.startswith("."))
-    assert len(entries) == len(files)
+    entries = [store.folder / store._name(p, blob_id(files[p])) for p in sorted(files)]
+    assert all(entry.is_file() for entry in entries)
     damaged, cut, foreign = entries[0], entries[1], entries[2]
     data = damaged.read_bytes()
     damaged.write_bytes(data[:40] + bytes([data[40] ^ 0xFF]) + data[41:])
@@ -265,3 +265,38 @@ def test_check_source_parses_a_pinned_file_once_whatever_commit_pins_it(monkeypa
     # Another file (its blob unknown) must be parsed: the kept lines are never another file's.
     with pytest.raises(AssertionError, match="parsed again"):
         check._PinnedFile.of(content + b"\n# changed\n", store).raise_lines()
+
+
+def test_damaged_calls_indexes_and_helper_tables_are_made_again() -> None:
+    files = _library()
+    store = FactStore.open(True, True)
+    expected = _scan(files, store)
+    files["lib/cli.py"] += b"\n# a comment: the helpers found stay the same\n"
+    for entry in store.folder.iterdir():
+        if not entry.name.startswith(".") and entry.name != "key":
+            data = entry.read_bytes()
+            entry.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # the signature no longer holds
+    assert _scan(files, store) == _scan(files, None)
+    assert _scan(files, store) == _scan(files, None) == expected
+
+
+def test_an_edit_that_changes_no_definition_import_or_call_reads_no_other_files_calls(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _library()
+    store = FactStore.open(True, True)
+    _scan(files, store)
+    read: list[str] = []
+    original = FactStore.calls
+
+    def calls(self: FactStore, path: str, blob: str) -> object:
+        read.append(path)
+        return original(self, path, blob)
+
+    monkeypatch.setattr(FactStore, "calls", calls)
+    files["lib/fields.py"] = files["lib/fields.py"].replace(b"string too long", b"string over ten characters")
+    assert _scan(files, store) == _scan(files, None)
+    assert read == []  # the helpers found before were taken as they were
+    files["lib/fields.py"] += b"\n\ndef check_all(values):\n    for v in values:\n        String().check(v)\n"
+    assert _scan(files, store) == _scan(files, None)
+    # A new call: the calls of every other file that has a function are read, to find the helpers again.
+    assert set(read) == {p for p in files if p != "lib/fields.py" and b"def " in files[p]}

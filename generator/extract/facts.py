@@ -30,10 +30,10 @@ from pathlib import Path
 
 from ..sitebuild.paths import key, own_folder, read_cached, user_cache, write_cached
 from .context import FileIndex
-from .raisers import Calls, Defined
+from .raisers import Calls, Defined, KeptRaiser
 from .sites import Mapped, RaiseSite, Skipped
 
-FORMAT = b"facts 2"
+FORMAT = b"facts 3"
 """Changes whenever what an entry holds changes shape."""
 
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -62,12 +62,18 @@ class Kept:
     """Its classes and functions (`ParsedFile.defined`)."""
     imported: dict[str, str]
     """The names it imports (`ParsedFile.imported`)."""
-    calls: tuple[Calls, ...]
-    """The calls of each function the file defines, in the order the repository collects them."""
-    index: FileIndex | None
-    """The file's index of definitions and calls, once a scan that finds callers made it."""
+    inputs: str
+    """A digest of what finding helpers reads of the file (`inputs_digest`)."""
     found: Found | None
     """Its sites, once a scan found them."""
+
+
+def inputs_digest(defined: tuple[Defined, ...], imported: dict[str, str], calls: tuple[Calls, ...]) -> str:
+    """Return a digest of what finding helpers and factories reads of a file: its definitions, imports and calls.
+
+    The helpers of a repository are a function of these of every file (`Repository.raiser_table`).
+    """
+    return hashlib.sha256(repr((defined, sorted(imported.items()), calls)).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def blob_id(data: bytes) -> str:
@@ -103,15 +109,44 @@ class FactStore:
         """Keep what a scan found of a file, whole or not at all."""
         self._write(self._name(path, blob), kept)
 
+    def calls(self, path: str, blob: str) -> tuple[Calls, ...] | None:
+        """Return the kept calls of each function of a file (`raisers.Calls`), read apart: most scans need none."""
+        calls = self._read(self._name(path, blob, "calls"))
+        return calls if isinstance(calls, tuple) else None
+
+    def keep_calls(self, path: str, blob: str, calls: tuple[Calls, ...]) -> None:
+        """Keep the calls of each function of a file."""
+        self._write(self._name(path, blob, "calls"), calls)
+
+    def index(self, path: str, blob: str) -> FileIndex | None:
+        """Return the kept index of a file's definitions and calls (`context.FileIndex`), read apart: `check
+        --source` needs none."""
+        index = self._read(self._name(path, blob, "index"))
+        return index if isinstance(index, FileIndex) else None
+
+    def keep_index(self, path: str, blob: str, index: FileIndex) -> None:
+        """Keep the index of a file."""
+        self._write(self._name(path, blob, "index"), index)
+
+    def raisers(self, inputs: str) -> list[KeptRaiser] | None:
+        """Return the helpers and factories found in files of these inputs (a digest of every file's
+        `inputs_digest`), or None when no scan kept them."""
+        table = self._read(self._name("", inputs, "raisers"))
+        return table if isinstance(table, list) and all(isinstance(r, KeptRaiser) for r in table) else None
+
+    def keep_raisers(self, inputs: str, table: list[KeptRaiser]) -> None:
+        """Keep the helpers and factories found in files of these inputs."""
+        self._write(self._name("", inputs, "raisers"), table)
+
     def raise_lines(self, blob: str) -> frozenset[int] | None:
         """Return the lines of a file's raises, calls and returns (what `check --source` asks of a pinned file),
         or None when they were not kept."""
-        lines = self._read(self._name("", blob))
+        lines = self._read(self._name("", blob, "lines"))
         return lines if isinstance(lines, frozenset) else None
 
     def keep_raise_lines(self, blob: str, lines: frozenset[int]) -> None:
         """Keep the raise lines of a file."""
-        self._write(self._name("", blob), lines)
+        self._write(self._name("", blob, "lines"), lines)
 
     def _read(self, name: str) -> object:
         data = read_cached(self.folder / name, MAX_ENTRY_BYTES)
@@ -129,9 +164,11 @@ class FactStore:
         body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         write_cached(self.folder / name, self._code(name, body) + body)
 
-    def _name(self, path: str, blob: str) -> str:
-        """Return the name of the entry of a file ("" for what does not depend on where the file is)."""
-        return hashlib.sha256(self.salt + path.encode("utf-8", "surrogateescape") + b"\0" + blob.encode()).hexdigest()[:40]
+    def _name(self, path: str, blob: str, part: str = "") -> str:
+        """Return the name of an entry: of a file's facts, or of one `part` of them ("" for the path of what does
+        not depend on where the file is)."""
+        key = self.salt + part.encode() + b"\0" + path.encode("utf-8", "surrogateescape") + b"\0" + blob.encode()
+        return hashlib.sha256(key).hexdigest()[:40]
 
     def _code(self, name: str, body: bytes) -> bytes:
         return hmac.digest(self.secret, name.encode() + b"\0" + body, hashlib.sha256)

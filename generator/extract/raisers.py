@@ -17,7 +17,7 @@ import ast
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -245,6 +245,20 @@ class ClassInfo:
         return node
 
 
+class KeptRaiser(NamedTuple):
+    """A helper or factory as a scan keeps it between runs (`Repository.raiser_table`)."""
+
+    function: tuple[str, int]
+    """The function: its file's path, its position among the file's definitions."""
+    exception: str
+    wrap: str
+    param: str
+    returns: bool
+    cls: tuple[str, int] | None
+    """The exception's class, when it is one of the repository's, as `function` is told."""
+    documented: bool
+
+
 @dataclass(frozen=True, slots=True)
 class Raiser:
     """How a helper or factory turns one of its parameters into an exception."""
@@ -302,9 +316,13 @@ class Repository:
     """Every function and class of the parsed files, with what each raises."""
 
     def __init__(self, files: Sequence[ParsedFile], shapes: dict[ast.AST, Shape] | None = None,
-                 calls: Mapping[str, Sequence[Calls]] | None = None) -> None:
+                 calls: Mapping[str, Callable[[], Sequence[Calls] | None]] | None = None,
+                 raisers: Callable[[Repository], Sequence[KeptRaiser] | None] | None = None) -> None:
         """Gather `files`; `shapes` keeps each function body's shape by its node, for scans that share parsed files;
-        `calls` has, by path, the calls of each function of a file (in `functions_in` order) as a scan kept them."""
+        `calls` has, by path, what gives the calls of each function of a file (in `functions_in` order) as a scan
+        kept them (None when it cannot: they are made again); `raisers`, asked once the definitions are collected,
+        gives `raiser_table` of a scan of files whose definitions, imports and calls were all the same as these, if
+        one was kept."""
         self.files = list(files)
         self.functions: list[Function] = []
         self.classes: list[ClassInfo] = []
@@ -318,6 +336,8 @@ class Repository:
         """Modules by each proper dotted suffix of their name."""
         self._raising_methods: dict[str, list[Function]] = defaultdict(list)
         """The raising methods found so far, by name."""
+        self._found_order: list[tuple[Function, Raiser]] = []
+        """Every helper and factory, in the order found."""
         for file in self.files:
             self.modules.setdefault(file.module, file)
             parts = file.module.split(".")
@@ -331,20 +351,61 @@ class Repository:
         self._shapes: dict[int, Shape] = {}
         """By `id()` of the Function: its shape, once asked for (`shape`)."""
         self._known = shapes or {}
-        self.calls: dict[int, Calls] = {}
-        """By `id()` of the Function: the calls of its body, as facts."""
-        kept = calls or {}
-        for path, functions in self._in_file.items():
-            given = kept.get(path)
-            if given is not None and len(given) == len(functions):
-                self.calls.update(zip(map(id, functions), given))
-            else:
-                self.calls.update((id(f), Calls.of(self._shape(f), f)) for f in functions)
+        self._calls: dict[int, Calls] = {}
+        """By `id()` of the Function: the calls of its body, as facts, once asked for (`calls_of`)."""
+        self._kept_calls = calls or {}
         self.raisers: dict[int, Raiser] = {}
         """By `id()` of the Function: how it raises."""
         self.raiser_names: set[str] = set()
         """The names of every helper and factory: a call of any other name calls none."""
-        self._find_raisers()
+        table = raisers(self) if raisers is not None else None
+        self.raisers_taken = table is not None and self._take_raisers(table)
+        """The helpers and factories were taken from a table kept, not found."""
+        if not self.raisers_taken:
+            self._find_raisers()
+
+    def calls_of(self, function: Function) -> Calls:
+        """Return the calls of a function's body, as facts (those of its whole file, kept or made, at the first ask)."""
+        found = self._calls.get(id(function))
+        if found is None:
+            functions = self._in_file[function.file.path]
+            load = self._kept_calls.get(function.file.path)
+            given = load() if load is not None else None
+            if given is not None and len(given) == len(functions):
+                self._calls.update(zip(map(id, functions), given))
+            else:
+                self._calls.update((id(f), Calls.of(self._shape(f), f)) for f in functions)
+            found = self._calls[id(function)]
+        return found
+
+    def raiser_table(self) -> list[KeptRaiser]:
+        """Return every helper and factory, in the order they were found, for `Repository(raisers=...)`."""
+        return [KeptRaiser((f.file.path, f.position), r.exception, r.wrap, r.param, r.returns,
+                           None if r.cls is None else (r.cls.file.path, r.cls.position), r.documented)
+                for f, r in self._found_order]
+
+    def _take_raisers(self, table: Sequence[KeptRaiser]) -> bool:
+        """Take the helpers and factories a scan of the same definitions, imports and calls found; return False
+        (and take none) when the table names a function or class these files do not have."""
+        functions = {(f.file.path, f.position): f for f in self.functions}
+        classes = {(c.file.path, c.position): c for c in self.classes}
+        found: list[tuple[Function, Raiser]] = []
+        for kept in table:
+            function = functions.get(kept.function)
+            cls = classes.get(kept.cls) if kept.cls is not None else None
+            if function is None or (kept.cls is not None and cls is None):
+                return False
+            found.append((function, Raiser(kept.exception, kept.wrap, kept.param, kept.returns, cls, kept.documented)))
+        for function, raiser in found:
+            self._add_raiser(function, raiser)
+        return True
+
+    def _add_raiser(self, function: Function, raiser: Raiser) -> None:
+        self.raisers[id(function)] = raiser
+        self._found_order.append((function, raiser))
+        self.raiser_names.add(function.name)
+        if function.owner is not None:
+            self._raising_methods[function.name].append(function)
 
     def digest(self) -> bytes:
         """Return a digest of what a file's raise sites may depend on besides the syntax of the files finding them
@@ -579,18 +640,15 @@ class Repository:
         After the first round only functions that call a name a new helper or
         factory has are looked at again: nothing else can have changed.
         """
-        called = {id(f): self.calls[id(f)].names() for f in self.functions}
+        called = {id(f): self.calls_of(f).names() for f in self.functions}
         candidates = [f for f in self.functions if f.holes]
         while candidates:
             new_names: set[str] = set()
             for function in candidates:
-                found = self._raiser_of(function, self.calls[id(function)])
+                found = self._raiser_of(function, self.calls_of(function))
                 if found is not None:
-                    self.raisers[id(function)] = found
-                    self.raiser_names.add(function.name)
+                    self._add_raiser(function, found)
                     new_names.add(function.name)
-                    if function.owner is not None:
-                        self._raising_methods[function.name].append(function)
             candidates = [f for f in candidates if id(f) not in self.raisers and called[id(f)] & new_names]
 
     def _raiser_of(self, function: Function, calls: Calls) -> Raiser | None:
@@ -678,7 +736,7 @@ class Repository:
         if vararg is None or depth > 3:
             return None
         note_read(function.file)  # what it returns is a fact of its body
-        for call in self.calls[id(function)].returned:
+        for call in self.calls_of(function).returned:
             args = call.arguments
             if not args or not (args[-1].starred and args[-1].name == vararg):
                 continue

@@ -28,20 +28,22 @@ from __future__ import annotations
 import ast
 import builtins
 import gc
+import hashlib
 import re
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from ..model import Variant
 from .context import Context, FileIndex, Guards, index_file
-from .facts import FactStore, Found, Kept, blob_id
+from .facts import FactStore, Found, Kept, blob_id, inputs_digest
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
     template,
     unique_variants,
 )
-from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, Calls, ClassBuilt, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, note_read, reading, with_hole
+from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, Calls, ClassBuilt, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, KeptRaiser, note_read, reading, with_hole
 from .sites import Mapped, ParseFailure, RaiseSite, Scan, Skipped
 from .strings import Pieces, Scope, Strings, template_of
 
@@ -151,19 +153,40 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
                 skipped.append(found)
             else:
                 failures.append(found)
-    given = {path: k.calls for path, k in kept.items() if k is not None}
+    # What gives each file's calls: the kept ones are read when first asked for (when helpers must be found again).
+    loaders: dict[str, Callable[[], Sequence[Calls] | None]] = {
+        path: partial(store.calls, path, blobs[path]) for path, k in kept.items() if k is not None and store is not None}
     if memo is not None:
-        given.update((f.path, memo.calls[(f.path, files[f.path])]) for f in parsed if (f.path, files[f.path]) in memo.calls)
-    repo = Repository(parsed, memo.shapes if memo is not None else None, given)
+        loaders.update((f.path, partial(memo.calls.__getitem__, (f.path, files[f.path]))) for f in parsed
+                       if (f.path, files[f.path]) in memo.calls)
+    inputs: dict[str, str] = {}
+    combined = ""
+
+    def kept_raisers(repo: Repository) -> Sequence[KeptRaiser] | None:
+        """Return the helpers a scan of files of the same definitions, imports and calls found, if one kept them."""
+        nonlocal combined
+        for file in parsed:
+            before = kept.get(file.path)
+            inputs[file.path] = before.inputs if before is not None else inputs_digest(
+                file.defined, file.imported, tuple(repo.calls_of(f) for f in repo.functions_in(file)))
+        combined = hashlib.sha256(repr(sorted(inputs.items())).encode("utf-8", "surrogatepass")).hexdigest()
+        return store.raisers(combined) if store is not None else None
+
+    repo = Repository(parsed, memo.shapes if memo is not None else None, loaders,
+                      kept_raisers if store is not None else None)
     if leave:
         LEFT_FOR_EXIT.append(repo)
-    calls = {file.path: tuple(repo.calls[id(f)] for f in repo.functions_in(file)) for file in parsed}
+    if store is not None and not repo.raisers_taken:
+        store.keep_raisers(combined, repo.raiser_table())
     indexes: dict[str, FileIndex] = {}
     if context:
         for file in parsed:
-            before = kept.get(file.path)
-            indexes[file.path] = before.index if before is not None and before.index is not None else \
-                index_file(file.path, file.tree, _calls(repo, file))
+            index = store.index(file.path, blobs[file.path]) if store is not None and kept.get(file.path) else None
+            if index is None:
+                index = index_file(file.path, file.tree, _calls(repo, file))
+                if store is not None:
+                    store.keep_index(file.path, blobs[file.path], index)
+            indexes[file.path] = index
     own = _own_messages(repo)
     decorations = _decorations(repo)
     _printed_by_bases(repo, own, decorations)
@@ -178,9 +201,10 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
             with reading() as reads:
                 found_here = tuple(_Finder(repo, file, own, asserts, warns, strings, decorations).sites())
             results = Found(digest, tuple(sorted((p, blobs.get(p, "")) for p in reads)), found_here)
-        if store is not None and (before is None or before.found is not results or before.index is None and context):
-            store.put(file.path, blobs[file.path], Kept(file.defined, file.imported, calls[file.path],
-                                                        indexes.get(file.path), results))
+        if store is not None and (before is None or before.found is not results):
+            if before is None:
+                store.keep_calls(file.path, blobs[file.path], tuple(repo.calls_of(f) for f in repo.functions_in(file)))
+            store.put(file.path, blobs[file.path], Kept(file.defined, file.imported, inputs[file.path], results))
         for found_site in results.results:
             if isinstance(found_site, RaiseSite):
                 sites.append(found_site)
@@ -191,7 +215,7 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     if memo is not None:
         memo.parsed = read
         memo.shapes = repo.shapes()
-        memo.calls = {(f.path, files[f.path]): calls[f.path] for f in parsed}
+        memo.calls = {(f.path, files[f.path]): tuple(repo.calls_of(fn) for fn in repo.functions_in(f)) for f in parsed}
     if context:
         # A call by a name the repository defines nowhere calls none of its functions: callers are asked by name.
         called = frozenset({f.name for f in repo.functions} | {c.name for c in repo.classes})
