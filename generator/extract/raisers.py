@@ -98,7 +98,7 @@ class ParsedFile:
     """One Python file of the repository that parses, with what the repository collects of it; its syntax is read
     from its bytes when first asked for (a scan that kept a file's facts may never need it)."""
 
-    __slots__ = ("path", "module", "data", "defined", "imported", "_tree", "_text", "_constants", "_nodes")
+    __slots__ = ("path", "module", "data", "defined", "imported", "on_load", "_tree", "_text", "_constants", "_nodes")
 
     def __init__(self, path: str, data: bytes, tree: ast.Module | None = None, text: str | None = None,
                  defined: tuple[Defined, ...] | None = None, imported: dict[str, str] | None = None) -> None:
@@ -109,6 +109,8 @@ class ParsedFile:
         """Dotted module name the path gives (`pkg/sub/__init__.py` is `pkg.sub`)."""
         self.data = data
         """Its bytes."""
+        self.on_load: Callable[[ParsedFile], None] | None = None
+        """Called each time the file is parsed from its bytes (see `forget`)."""
         self._tree: ast.Module | None = None
         self._text: Source | None = None
         self._constants: Names | None = None
@@ -132,6 +134,18 @@ class ParsedFile:
         if self._tree is None:
             text = decode_source(self.data)
             self._read(ast.parse(text), text)
+            if self.on_load is not None:
+                self.on_load(self)
+
+    @property
+    def loaded(self) -> bool:
+        """Return whether the file's syntax is in memory."""
+        return self._tree is not None
+
+    def forget(self) -> None:
+        """Let the file's syntax go: it is parsed again from its bytes when next asked for. The repository's shapes of
+        its functions must go with it (`Repository.forget`)."""
+        self._tree, self._text, self._constants, self._nodes = None, None, None, []
 
     @property
     def syntax(self) -> ast.Module:
@@ -421,6 +435,12 @@ class Repository:
         parts += [(functions[key], r.exception, r.wrap, r.param, r.returns, classes.get(id(r.cls)), r.documented)
                   for key, r in self.raisers.items()]
         return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).digest()
+
+    def forget(self, file: ParsedFile) -> None:
+        """Let a file's syntax go, with the shapes of its functions (see `ParsedFile.forget`)."""
+        for function in self._in_file.get(file.path, ()):
+            self._shapes.pop(id(function), None)
+        file.forget()
 
     def shape(self, function: Function) -> Shape:
         """Return the shape of a function's body (a read of its file's syntax, see `reading`)."""
@@ -1079,31 +1099,37 @@ def definitions(tree: ast.Module) -> list[tuple[Defined, Node]]:
     """Return the classes and functions a module defines, each with its node, in the order the repository collects
     them: depth first, a class or function before what it defines."""
     found: list[tuple[Defined, Node]] = []
-
-    def collect(body: Iterable[ast.stmt], names: tuple[str, ...], owner: int, parent: int, top: bool) -> None:
-        for stmt in _definitions(body):
-            qualname = ".".join(names + (stmt.name,))
-            here = len(found)
-            if isinstance(stmt, ast.ClassDef):
-                found.append((Defined(qualname, stmt.name, owner, parent, top, True,
-                                      tuple((dotted(b) or "").rpartition(".")[2] for b in stmt.bases),
-                                      tuple(class_ref(b.value if isinstance(b, ast.Subscript) else b) for b in stmt.bases)),
-                              stmt))
-                collect(stmt.body, names + (stmt.name,), here, parent, False)
-                continue
-            args = stmt.args
-            decorators = {dotted(d) for d in stmt.decorator_list}
-            found.append((Defined(
-                qualname, stmt.name, owner, parent, top, False, (), (),
-                tuple(a.arg for a in args.posonlyargs + args.args), tuple(a.arg for a in args.kwonlyargs),
-                owner >= 0 and "staticmethod" not in decorators, args.vararg.arg if args.vararg is not None else None,
-                tuple(_defaults(args).items()),
-                tuple((a.arg, annotation_names(a.annotation)) for a in args.posonlyargs + args.args + args.kwonlyargs
-                      if a.annotation is not None)), stmt))
-            collect(stmt.body, names + (stmt.name,), -1, here, False)
-
-    collect(tree.body, (), -1, -1, True)
+    _collect_definitions(found, tree.body, (), -1, -1, True)
     return found
+
+
+def _collect_definitions(found: list[tuple[Defined, Node]], body: Iterable[ast.stmt], names: tuple[str, ...],
+                         owner: int, parent: int, top: bool) -> None:
+    """Add the definitions of a statement list to `found`, recursively.
+
+    A module-level function, not a closure: a closure that calls itself is a reference cycle, and the collector is
+    off during a scan, so it would keep every tree it saw.
+    """
+    for stmt in _definitions(body):
+        qualname = ".".join(names + (stmt.name,))
+        here = len(found)
+        if isinstance(stmt, ast.ClassDef):
+            found.append((Defined(qualname, stmt.name, owner, parent, top, True,
+                                  tuple((dotted(b) or "").rpartition(".")[2] for b in stmt.bases),
+                                  tuple(class_ref(b.value if isinstance(b, ast.Subscript) else b) for b in stmt.bases)),
+                          stmt))
+            _collect_definitions(found, stmt.body, names + (stmt.name,), here, parent, False)
+            continue
+        args = stmt.args
+        decorators = {dotted(d) for d in stmt.decorator_list}
+        found.append((Defined(
+            qualname, stmt.name, owner, parent, top, False, (), (),
+            tuple(a.arg for a in args.posonlyargs + args.args), tuple(a.arg for a in args.kwonlyargs),
+            owner >= 0 and "staticmethod" not in decorators, args.vararg.arg if args.vararg is not None else None,
+            tuple(_defaults(args).items()),
+            tuple((a.arg, annotation_names(a.annotation)) for a in args.posonlyargs + args.args + args.kwonlyargs
+                  if a.annotation is not None)), stmt))
+        _collect_definitions(found, stmt.body, names + (stmt.name,), -1, here, False)
 
 
 def _definitions(body: Iterable[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:

@@ -56,6 +56,10 @@ WINDOW = 12
 MESSAGE_MAX = 4000
 """The longest message a record may carry."""
 
+KEEP_PARSED = 32
+"""How many files a scan keeps parsed besides those it is finding sites in (the bases, factories and tables many
+files read): the rest are parsed again when read again."""
+
 MAX_FILE_BYTES = 5_000_000
 """Larger files are skipped unread: generated code that would take gigabytes to parse."""
 
@@ -134,6 +138,7 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     failures: list[ParseFailure] = []
     blobs = {path: blob_id(data) for path, data in files.items()} if store is not None else {}
     kept = {path: store.get(path, blob) for path, blob in blobs.items()} if store is not None else {}
+    fresh: dict[str, tuple[tuple[Calls, ...], FileIndex | None]] = {}
     with warnings.catch_warnings():
         # Old code trips invalid-escape warnings at parse time; they say nothing about raises.
         warnings.simplefilter("ignore")
@@ -146,6 +151,11 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
                                                                         imported=before.imported)
             else:
                 found = known[key] if key in known else _parse(path, files[path])
+                if store is not None and isinstance(found, ParsedFile):
+                    # What the file says alone, made now and its syntax let go: the trees of a whole repository are
+                    # never held at once. Finding its sites parses it again.
+                    fresh[path] = _file_facts(found, context)
+                    found.forget()
             read[key] = found
             if isinstance(found, ParsedFile):
                 parsed.append(found)
@@ -156,6 +166,7 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     # What gives each file's calls: the kept ones are read when first asked for (when helpers must be found again).
     loaders: dict[str, Callable[[], Sequence[Calls] | None]] = {
         path: partial(store.calls, path, blobs[path]) for path, k in kept.items() if k is not None and store is not None}
+    loaders.update((path, partial(_given, calls)) for path, (calls, _) in fresh.items())
     if memo is not None:
         loaders.update((f.path, partial(memo.calls.__getitem__, (f.path, files[f.path]))) for f in parsed
                        if (f.path, files[f.path]) in memo.calls)
@@ -178,14 +189,26 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
         LEFT_FOR_EXIT.append(repo)
     if store is not None and not repo.raisers_taken:
         store.keep_raisers(combined, repo.raiser_table())
+    # The files parsed again, oldest first: no more than KEEP_PARSED stay parsed between two files' finding.
+    loaded: dict[str, ParsedFile] = {}
+
+    def remember(file: ParsedFile) -> None:
+        loaded[file.path] = file
+
+    if store is not None:
+        for file in parsed:
+            file.on_load = remember
     indexes: dict[str, FileIndex] = {}
     if context:
         for file in parsed:
-            index = store.index(file.path, blobs[file.path]) if store is not None and kept.get(file.path) else None
+            index = fresh[file.path][1] if file.path in fresh else None
+            read_back = None
+            if index is None and store is not None and kept.get(file.path) is not None:
+                index = read_back = store.index(file.path, blobs[file.path])
             if index is None:
                 index = index_file(file.path, file.tree, _calls(repo, file))
-                if store is not None:
-                    store.keep_index(file.path, blobs[file.path], index)
+            if store is not None and read_back is None:
+                store.keep_index(file.path, blobs[file.path], index)
             indexes[file.path] = index
     own = _own_messages(repo)
     decorations = _decorations(repo)
@@ -201,6 +224,8 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
             with reading() as reads:
                 found_here = tuple(_Finder(repo, file, own, asserts, warns, strings, decorations).sites())
             results = Found(digest, tuple(sorted((p, blobs.get(p, "")) for p in reads)), found_here)
+            while len(loaded) > KEEP_PARSED:
+                repo.forget(loaded.pop(next(iter(loaded))))
         if store is not None and (before is None or before.found is not results):
             if before is None:
                 store.keep_calls(file.path, blobs[file.path], tuple(repo.calls_of(f) for f in repo.functions_in(file)))
@@ -221,6 +246,19 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
         called = frozenset({f.name for f in repo.functions} | {c.name for c in repo.classes})
         sites = Context((indexes[file.path] for file in parsed), called).annotate(sites)
     return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
+
+
+def _given(value: tuple[Calls, ...]) -> tuple[Calls, ...]:
+    return value
+
+
+def _file_facts(file: ParsedFile, context: bool) -> tuple[tuple[Calls, ...], FileIndex | None]:
+    """Return what a file says alone: the calls of each of its functions and, with `context`, its index."""
+    alone = Repository([file], raisers=lambda repo: [])
+    calls = tuple(alone.calls_of(f) for f in alone.functions_in(file))
+    index = index_file(file.path, file.tree, _calls(alone, file)) if context else None
+    alone.forget(file)  # the collector is off during a scan: what holds syntax must let it go now
+    return calls, index
 
 
 def _calls(repo: Repository, file: ParsedFile) -> Iterator[tuple[str, ast.Call]]:
@@ -422,6 +460,11 @@ class _Finder:
             except RecursionError:
                 yield Skipped(self.file.path, stmt.lineno, "expression nested too deeply to read")
         for defined in self.repo.functions_in(self.file):
+            facts = self.repo.calls_of(defined)
+            # Only a warning or a helper's call is a site (`_call`): a body that makes neither needs no walk.
+            if not any(c.callee.last in self.repo.raiser_names or (self.warns and c.callee.last == "warn")
+                       for c in (*facts.calls, *facts.returned)):
+                continue
             shape = self.repo.shape(defined)
             for call in (*shape.calls, *shape.returned):
                 try:
