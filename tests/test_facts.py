@@ -316,3 +316,32 @@ def test_a_scan_that_keeps_one_file_parsed_at_a_time_finds_the_same(seed: int, m
     for step in range(12):
         done = _edit(files, rng, step)
         assert _scan(files, store) == _scan(files, None), f"after step {step}: {done}"
+
+
+def test_a_repository_of_many_files_is_read_in_worker_processes_and_finds_the_same(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from errorsite.extract import scan
+    from errorsite.sitebuild import workers
+
+    monkeypatch.setattr(scan.os, "cpu_count", lambda: 2)
+    files = _library()
+    for n in range(workers.PARALLEL_MIN + 20):
+        files[f"lib/generated/m{n}.py"] = textwrap.dedent(f"""
+            from ..helpers import fail, make_error
+            from ..fields import String
+
+
+            def check_{n}(value):
+                if value < {n}:
+                    fail("value below {n}")
+                if value == {n}:
+                    raise make_error(f"{{value}} is taken by m{n}")
+                String().check(value)
+                raise ValueError(f"m{n} cannot take {{value!r}}")
+            """).lstrip().encode()
+    store = FactStore.open(True, True)
+    cold = _scan(files, None)
+    assert cold.count("RaiseSite(") > 3 * workers.PARALLEL_MIN
+    assert _scan(files, store) == cold  # every file read and found in workers
+    files["lib/helpers.py"] = files["lib/helpers.py"].replace(b"invalid input", b"refused input")
+    assert _scan(files, store) == _scan(files, None)  # a factory changed: every site found again, in workers

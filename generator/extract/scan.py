@@ -29,6 +29,7 @@ import ast
 import builtins
 import gc
 import hashlib
+import os
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -36,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from ..model import Variant
+from ..sitebuild import workers
 from .context import Context, FileIndex, Guards, index_file
 from .facts import FactStore, Found, Kept, blob_id, inputs_digest
 from .messages import (
@@ -43,7 +45,7 @@ from .messages import (
     template,
     unique_variants,
 )
-from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, Calls, ClassBuilt, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, KeptRaiser, note_read, reading, with_hole
+from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, Calls, ClassBuilt, Defined, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, KeptRaiser, note_read, reading, with_hole
 from .sites import Mapped, ParseFailure, RaiseSite, Scan, Skipped
 from .strings import Pieces, Scope, Strings, template_of
 
@@ -139,6 +141,9 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     blobs = {path: blob_id(data) for path, data in files.items()} if store is not None else {}
     kept = {path: store.get(path, blob) for path, blob in blobs.items()} if store is not None else {}
     fresh: dict[str, tuple[tuple[Calls, ...], FileIndex | None]] = {}
+    # The files nothing was kept of say what they say alone on every core; only facts come back, never trees.
+    unknown = [path for path in sorted(files) if kept.get(path) is None] if store is not None else []
+    made = dict(zip(unknown, workers.map_items(partial(_alone, files, context), unknown, os.cpu_count() or 1)))
     with warnings.catch_warnings():
         # Old code trips invalid-escape warnings at parse time; they say nothing about raises.
         warnings.simplefilter("ignore")
@@ -149,13 +154,17 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
                 # Parsed when (if ever) something reads its syntax.
                 found: ParsedFile | Skipped | ParseFailure = ParsedFile(path, files[path], defined=before.defined,
                                                                         imported=before.imported)
+            elif path in made:
+                alone = made[path]
+                if isinstance(alone, tuple):
+                    # Parsed again to find its sites: the trees of a whole repository are never held at once.
+                    defined, imported, calls, index = alone
+                    found = ParsedFile(path, files[path], defined=defined, imported=imported)
+                    fresh[path] = (calls, index)
+                else:
+                    found = alone
             else:
                 found = known[key] if key in known else _parse(path, files[path])
-                if store is not None and isinstance(found, ParsedFile):
-                    # What the file says alone, made now and its syntax let go: the trees of a whole repository are
-                    # never held at once. Finding its sites parses it again.
-                    fresh[path] = _file_facts(found, context)
-                    found.forget()
             read[key] = found
             if isinstance(found, ParsedFile):
                 parsed.append(found)
@@ -217,15 +226,32 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     mapped: list[Mapped] = []
     strings = Strings(repo)
     digest = repo.digest() if store is not None else b""
+
+    def still(found: Found | None) -> bool:
+        return found is not None and found.digest == digest and all(blobs.get(p) == b for p, b in found.reads)
+
+    def find(number: int) -> tuple[tuple[RaiseSite | Skipped | Mapped, ...], tuple[str, ...]]:
+        """Return the sites of the file `parsed[number]` and the files whose syntax finding them read."""
+        file = parsed[number]
+        with reading() as reads:
+            found_here = tuple(_Finder(repo, file, own, asserts, warns, strings, decorations).sites())
+        while len(loaded) > KEEP_PARSED:
+            repo.forget(loaded.pop(next(iter(loaded))))
+        return found_here, tuple(sorted(reads))
+
+    # Sites are found on every core when the files to find them in are many (a first extract): each worker forks
+    # with the repository, and sends back sites.
+    refind = [n for n, file in enumerate(parsed) if not still(before.found if (before := kept.get(file.path)) else None)]
+    jobs = (os.cpu_count() or 1) if store is not None else 1
+    found_now = dict(zip((parsed[n].path for n in refind), workers.map_items(find, refind, jobs)))
     for file in parsed:
         before = kept.get(file.path)
-        results = before.found if before is not None else None
-        if results is None or results.digest != digest or any(blobs.get(p) != b for p, b in results.reads):
-            with reading() as reads:
-                found_here = tuple(_Finder(repo, file, own, asserts, warns, strings, decorations).sites())
-            results = Found(digest, tuple(sorted((p, blobs.get(p, "")) for p in reads)), found_here)
-            while len(loaded) > KEEP_PARSED:
-                repo.forget(loaded.pop(next(iter(loaded))))
+        if file.path in found_now:
+            found_here, reads = found_now[file.path]
+            results = Found(digest, tuple((p, blobs.get(p, "")) for p in reads), found_here)
+        else:
+            assert before is not None and before.found is not None
+            results = before.found
         if store is not None and (before is None or before.found is not results):
             if before is None:
                 store.keep_calls(file.path, blobs[file.path], tuple(repo.calls_of(f) for f in repo.functions_in(file)))
@@ -252,13 +278,22 @@ def _given(value: tuple[Calls, ...]) -> tuple[Calls, ...]:
     return value
 
 
-def _file_facts(file: ParsedFile, context: bool) -> tuple[tuple[Calls, ...], FileIndex | None]:
-    """Return what a file says alone: the calls of each of its functions and, with `context`, its index."""
+Alone = tuple[tuple[Defined, ...], dict[str, str], tuple[Calls, ...], FileIndex | None]
+"""What a file says alone: its definitions, imports, the calls of each function, and its index (see `_alone`)."""
+
+
+def _alone(files: Mapping[str, bytes], context: bool, path: str) -> Alone | Skipped | ParseFailure:
+    """Return what the file at `path` says alone (its index only with `context`), or why it cannot be read."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # see `_scan`
+        file = _parse(path, files[path])
+    if not isinstance(file, ParsedFile):
+        return file
     alone = Repository([file], raisers=lambda repo: [])
     calls = tuple(alone.calls_of(f) for f in alone.functions_in(file))
     index = index_file(file.path, file.tree, _calls(alone, file)) if context else None
     alone.forget(file)  # the collector is off during a scan: what holds syntax must let it go now
-    return calls, index
+    return file.defined, file.imported, calls, index
 
 
 def _calls(repo: Repository, file: ParsedFile) -> Iterator[tuple[str, ast.Call]]:
