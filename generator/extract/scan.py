@@ -133,130 +133,24 @@ def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = 
 def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | None = None, context: bool = False,
           leave: bool = False, store: FactStore | None = None) -> Scan:
     """Return what `scan_files` returns; with `leave`, leave the trees in `LEFT_FOR_EXIT`."""
-    known = memo.parsed if memo is not None else {}
-    read: dict[tuple[str, bytes], ParsedFile | Skipped | ParseFailure] = {}
-    parsed: list[ParsedFile] = []
-    skipped: list[Skipped] = []
-    failures: list[ParseFailure] = []
-    blobs = {path: blob_id(data) for path, data in files.items()} if store is not None else {}
-    kept = {path: store.get(path, blob) for path, blob in blobs.items()} if store is not None else {}
-    fresh: dict[str, tuple[tuple[Calls, ...], FileIndex | None]] = {}
-    # The files nothing was kept of say what they say alone on every core; only facts come back, never trees.
-    unknown = [path for path in sorted(files) if kept.get(path) is None] if store is not None else []
-    made = dict(zip(unknown, workers.map_items(partial(_alone, files, context), unknown, os.cpu_count() or 1)))
-    with warnings.catch_warnings():
-        # Old code trips invalid-escape warnings at parse time; they say nothing about raises.
-        warnings.simplefilter("ignore")
-        for path in sorted(files):
-            key = (path, files[path])
-            before = kept.get(path)
-            if before is not None:
-                # Parsed when (if ever) something reads its syntax.
-                found: ParsedFile | Skipped | ParseFailure = ParsedFile(path, files[path], defined=before.defined,
-                                                                        imported=before.imported)
-            elif path in made:
-                alone = made[path]
-                if isinstance(alone, tuple):
-                    # Parsed again to find its sites: the trees of a whole repository are never held at once.
-                    defined, imported, calls, index = alone
-                    found = ParsedFile(path, files[path], defined=defined, imported=imported)
-                    fresh[path] = (calls, index)
-                else:
-                    found = alone
-            else:
-                found = known[key] if key in known else _parse(path, files[path])
-            read[key] = found
-            if isinstance(found, ParsedFile):
-                parsed.append(found)
-            elif isinstance(found, Skipped):
-                skipped.append(found)
-            else:
-                failures.append(found)
-    # What gives each file's calls: the kept ones are read when first asked for (when helpers must be found again).
-    loaders: dict[str, Callable[[], Sequence[Calls] | None]] = {
-        path: partial(store.calls, path, blobs[path]) for path, k in kept.items() if k is not None and store is not None}
-    loaders.update((path, partial(_given, calls)) for path, (calls, _) in fresh.items())
-    if memo is not None:
-        loaders.update((f.path, partial(memo.calls.__getitem__, (f.path, files[f.path]))) for f in parsed
-                       if (f.path, files[f.path]) in memo.calls)
-    inputs: dict[str, str] = {}
-    combined = ""
-
-    def kept_raisers(repo: Repository) -> Sequence[KeptRaiser] | None:
-        """Return the helpers a scan of files of the same definitions, imports and calls found, if one kept them."""
-        nonlocal combined
-        for file in parsed:
-            before = kept.get(file.path)
-            inputs[file.path] = before.inputs if before is not None else inputs_digest(
-                file.defined, file.imported, tuple(repo.calls_of(f) for f in repo.functions_in(file)))
-        combined = hashlib.sha256(repr(sorted(inputs.items())).encode("utf-8", "surrogatepass")).hexdigest()
-        return store.raisers(combined) if store is not None else None
-
-    repo = Repository(parsed, memo.shapes if memo is not None else None, loaders,
-                      kept_raisers if store is not None else None)
+    kept = _Kept(files, store, context)
+    read, parsed, skipped, failures = _read(files, memo, kept)
+    repo = Repository(parsed, memo.shapes if memo is not None else None, kept.loaders(parsed, files, memo),
+                      kept.raisers if store is not None else None)
     if leave:
         LEFT_FOR_EXIT.append(repo)
-    if store is not None and not repo.raisers_taken:
-        store.keep_raisers(combined, repo.raiser_table())
-    # The files parsed again, oldest first: no more than KEEP_PARSED stay parsed between two files' finding.
-    loaded: dict[str, ParsedFile] = {}
-
-    def remember(file: ParsedFile) -> None:
-        loaded[file.path] = file
-
-    if store is not None:
-        for file in parsed:
-            file.on_load = remember
-    indexes: dict[str, FileIndex] = {}
-    if context:
-        for file in parsed:
-            index = fresh[file.path][1] if file.path in fresh else None
-            read_back = None
-            if index is None and store is not None and kept.get(file.path) is not None:
-                index = read_back = store.index(file.path, blobs[file.path])
-            if index is None:
-                index = index_file(file.path, file.tree, _calls(repo, file))
-            if store is not None and read_back is None:
-                store.keep_index(file.path, blobs[file.path], index)
-            indexes[file.path] = index
+    kept.keep_raisers(repo)
+    kept.watch(parsed)
+    indexes = {file.path: kept.index(repo, file) for file in parsed} if context else {}
     own = _own_messages(repo)
     decorations = _decorations(repo)
     _printed_by_bases(repo, own, decorations)
     sites = [site for found in own.values() for site in found]
     mapped: list[Mapped] = []
     strings = Strings(repo)
-    digest = repo.digest() if store is not None else b""
-
-    def still(found: Found | None) -> bool:
-        return found is not None and found.digest == digest and all(blobs.get(p) == b for p, b in found.reads)
-
-    def find(number: int) -> tuple[tuple[RaiseSite | Skipped | Mapped, ...], tuple[str, ...]]:
-        """Return the sites of the file `parsed[number]` and the files whose syntax finding them read."""
-        file = parsed[number]
-        with reading() as reads:
-            found_here = tuple(_Finder(repo, file, own, asserts, warns, strings, decorations).sites())
-        while len(loaded) > KEEP_PARSED:
-            repo.forget(loaded.pop(next(iter(loaded))))
-        return found_here, tuple(sorted(reads))
-
-    # Sites are found on every core when the files to find them in are many (a first extract): each worker forks
-    # with the repository, and sends back sites.
-    refind = [n for n, file in enumerate(parsed) if not still(before.found if (before := kept.get(file.path)) else None)]
-    jobs = (os.cpu_count() or 1) if store is not None else 1
-    found_now = dict(zip((parsed[n].path for n in refind), workers.map_items(find, refind, jobs)))
-    for file in parsed:
-        before = kept.get(file.path)
-        if file.path in found_now:
-            found_here, reads = found_now[file.path]
-            results = Found(digest, tuple((p, blobs.get(p, "")) for p in reads), found_here)
-        else:
-            assert before is not None and before.found is not None
-            results = before.found
-        if store is not None and (before is None or before.found is not results):
-            if before is None:
-                store.keep_calls(file.path, blobs[file.path], tuple(repo.calls_of(f) for f in repo.functions_in(file)))
-            store.put(file.path, blobs[file.path], Kept(file.defined, file.imported, inputs[file.path], results))
-        for found_site in results.results:
+    for file, results in zip(parsed, kept.found(repo, parsed, lambda file: _Finder(
+            repo, file, own, asserts, warns, strings, decorations).sites())):
+        for found_site in results:
             if isinstance(found_site, RaiseSite):
                 sites.append(found_site)
             elif isinstance(found_site, Mapped):
@@ -272,6 +166,156 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
         called = frozenset({f.name for f in repo.functions} | {c.name for c in repo.classes})
         sites = Context((indexes[file.path] for file in parsed), called).annotate(sites)
     return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
+
+
+def _read(files: Mapping[str, bytes], memo: Memo | None, kept: _Kept
+          ) -> tuple[dict[tuple[str, bytes], ParsedFile | Skipped | ParseFailure], list[ParsedFile], list[Skipped],
+                     list[ParseFailure]]:
+    """Return every file read (by path and contents), those that parse, those skipped, and those that do not parse."""
+    known = memo.parsed if memo is not None else {}
+    read: dict[tuple[str, bytes], ParsedFile | Skipped | ParseFailure] = {}
+    parsed: list[ParsedFile] = []
+    skipped: list[Skipped] = []
+    failures: list[ParseFailure] = []
+    with warnings.catch_warnings():
+        # Old code trips invalid-escape warnings at parse time; they say nothing about raises.
+        warnings.simplefilter("ignore")
+        for path in sorted(files):
+            key = (path, files[path])
+            found = kept.file(path, files[path])
+            if found is None:
+                found = known[key] if key in known else _parse(path, files[path])
+            read[key] = found
+            if isinstance(found, ParsedFile):
+                parsed.append(found)
+            elif isinstance(found, Skipped):
+                skipped.append(found)
+            else:
+                failures.append(found)
+    return read, parsed, skipped, failures
+
+
+class _Kept:
+    """What a scan with a store (`facts`) reads back of each file and keeps of it: facts made on every core for the
+    files nothing was kept of, sites taken as they were when nothing they read changed."""
+
+    def __init__(self, files: Mapping[str, bytes], store: FactStore | None, context: bool) -> None:
+        """Read back what `store` kept of `files` (nothing without a store); make the facts of the rest, with their
+        index when `context`."""
+        self.store = store
+        self.blobs = {path: blob_id(data) for path, data in files.items()} if store is not None else {}
+        """The blob id of each file, by path."""
+        self.kept = {path: store.get(path, blob) for path, blob in self.blobs.items()} if store is not None else {}
+        """What was kept of each file (None: nothing)."""
+        unknown = [path for path in sorted(files) if self.kept.get(path) is None] if store is not None else []
+        # The files nothing was kept of say what they say alone on every core; only facts come back, never trees.
+        self.made = dict(zip(unknown, workers.map_items(partial(_alone, files, context), unknown, os.cpu_count() or 1)))
+        """What each file nothing was kept of says alone, or why it cannot be read."""
+        self.inputs: dict[str, str] = {}
+        """Each file's `facts.inputs_digest`, once `raisers` asked."""
+        self.combined = ""
+        """The digest of every file's inputs, once `raisers` asked."""
+        self.loaded: dict[str, ParsedFile] = {}
+        """The files parsed again, oldest first (see `watch`)."""
+
+    def file(self, path: str, data: bytes) -> ParsedFile | Skipped | ParseFailure | None:
+        """Return the file at `path` as what was kept or made of it says, not parsed; None when nothing was."""
+        before = self.kept.get(path)
+        if before is not None:
+            return ParsedFile(path, data, defined=before.defined, imported=before.imported)
+        alone = self.made.get(path)
+        if isinstance(alone, tuple):
+            return ParsedFile(path, data, defined=alone[0], imported=alone[1])
+        return alone
+
+    def loaders(self, parsed: list[ParsedFile], files: Mapping[str, bytes], memo: Memo | None
+                ) -> dict[str, Callable[[], Sequence[Calls] | None]]:
+        """Return what gives each file's calls: the kept ones are read when first asked for (when helpers must be
+        found again), those made are at hand, a walk over releases has its memo's."""
+        loaders: dict[str, Callable[[], Sequence[Calls] | None]] = {}
+        if self.store is not None:
+            loaders.update((path, partial(self.store.calls, path, self.blobs[path]))
+                           for path, kept in self.kept.items() if kept is not None)
+        loaders.update((path, partial(_given, alone[2])) for path, alone in self.made.items() if isinstance(alone, tuple))
+        if memo is not None:
+            loaders.update((f.path, partial(memo.calls.__getitem__, (f.path, files[f.path]))) for f in parsed
+                           if (f.path, files[f.path]) in memo.calls)
+        return loaders
+
+    def raisers(self, repo: Repository) -> Sequence[KeptRaiser] | None:
+        """Return the helpers a scan of files of the same definitions, imports and calls found, if one kept them."""
+        assert self.store is not None
+        for file in repo.files:
+            before = self.kept.get(file.path)
+            self.inputs[file.path] = before.inputs if before is not None else inputs_digest(
+                file.defined, file.imported, tuple(repo.calls_of(f) for f in repo.functions_in(file)))
+        self.combined = hashlib.sha256(repr(sorted(self.inputs.items())).encode("utf-8", "surrogatepass")).hexdigest()
+        return self.store.raisers(self.combined)
+
+    def keep_raisers(self, repo: Repository) -> None:
+        """Keep the helpers the repository found, when it did not take them as kept."""
+        if self.store is not None and not repo.raisers_taken:
+            self.store.keep_raisers(self.combined, repo.raiser_table())
+
+    def watch(self, parsed: list[ParsedFile]) -> None:
+        """Note each file parsed from now on, so that `found` lets the oldest go (see KEEP_PARSED)."""
+        if self.store is not None:
+            for file in parsed:
+                file.on_load = self._remember
+
+    def _remember(self, file: ParsedFile) -> None:
+        self.loaded[file.path] = file
+
+    def index(self, repo: Repository, file: ParsedFile) -> FileIndex:
+        """Return a file's index: made alone, kept, or made now (and kept)."""
+        alone = self.made.get(file.path)
+        index = alone[3] if isinstance(alone, tuple) else None
+        read_back = None
+        if index is None and self.store is not None and self.kept.get(file.path) is not None:
+            index = read_back = self.store.index(file.path, self.blobs[file.path])
+        if index is None:
+            index = index_file(file.path, file.tree, _calls(repo, file))
+        if self.store is not None and read_back is None:
+            self.store.keep_index(file.path, self.blobs[file.path], index)
+        return index
+
+    def found(self, repo: Repository, parsed: list[ParsedFile],
+              finder: Callable[[ParsedFile], Iterable[RaiseSite | Skipped | Mapped]]
+              ) -> list[tuple[RaiseSite | Skipped | Mapped, ...]]:
+        """Return what `finder` finds in each file: as kept when nothing it read changed, else found now (on every
+        core when the files are many: each worker forks with the repository and sends back sites), and kept."""
+        digest = repo.digest() if self.store is not None else b""
+
+        def still(found: Found | None) -> bool:
+            return found is not None and found.digest == digest and all(self.blobs.get(p) == b for p, b in found.reads)
+
+        def find(number: int) -> tuple[tuple[RaiseSite | Skipped | Mapped, ...], tuple[str, ...]]:
+            """Return the sites of the file `parsed[number]` and the files whose syntax finding them read."""
+            with reading() as reads:
+                found_here = tuple(finder(parsed[number]))
+            while len(self.loaded) > KEEP_PARSED:
+                repo.forget(self.loaded.pop(next(iter(self.loaded))))
+            return found_here, tuple(sorted(reads))
+
+        befores = [self.kept.get(file.path) for file in parsed]
+        refind = [n for n, before in enumerate(befores) if not still(before.found if before is not None else None)]
+        jobs = (os.cpu_count() or 1) if self.store is not None else 1
+        found_now = dict(zip(refind, workers.map_items(find, refind, jobs)))
+        out = []
+        for number, (file, before) in enumerate(zip(parsed, befores)):
+            if number in found_now:
+                found_here, reads = found_now[number]
+                results = Found(digest, tuple((p, self.blobs.get(p, "")) for p in reads), found_here)
+            else:
+                assert before is not None and before.found is not None
+                results = before.found
+            if self.store is not None and (before is None or before.found is not results):
+                blob = self.blobs[file.path]
+                if before is None:
+                    self.store.keep_calls(file.path, blob, tuple(repo.calls_of(f) for f in repo.functions_in(file)))
+                self.store.put(file.path, blob, Kept(file.defined, file.imported, self.inputs[file.path], results))
+            out.append(results.results)
+        return out
 
 
 def _given(value: tuple[Calls, ...]) -> tuple[Calls, ...]:
