@@ -55,12 +55,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import hashlib
 import inspect
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
 
 from ..model import Caller, Definition
 from .sites import RaiseSite
@@ -1046,6 +1047,23 @@ def _public(path: str, qualname: str) -> bool:
     return not any(p.startswith("_") and not (p.startswith("__") and p.endswith("__")) for p in parts if p)
 
 
+class Annotation(NamedTuple):
+    """The callers and names of a site, with what finding them read (see `Context.annotate_kept`)."""
+
+    structure: bytes
+    """The library's layout they were found in (`Context.structure`)."""
+    reads: tuple[tuple[str, object, bytes], ...]
+    """Each kind and key of rows read, with a digest of those rows."""
+    callers: tuple[Caller, ...]
+    names: tuple[tuple[str, Definition], ...]
+
+
+def site_key(site: RaiseSite) -> bytes:
+    """Return a digest of a site as a scan finds it, callers and names aside."""
+    return hashlib.blake2b(repr(replace(site, callers=(), names=())).encode("utf-8", "surrogatepass"),
+                           digest_size=16).digest()
+
+
 class Context:
     """Every file's index, joined: finds the callers and names of any site in the indexed files."""
 
@@ -1159,6 +1177,15 @@ class Context:
         """`_ancestor_keys`' answers, by class."""
         self._above_memo: dict[tuple[str, str], set[str]] = {}
         """`_above`'s answers, by class and method."""
+        self._layout = [(index.path, tuple((f.qualname, f.method) for f in index.functions), index.classes,
+                         index.members, index.imports, index.stars, index.annotated, index.modules, index.flags)
+                        for index in indexes]
+        """What every file says of the library's layout (see `structure`)."""
+        self._structure: bytes | None = None
+        self._notes: set[tuple[str, object]] | None = None
+        """The rows annotating the current site read, while `annotate_kept` records them."""
+        self._digests: dict[tuple[str, object], bytes] = {}
+        """`_digest`'s answers."""
 
     def _ours(self, module: str) -> bool:
         """Return whether a module is one of the library's (`pkg.core`), not another library's (`httpcore`)."""
@@ -1214,18 +1241,84 @@ class Context:
             out.append(replace(site, callers=callers, names=self.names(site, callers)))
         return out
 
+    def annotate_kept(self, sites: Iterable[RaiseSite], kept: Mapping[bytes, Annotation]
+                      ) -> list[tuple[RaiseSite, bytes, Annotation]]:
+        """Return each site with its callers and names, its `site_key`, and how it was annotated: as `kept` says when
+        what it read is the same here, else found again.
+
+        What a site's callers and names read is the layout of the library (`structure`: which functions and classes
+        each file defines, bases, imports, fields' owners) and, by key, rows that carry lines: a function's row, the
+        calls by a name, the options and the constants of a name. A kept annotation holds when the layout and each
+        row it read are the same.
+        """
+        structure = self.structure()
+        out = []
+        for site in sites:
+            key = site_key(site)
+            before = kept.get(key)
+            if before is not None and before.structure == structure and all(
+                    self._digest(kind, name) == digest for kind, name, digest in before.reads):
+                annotation = before
+            else:
+                self._notes = set()
+                callers = self.callers(site)
+                names = self.names(site, callers)
+                reads = tuple(sorted((kind, name, self._digest(kind, name)) for kind, name in self._notes))
+                self._notes = None
+                annotation = Annotation(structure, reads, callers, names)
+            out.append((replace(site, callers=annotation.callers, names=annotation.names), key, annotation))
+        return out
+
+    def structure(self) -> bytes:
+        """Return a digest of the library's layout: what callers and names read besides rows with lines."""
+        if self._structure is None:
+            self._structure = hashlib.sha256(repr(self._layout).encode("utf-8", "surrogatepass")).digest()
+        return self._structure
+
+    def _digest(self, kind: str, name: object) -> bytes:
+        """Return a digest of the rows of one kind under one key (see `annotate_kept`)."""
+        memo = self._digests.get((kind, name))
+        if memo is None:
+            tables: dict[str, Mapping[Any, object]] = {"function": self.functions, "calls": self.calls,
+                                                       "options": self.options, "constants": self.constants}
+            table = tables[kind]
+            memo = self._digests[(kind, name)] = hashlib.blake2b(
+                repr(table.get(name)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        return memo
+
+    def _note(self, kind: str, name: object) -> None:
+        """Note that annotating the current site read the rows of one kind under one key."""
+        if self._notes is not None:
+            self._notes.add((kind, name))
+
+    def _function(self, path: str, qualname: str) -> FunctionRow | None:
+        """Return the row of a function, noted (see `annotate_kept`)."""
+        self._note("function", (path, qualname))
+        return self.functions.get((path, qualname))
+
+    def _options_named(self, name: str) -> list[tuple[str, OptionRow]]:
+        """Return the options and fields of a name, noted."""
+        self._note("options", name)
+        return self.options.get(name, [])
+
+    def _constants_named(self, name: str) -> list[Definition]:
+        """Return the module constants of a name, noted."""
+        self._note("constants", name)
+        return self.constants.get(name, [])
+
     def callers(self, site: RaiseSite) -> tuple[Caller, ...]:
         """Return where the library calls the function of `site`, nearest to a public name first, at most MAX_CALLERS."""
         if not site.function:
             return ()
         parts = site.function.split(".")
-        function = self.functions.get((site.path, site.function))
+        function = self._function(site.path, site.function)
         name, method = parts[-1], function is not None and function.method
         constructor = method and name in _CONSTRUCTORS and len(parts) > 1
         if constructor:
             name, method = parts[-2], False
         elif name.startswith("__") and name.endswith("__"):
             return ()  # special methods run by syntax, not by name
+        self._note("calls", name)  # the ranked callers are those calls' rows, read through the layout
         if (name, method) not in self._ranked:
             self._ranked[(name, method)] = self._rank(name, method)
         found: dict[tuple[str, str], Caller] = {}
@@ -1493,7 +1586,7 @@ class Context:
         one of the library that is not deprecated), else the field of its `dest` (the raising file's, else the one
         model class's), with that flag."""
         dest = flag[2:].replace("-", "_")
-        rows = self.options.get(dest, ())
+        rows = self._options_named(dest)
         options = [(p, r) for p, r in rows if not r.owner and r.flag == flag and _deprecated_for(r) is None]
         options = [c for c in options if c[0] == path] or options
         if len(options) == 1 or (options and options[0][0] == path):
@@ -1523,17 +1616,17 @@ class Context:
         """Return where a user sets `name` as read at `site`, by the rules in the module's docstring."""
         parts = name.split(".")
         last = parts[-1]
-        function = self.functions.get((site.path, site.function))
+        function = self._function(site.path, site.function)
         if len(parts) == 1 and function is not None and _param(function, last) is not None:
             if _public(site.path, function.qualname):
                 return self._parameter(site.path, function, last)
             for caller in callers:
-                other = self.functions.get((caller.path, caller.function))
+                other = self._function(caller.path, caller.function)
                 if other is not None and _public(caller.path, other.qualname) and _param(other, last) is not None:
                     return self._parameter(caller.path, other, last)
             return self._option(last, site, None, with_fields=False) or self._parameter(site.path, function, last)
         receiver = parts[-2] if len(parts) > 1 else None
-        enclosing = [self.functions.get((site.path, ".".join(site.function.split(".")[:end])))
+        enclosing = [self._function(site.path, ".".join(site.function.split(".")[:end]))
                      for end in range(len(site.function.split(".")), 0, -1)]
         enclosing_functions = [f for f in enclosing if f is not None]
         if receiver is None:
@@ -1559,7 +1652,7 @@ class Context:
 
     def _parameter(self, path: str, function: FunctionRow, name: str) -> Definition:
         """Return the definition of a function's parameter: the option that sets it when the function is a command."""
-        for other_path, row in self.options.get(name, ()):
+        for other_path, row in self._options_named(name):
             if other_path == path and row.function == function.qualname:
                 return Definition(path, row.line, "option", row.help, row.flag)
         param = _param(function, name)
@@ -1604,7 +1697,7 @@ class Context:
                 return True
             return owner in classes if classes is not None else _named_for(receiver, owner)
 
-        candidates = [(path, row) for path, row in self.options.get(name, ())
+        candidates = [(path, row) for path, row in self._options_named(name)
                       if (not row.owner or (with_fields and row.owner in self.models)) and fits(row.owner)]
         if not candidates:
             return None
@@ -1630,7 +1723,7 @@ class Context:
     def _constant(self, parts: Sequence[str], path: str) -> Definition | None:
         """Return the module constant `parts` reads: the raising file's own, else the one the file imports by that
         name (or imports the module of: `from . import limits`, `limits.MAX`), from the module that defines it."""
-        found = self.constants.get(parts[-1], [])
+        found = self._constants_named(parts[-1])
         if not found or len(parts) > 2:
             return None
         if len(parts) == 1 or parts[0] in ("self", "cls"):
@@ -1645,14 +1738,14 @@ class Context:
             if module not in self.module_paths:
                 return None  # `Color.RED` is a class's attribute, `envs.X` an object's
             modules, name = [module], parts[1]
-        return next((d for d in self.constants.get(name, []) for m in modules if self._provides(m, name, d.path)), None)
+        return next((d for d in self._constants_named(name) for m in modules if self._provides(m, name, d.path)), None)
 
     def _owner_init(self, site: RaiseSite, name: str) -> Definition | None:
         """Return the parameter `name` of the constructor of the class a method of `site` belongs to, when the
         constructor keeps it as `self.name` (see `FunctionRow.keeps`)."""
         parts = site.function.split(".")
         for end in range(len(parts) - 1, 0, -1):
-            init = self.functions.get((site.path, ".".join(parts[:end]) + ".__init__"))
+            init = self._function(site.path, ".".join(parts[:end]) + ".__init__")
             if init is not None and name in init.keeps and _param(init, name) is not None:
                 return self._parameter(site.path, init, name)
         return None

@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..sitebuild.paths import key, own_folder, read_cached, user_cache, write_cached
-from .context import FileIndex
+from .context import Annotation, FileIndex
 from .raisers import Calls, Defined, KeptRaiser
 from .sites import Mapped, RaiseSite, Skipped
 
@@ -127,6 +127,15 @@ class FactStore:
     def keep_index(self, path: str, blob: str, index: FileIndex) -> None:
         """Keep the index of a file."""
         self._write(self._name(path, blob, "index"), index)
+
+    def annotations(self, path: str, blob: str) -> dict[bytes, Annotation] | None:
+        """Return the callers and names of a file's sites as a scan found them (`Context.annotate_kept`)."""
+        found = self._read(self._name(path, blob, "annotations"))
+        return found if isinstance(found, dict) else None
+
+    def keep_annotations(self, path: str, blob: str, annotations: dict[bytes, Annotation]) -> None:
+        """Keep the callers and names of a file's sites."""
+        self._write(self._name(path, blob, "annotations"), annotations)
 
     def raisers(self, inputs: str) -> list[KeptRaiser] | None:
         """Return the helpers and factories found in files of these inputs (a digest of every file's

@@ -32,13 +32,14 @@ import hashlib
 import os
 import re
 import warnings
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
 from ..model import Variant
 from ..sitebuild import workers
-from .context import Context, FileIndex, Guards, index_file
+from .context import Annotation, Context, FileIndex, Guards, index_file
 from .facts import FactStore, Found, Kept, blob_id, inputs_digest
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
@@ -164,7 +165,8 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     if context:
         # A call by a name the repository defines nowhere calls none of its functions: callers are asked by name.
         called = frozenset({f.name for f in repo.functions} | {c.name for c in repo.classes})
-        sites = Context((indexes[file.path] for file in parsed), called).annotate(sites)
+        joined = Context((indexes[file.path] for file in parsed), called)
+        sites = kept.annotated(joined, sites, parsed) if store is not None else joined.annotate(sites)
     return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
 
 
@@ -316,6 +318,23 @@ class _Kept:
                 self.store.put(file.path, blob, Kept(file.defined, file.imported, self.inputs[file.path], results))
             out.append(results.results)
         return out
+
+
+    def annotated(self, joined: Context, sites: list[RaiseSite], parsed: list[ParsedFile]) -> list[RaiseSite]:
+        """Return the sites with their callers and names: as kept where what they read is the same, and kept."""
+        assert self.store is not None
+        before: dict[str, dict[bytes, Annotation]] = {}
+        for file in parsed:
+            if self.kept.get(file.path) is not None:
+                before[file.path] = self.store.annotations(file.path, self.blobs[file.path]) or {}
+        made = joined.annotate_kept(sites, {k: a for found in before.values() for k, a in found.items()})
+        now: dict[str, dict[bytes, Annotation]] = defaultdict(dict)
+        for site, key, annotation in made:
+            now[site.path][key] = annotation
+        for path, annotations in now.items():
+            if annotations != before.get(path):
+                self.store.keep_annotations(path, self.blobs[path], annotations)
+        return [site for site, _, _ in made]
 
 
 def _given(value: tuple[Calls, ...]) -> tuple[Calls, ...]:
