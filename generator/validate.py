@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -34,11 +36,15 @@ JSON_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: 
 
 def build_site(content: Content, base_url: str | None = None) -> Site:
     """Return the valid Site for `content`, or raise ProblemsFound listing every problem."""
+    from .sitebuild import workers  # forks only for many records: a command that checks a few loads no pool
+
     config, problems = site_config(content.settings, content.settings_file, base_url)
     problems.extend(content.problems)
     records = []
-    for raw in content.records:
-        found = list(check_record(raw))
+    raws = content.records
+    # Each record file is checked on its own: many are checked on every core.
+    checked = workers.map_items(partial(_record_problems, raws), list(range(len(raws))), os.cpu_count() or 1)
+    for raw, found in zip(raws, checked):
         problems.extend(found)
         if not found:
             records.append(to_record(raw, config))
@@ -54,6 +60,11 @@ def site_config(settings: dict[str, Any], file: str, base_url: str | None) -> tu
     if base_url is not None:
         config = with_base_url(config, base_url)
     return config, problems
+
+
+def _record_problems(raws: Sequence[RawRecord], number: int) -> list[Problem]:
+    """Return every problem of the record file `raws[number]`."""
+    return list(check_record(raws[number]))
 
 
 def check_record(raw: RawRecord) -> Iterator[Problem]:

@@ -198,3 +198,22 @@ def test_a_blank_title_or_message_still_gives_a_title(content: Path) -> None:
     edit_record(content, GOOD, lambda d: d.update(title="  ", message=" \n "))
     # Where it is raised, as a reader would name it, not the id.
     assert validate.build_site(load.load(content)).by_id[GOOD].title == "ValueError in check_batching"
+
+
+def test_many_records_are_checked_in_worker_processes_with_every_problem_named(
+        content: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import os
+
+    from errorsite.sitebuild import workers
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    good = json.loads((content / "errors" / f"{GOOD}.json").read_text(encoding="utf-8"))
+    for n in range(workers.PARALLEL_MIN):
+        good["id"] = f"copy-{n:03}"
+        (content / "errors" / f"copy-{n:03}.json").write_text(json.dumps(good), encoding="utf-8")
+    assert len(validate.build_site(load.load(content)).records) == workers.PARALLEL_MIN + 3
+    edit_record(content, "copy-123", lambda d: d["source"].update(line="seven"))
+    edit_record(content, "copy-250", lambda d: d.pop("message"))
+    assert problems_of(content) == [("copy-123.json", "/source/line", "wrong-type"),
+                                    ("copy-250.json", "/message", "missing-field")]
