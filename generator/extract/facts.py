@@ -1,21 +1,24 @@
 """What a scan keeps of each file between runs, by the file's path and blob id: nothing of an unchanged file is made twice.
 
-A file's facts are a function of its bytes, its path, errorsite's code and the settings: the
-calls of each function as finding helpers reads them (`raisers.Calls`), the index of its
-definitions and calls (`context.FileIndex`), and its raise sites with what they depended on
-(`Found`): the digest of the repository's definitions and helpers (`Repository.digest`), and
-the blob id of each file whose syntax finding them read (`raisers.reading`). A later scan
-takes the sites as they are when that digest is the same and none of those files changed,
-and finds them again otherwise.
+A file's facts are a function of its bytes, its path, errorsite's code and the settings. Each
+is an entry of its own, read only when a scan needs it: the file's definitions and imports with
+its raise sites and what they depended on (`Kept`, `Found`: the digest of the repository's
+definitions and helpers, `Repository.digest`, and the blob id of each file whose syntax finding
+them read, `raisers.reading`); the calls of each function as finding helpers reads them
+(`raisers.Calls`); the index of its definitions and calls (`context.FileIndex`); the callers
+and names of its sites with the rows they read (`context.Annotation`). The helpers found in a
+repository are kept by a digest of every file's definitions, imports and calls, and the lines
+`check --source` asks of a pinned file by its blob id alone. A later scan takes what it finds
+kept when nothing it depended on changed, and makes it again otherwise.
 
 The facts live in the user's cache folder, where no repository can put a file (the rules of
-`sitebuild.paths`: a folder of the user's own, never a link), one file per path and blob. Each
-file is authenticated with the user's cache key: one that is damaged, cut short, of another
-errorsite or not made by this user fails its check and is made again, never trusted. The
-name of an entry is a hash of errorsite's code, the settings, the path and the blob, so
-two repositories (or two checkouts of one) that hold the same file at the same path share
-its facts, and never anything else: the sites of a file are kept only with the blob ids of
-every file they read.
+`sitebuild.paths`: a folder of the user's own, never a link). Each entry is authenticated with
+the user's cache key before a byte of it is unpickled: one that is damaged, cut short, of
+another errorsite or not made by this user fails its check and is made again, never trusted.
+The name of an entry is a hash of errorsite's code, the Python version, the settings, the path
+and the blob, so two repositories (or two checkouts of one) that hold the same file at the same
+path share its facts, and never anything else: the sites of a file are kept only with the blob
+ids of every file they read.
 """
 
 from __future__ import annotations
