@@ -345,3 +345,27 @@ def test_a_repository_of_many_files_is_read_in_worker_processes_and_finds_the_sa
     assert _scan(files, store) == cold  # every file read and found in workers
     files["lib/helpers.py"] = files["lib/helpers.py"].replace(b"invalid input", b"refused input")
     assert _scan(files, store) == _scan(files, None)  # a factory changed: every site found again, in workers
+
+
+def test_extract_and_check_read_every_file_when_the_cache_folder_is_refused(
+        own_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from test_gitrepo import Repo
+
+    from errorsite import cli
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    own_cache.mkdir()
+    (own_cache / "errorsite").symlink_to(elsewhere)  # a link: never errorsite's own
+    repo = Repo(tmp_path / "lib")
+    for path, data in _library().items():
+        repo.write(path, data)
+    repo.commit("the library")
+    content = tmp_path / "content"
+    assert cli.main(["extract", str(repo.path), "--content", str(content)]) == 0
+    said = capsys.readouterr().err
+    assert "errorsite: extract reads every file: refused to use the build cache" in said and "is a link" in said
+    assert len(list((content / "errors").glob("*.json"))) == _scan(_library(), None).count("RaiseSite(")
+    assert not any(elsewhere.iterdir())  # nothing written through the link
+    assert cli.main(["check", "--content", str(content), "--source", str(repo.path)]) == 0
+    assert "errorsite: check --source reads every file" in capsys.readouterr().err

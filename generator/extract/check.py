@@ -130,7 +130,7 @@ def check_source(
     pinned = [r for r in mine if r.source.commit in history.reachable]
     names = [f"{r.source.commit}:{r.source.path}" for r in pinned]
     contents = git.read_objects(repo_dir, sorted(set(names)))
-    store = FactStore.open(settings.asserts, settings.warnings)
+    store = FactStore.usable(settings.asserts, settings.warnings, "check --source")
     scanned = without_link_helper(snap.files)
     scan = scan_files(scanned, settings.asserts, settings.warnings, whole=True, store=store)
     # A pinned file whose bytes are HEAD's: the lines the scan found sites on need no parse to be known raises.
@@ -223,7 +223,7 @@ class _PinnedFile:
         self._raise_lines: frozenset[int] | None = None
 
     @classmethod
-    def of(cls, content: bytes | None, store: FactStore,
+    def of(cls, content: bytes | None, store: FactStore | None,
            known: Callable[[str, str], frozenset[int]] = lambda path, blob: frozenset(), path: str = "") -> _PinnedFile:
         """Return the lines of a file's content at `path` (None: no such file), with the lines `known(path, blob id)`
         to be on a raise."""

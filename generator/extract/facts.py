@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..sitebuild.paths import key, own_folder, read_cached, user_cache, write_cached
+from ..sitebuild.paths import UnsafeCache, key, own_folder, read_cached, user_cache, write_cached
 from .context import Annotation, FileIndex
 from .raisers import Calls, Defined, KeptRaiser
 from .sites import Mapped, RaiseSite, Skipped
@@ -102,6 +102,16 @@ class FactStore:
         python = sys.version.encode()
         salt = hashlib.sha256(FORMAT + b"\0" + _code_digest() + b"\0" + python + bytes([asserts, warns])).digest()
         return cls(own_folder(user_cache() / "facts"), key(), salt)
+
+    @classmethod
+    def usable(cls, asserts: bool, warns: bool, command: str) -> FactStore | None:
+        """Return the store `open` gives, or None when the user's cache folder is refused: `command` then reads every
+        file, as it would with nothing kept, and says so in one line (as `lookup` does)."""
+        try:
+            return cls.open(asserts, warns)
+        except UnsafeCache as refused:
+            print(f"errorsite: {command} reads every file: {refused.message}", file=sys.stderr)
+            return None
 
     def get(self, path: str, blob: str) -> Kept | None:
         """Return what was kept of a file, or None when nothing was or the entry fails its check."""
