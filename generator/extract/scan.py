@@ -211,7 +211,7 @@ class _Kept:
         """What was kept of each file (None: nothing)."""
         unknown = [path for path in sorted(files) if self.kept.get(path) is None] if store is not None else []
         # The files nothing was kept of say what they say alone on every core; only facts come back, never trees.
-        self.made = dict(zip(unknown, workers.map_items(partial(_alone, files, context), unknown, os.cpu_count() or 1)))
+        self.made = dict(zip(unknown, workers.map_items(partial(_alone, files, context, store), unknown, os.cpu_count() or 1)))
         """What each file nothing was kept of says alone, or why it cannot be read."""
         self.inputs: dict[str, str] = {}
         """Each file's `facts.inputs_digest`, once `raisers` asked."""
@@ -271,14 +271,13 @@ class _Kept:
     def index(self, repo: Repository, file: ParsedFile) -> FileIndex:
         """Return a file's index: made alone, kept, or made now (and kept)."""
         alone = self.made.get(file.path)
-        index = alone[3] if isinstance(alone, tuple) else None
-        read_back = None
-        if index is None and self.store is not None and self.kept.get(file.path) is not None:
-            index = read_back = self.store.index(file.path, self.blobs[file.path])
+        if isinstance(alone, tuple) and alone[3] is not None:
+            return alone[3]  # kept where it was made
+        index = self.store.index(file.path, self.blobs[file.path]) if self.store is not None else None
         if index is None:
             index = index_file(file.path, file.tree, _calls(repo, file))
-        if self.store is not None and read_back is None:
-            self.store.keep_index(file.path, self.blobs[file.path], index)
+            if self.store is not None:
+                self.store.keep_index(file.path, self.blobs[file.path], index)
         return index
 
     def found(self, repo: Repository, parsed: list[ParsedFile],
@@ -312,10 +311,9 @@ class _Kept:
                 assert before is not None and before.found is not None
                 results = before.found
             if self.store is not None and (before is None or before.found is not results):
-                blob = self.blobs[file.path]
-                if before is None:
-                    self.store.keep_calls(file.path, blob, tuple(repo.calls_of(f) for f in repo.functions_in(file)))
-                self.store.put(file.path, blob, Kept(file.defined, file.imported, self.inputs[file.path], results))
+                # Its calls and index were kept where they were made (`_alone`).
+                self.store.put(file.path, self.blobs[file.path],
+                               Kept(file.defined, file.imported, self.inputs[file.path], results))
             out.append(results.results)
         return out
 
@@ -345,8 +343,9 @@ Alone = tuple[tuple[Defined, ...], dict[str, str], tuple[Calls, ...], FileIndex 
 """What a file says alone: its definitions, imports, the calls of each function, and its index (see `_alone`)."""
 
 
-def _alone(files: Mapping[str, bytes], context: bool, path: str) -> Alone | Skipped | ParseFailure:
-    """Return what the file at `path` says alone (its index only with `context`), or why it cannot be read."""
+def _alone(files: Mapping[str, bytes], context: bool, store: FactStore | None, path: str) -> Alone | Skipped | ParseFailure:
+    """Return what the file at `path` says alone (its index only with `context`), or why it cannot be read; keep its
+    calls and index in `store` (where it runs: in a worker, the writes share the cores too)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # see `_scan`
         file = _parse(path, files[path])
@@ -356,6 +355,11 @@ def _alone(files: Mapping[str, bytes], context: bool, path: str) -> Alone | Skip
     calls = tuple(alone.calls_of(f) for f in alone.functions_in(file))
     index = index_file(file.path, file.tree, _calls(alone, file)) if context else None
     alone.forget(file)  # the collector is off during a scan: what holds syntax must let it go now
+    if store is not None:
+        blob = blob_id(files[path])
+        store.keep_calls(path, blob, calls)
+        if index is not None:
+            store.keep_index(path, blob, index)
     return file.defined, file.imported, calls, index
 
 
