@@ -903,12 +903,7 @@ class CallFacts(NamedTuple):
 
         def argument(node: ast.expr) -> Argument:
             value = node.value if isinstance(node, ast.Starred) else node
-            # Only an argument that reads a parameter can carry it (`with_hole`): most are a name or a literal.
-            if isinstance(value, ast.Name):
-                mentions = value.id in holes
-            else:
-                mentions = bool(holes) and not isinstance(value, ast.Constant) and any(
-                    isinstance(n, ast.Name) and n.id in holes for n in ast.walk(value))
+            mentions = _reads_any(value, holes)
             spelled = False
             if raised and not isinstance(node, ast.Starred):
                 try:
@@ -928,17 +923,34 @@ class Calls(NamedTuple):
     raised: tuple[CallFacts, ...]
     returned: tuple[CallFacts, ...]
     calls: tuple[CallFacts, ...]
+    """The other calls that pass one of the function's parameters on (in an argument): only such a call can make
+    it a helper (`Repository._passed_on`)."""
+    called: tuple[str, ...]
+    """The names the body calls by, every call's, sorted."""
 
     @classmethod
     def of(cls, shape: Shape, function: Function) -> Calls:
         """Return the calls of a function's shape as facts."""
+        holes = function.holes
+        passing = [c for c in shape.calls if holes and any(
+            _reads_any(a.value if isinstance(a, ast.Starred) else a, holes) for a in (*c.args, *(k.value for k in c.keywords)))]
+        called = {name for c in (*shape.raised, *shape.returned, *shape.calls)
+                  if (name := c.func.id if isinstance(c.func, ast.Name) else getattr(c.func, "attr", None)) is not None}
         return cls(tuple(CallFacts.of(c, function, True) for c in shape.raised),
                    tuple(CallFacts.of(c, function, False) for c in shape.returned),
-                   tuple(CallFacts.of(c, function, False) for c in shape.calls))
+                   tuple(CallFacts.of(c, function, False) for c in passing), tuple(sorted(called)))
 
     def names(self) -> set[str]:
         """Return the names the body calls by."""
-        return {name for call in (*self.raised, *self.calls, *self.returned) if (name := call.callee.last) is not None}
+        return set(self.called)
+
+
+def _reads_any(node: ast.expr, names: Sequence[str]) -> bool:
+    """Return whether an expression reads one of `names` (most arguments are a name or a literal: told at once)."""
+    if isinstance(node, ast.Name):
+        return node.id in names
+    return bool(names) and not isinstance(node, ast.Constant) and any(
+        isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
 @dataclass(frozen=True, slots=True)

@@ -564,8 +564,7 @@ class _Finder:
         for defined in self.repo.functions_in(self.file):
             facts = self.repo.calls_of(defined)
             # Only a warning or a helper's call is a site (`_call`): a body that makes neither needs no walk.
-            if not any(c.callee.last in self.repo.raiser_names or (self.warns and c.callee.last == "warn")
-                       for c in (*facts.calls, *facts.returned)):
+            if not any(name in self.repo.raiser_names or (self.warns and name == "warn") for name in facts.called):
                 continue
             shape = self.repo.shape(defined)
             for call in (*shape.calls, *shape.returned):
