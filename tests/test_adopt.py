@@ -317,7 +317,7 @@ def test_the_first_week_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     runner = tmp_path / "runner"
     runner.mkdir()
     checkout = action_checkout(tmp_path / "_actions" / "errorsite" / "errorsite" / f"v{cli.__version__}")
-    assert run_steps(repo.path, runner, job_inputs(workflow, "check"), action_path=checkout) == [0, 0]
+    assert run_steps(repo.path, runner, job_inputs(workflow, "check"), action_path=checkout) == [0, 0, 0]
     assert (runner / "path").read_text() == f"{runner / 'errorsite-venv' / 'bin'}\n"
     installed = {"action_path": checkout, "skip": ("Install errorsite",)}
 
@@ -335,7 +335,7 @@ def test_the_first_week_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
         return job("publish")
 
     published = runner / "errorsite-site"
-    assert deploy() == [0, 0, 0] and (published / "errors" / "size-must-be-positive-got" / "index.html").is_file()
+    assert deploy() == [0, 0, 0, 0] and (published / "errors" / "size-must-be-positive-got" / "index.html").is_file()
 
     # Tuesday: a commit that only changes comments outside every snippet rewrites no record.
     repo.write("src/mylib/core.py", WEEK_CORE.replace("# Settings of a run.", "# The settings of one run.")
@@ -345,14 +345,14 @@ def test_the_first_week_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     status, out, _ = run("extract", str(repo.path), "--content", str(content))
     assert status == 0 and "re-pinned 0," in out.splitlines()[-1]
     assert content_files(content) == before
-    assert pull_request() == [0]
+    assert pull_request() == [0, 0]
 
     # Wednesday: three comment lines above the class move every raise; its verified example is kept, and the
     # default branch's job re-pins, checks and builds: the deploy goes on.
     moved = WEEK_CORE.replace("# Settings of a run.\n", "# Settings of a run.\n# Made once.\n# Checked when made.\n#\n")
     repo.write("src/mylib/core.py", moved)
     repo.commit("more comments")
-    assert deploy() == [0, 0, 0]
+    assert deploy() == [0, 0, 0, 0]
     page = (published / "errors" / "size-must-be-positive-got" / "index.html").read_text(encoding="utf-8")
     assert "core.py#L12" in page and "may be out of date" not in page
     status, out, _ = run("extract", str(repo.path), "--content", str(content))
@@ -360,7 +360,7 @@ def test_the_first_week_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     assert all("review" not in json.loads(p.read_text(encoding="utf-8")) for p in errors.glob("*.json"))
     assert json.loads(sized.read_text(encoding="utf-8"))["example_fix"]["verified"]["by"] == "errorsite verify"
     repo.commit("records re-pinned")
-    assert pull_request() == [0]
+    assert pull_request() == [0, 0]
 
     # Thursday: a readable name for a page; the old URL and the helper vendored before still reach it.
     before_rename = helper_url(src, "no config at settings.toml")
@@ -376,8 +376,8 @@ def test_the_first_week_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     assert run(*hook_argv)[0] == 0
     assert helper_url(src, "no config at settings.toml").startswith(f"{base}errors/config-file-missing/")
     repo.commit("rename")
-    assert pull_request() == [0]
-    assert deploy() == [0, 0, 0]
+    assert pull_request() == [0, 0]
+    assert deploy() == [0, 0, 0, 0]
     # The URL the helper printed before the rename (in a release of the library already installed) still lands.
     assert landing(published, before_rename, base) == (published / "errors" / "config-file-missing" / "index.html").resolve()
 
@@ -399,7 +399,7 @@ def test_the_first_week_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     assert helper_url(src, "size must be 1 or more, got 0").startswith(f"{base}errors/size-must-be-positive-got/")
     assert helper_url(src, "size must be positive, got 0").startswith(f"{base}errors/size-must-be-positive-got/")
     repo.commit("records of the clearer message")
-    assert pull_request() == [0]
+    assert pull_request() == [0, 0]
 
     # A feature branch squash-merged and collected: the deploy re-pins and publishes.
     repo.git("checkout", "-q", "-b", "feature")
@@ -414,8 +414,8 @@ def test_the_first_week_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     repo.git("branch", "-D", "feature")
     repo.git("reflog", "expire", "--expire=now", "--all")
     repo.git("gc", "-q", "--prune=now")
-    assert pull_request() == [1]
-    assert deploy() == [0, 0, 0]
+    assert pull_request() == [1, 0]
+    assert deploy() == [0, 0, 0, 0]
     net = (published / "errors" / "cannot-reach" / "index.html").read_text(encoding="utf-8")
     assert f"/blob/{squashed}/src/mylib/net.py#L2" in net
 

@@ -204,7 +204,7 @@ def test_the_actions_steps_check_build_and_fail_on_an_undocumented_raise(tmp_pat
     runner = tmp_path / "runner"
     runner.mkdir()
 
-    assert run_steps(repo.path, runner, {"strict": "true", "deploy": "true"}) == [0, 0, 0]
+    assert run_steps(repo.path, runner, {"strict": "true", "deploy": "true"}) == [0, 0, 0, 0]
     site = runner / "errorsite-site"
     assert (site / "index.html").is_file()
     assert '<link rel="canonical" href="https://acme.github.io/mylib/"' in (site / "index.html").read_text()
@@ -212,8 +212,8 @@ def test_the_actions_steps_check_build_and_fail_on_an_undocumented_raise(tmp_pat
 
     repo.write("src/mylib/more.py", 'def g():\n    raise KeyError("no such key")\n')
     repo.commit("an undocumented raise")
-    assert run_steps(repo.path, runner, {"strict": "true"}, skip=("Install errorsite",)) == [1]
-    assert run_steps(repo.path, runner, {"strict": "false"}, skip=("Install errorsite",)) == [0]
+    assert run_steps(repo.path, runner, {"strict": "true"}, skip=("Install errorsite",)) == [1, 0]
+    assert run_steps(repo.path, runner, {"strict": "false"}, skip=("Install errorsite",)) == [0, 0]
 
     # A squash merge leaves a pin outside the history: the check fails, a re-pinned build publishes.
     repo.git("checkout", "-q", "-b", "feature")
@@ -227,8 +227,8 @@ def test_the_actions_steps_check_build_and_fail_on_an_undocumented_raise(tmp_pat
     repo.git("branch", "-D", "feature")
     repo.git("reflog", "expire", "--expire=now", "--all")
     repo.git("gc", "-q", "--prune=now")
-    assert run_steps(repo.path, runner, {}, skip=("Install errorsite",)) == [1]
-    assert run_steps(repo.path, runner, {"repin": "true", "deploy": "true"}, skip=("Install errorsite",)) == [0, 0, 0]
+    assert run_steps(repo.path, runner, {}, skip=("Install errorsite",)) == [1, 0]
+    assert run_steps(repo.path, runner, {"repin": "true", "deploy": "true"}, skip=("Install errorsite",)) == [0, 0, 0, 0]
     assert f"/blob/{squashed}/src/mylib/__init__.py#L5" in next(site.glob("errors/*/index.html")).read_text()
 
 
@@ -282,6 +282,35 @@ def test_the_actions_vendor_input_refreshes_the_vendored_helper(tmp_path: Path) 
     # The errorsite of this test run stands for the one the Action installs.
     (runner / "path").write_text(f"{Path(sys.executable).parent}\n")
     # The check alone reports the stale patterns; with `vendor`, the Action refreshes them first.
-    assert run_steps(repo.path, runner, {}, skip=("Install errorsite",)) == [1]
-    assert run_steps(repo.path, runner, {"vendor": "src/mylib/_errorsite"}, skip=("Install errorsite",)) == [0, 0]
+    assert run_steps(repo.path, runner, {}, skip=("Install errorsite",)) == [1, 0]
+    assert run_steps(repo.path, runner, {"vendor": "src/mylib/_errorsite"}, skip=("Install errorsite",)) == [0, 0, 0]
     assert stale.read_bytes() != fresh
+
+
+def test_the_action_saves_only_what_its_run_read_or_wrote_of_the_kept_facts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from errorsite.extract.facts import FactStore, blob_id
+
+    repo = Repo(tmp_path / "lib")
+    repo.write("src/mylib/a.py", 'def f(x):\n    raise ValueError(f"bad value {x!r}")\n')
+    repo.write("src/mylib/b.py", 'def g(y):\n    raise KeyError(f"no key {y!r}")\n')
+    repo.commit("the library")
+    assert cli.main(["init", str(repo.path)]) == 0
+    repo.commit("errorsite")
+    runner = tmp_path / "runner"
+    runner.mkdir()
+    (runner / "path").write_text(str(Path(sys.executable).parent))  # errorsite as installed here, not installed again
+    assert run_steps(repo.path, runner, {}, skip=("Install errorsite",)) == [0, 0]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(runner / "errorsite-cache"))
+    store = FactStore.open(False, False)
+    old_a = store.folder / store._name("src/mylib/a.py", blob_id((repo.path / "src/mylib/a.py").read_bytes()))
+    b = store.folder / store._name("src/mylib/b.py", blob_id((repo.path / "src/mylib/b.py").read_bytes()))
+    assert old_a.is_file() and b.is_file()
+
+    repo.write("src/mylib/a.py", 'def f(x):\n    raise ValueError(f"bad value: {x!r}")\n')
+    repo.commit("a message reworded")
+    (runner / "errorsite-started").unlink()  # the next job: its own temporary folder, the cache folder restored
+    assert run_steps(repo.path, runner, {"repin": "true"}, skip=("Install errorsite",)) == [0, 0, 0]
+    assert not old_a.exists()  # the bytes a.py no longer has: no run reads them
+    assert b.is_file()  # read by this run
+    assert (store.folder / store._name("src/mylib/a.py", blob_id((repo.path / "src/mylib/a.py").read_bytes()))).is_file()

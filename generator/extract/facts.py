@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import pickle
 import sys
 from dataclasses import dataclass
@@ -178,9 +179,16 @@ class FactStore:
         if not hmac.compare_digest(code, self._code(name, body)):
             return None
         try:
-            return pickle.loads(body)
+            value = pickle.loads(body)
         except Exception:  # authenticated, so ours: an unpickling error means another Python wrote it
             return None
+        try:
+            # An entry's time is when a run last used it: what no run has used since a given time can go (the Action
+            # lets go of what a run did not read before it saves the folder).
+            os.utime(self.folder / name)
+        except OSError:
+            pass
+        return value
 
     def _write(self, name: str, value: object) -> None:
         body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
