@@ -36,7 +36,7 @@ JSON_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: 
 
 def build_site(content: Content, base_url: str | None = None) -> Site:
     """Return the valid Site for `content`, or raise ProblemsFound listing every problem."""
-    from .sitebuild import workers  # forks only for many records: a command that checks a few loads no pool
+    from .sitebuild import workers  # here, not at the top: lookup imports this module and seldom builds a site
 
     config, problems = site_config(content.settings, content.settings_file, base_url)
     problems.extend(content.problems)

@@ -151,15 +151,20 @@ def _edit(files: dict[str, bytes], rng: random.Random, step: int) -> str:
     return f"{kind} {path}"
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_kept_facts_find_what_a_scan_without_them_finds_over_random_edits(seed: int) -> None:
+def _check_random_edits(seed: int, steps: int) -> None:
+    """Assert that a scan with a store writes what a scan without one writes, before and after each random edit."""
     files = _library()
     store = FactStore.open(True, True)
     assert _scan(files, store) == _scan(files, None)
     rng = random.Random(seed)
-    for step in range(25):
+    for step in range(steps):
         done = _edit(files, rng, step)
         assert _scan(files, store) == _scan(files, None), f"after step {step}: {done}"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_kept_facts_find_what_a_scan_without_them_finds_over_random_edits(seed: int) -> None:
+    _check_random_edits(seed, 25)
 
 
 @pytest.mark.parametrize("path, before, after", [
@@ -309,13 +314,7 @@ def test_a_scan_that_keeps_one_file_parsed_at_a_time_finds_the_same(seed: int, m
     from errorsite.extract import scan
 
     monkeypatch.setattr(scan, "KEEP_PARSED", 1)  # every file read by another's raises is parsed again when read again
-    files = _library()
-    store = FactStore.open(True, True)
-    assert _scan(files, store) == _scan(files, None)
-    rng = random.Random(seed)
-    for step in range(12):
-        done = _edit(files, rng, step)
-        assert _scan(files, store) == _scan(files, None), f"after step {step}: {done}"
+    _check_random_edits(seed, 12)
 
 
 def test_a_repository_of_many_files_is_read_in_worker_processes_and_finds_the_same(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,16 +131,14 @@ def check_source(
     names = [f"{r.source.commit}:{r.source.path}" for r in pinned]
     contents = git.read_objects(repo_dir, sorted(set(names)))
     store = FactStore.usable(settings.asserts, settings.warnings, "check --source")
-    scanned = without_link_helper(snap.files)
-    scan = scan_files(scanned, settings.asserts, settings.warnings, whole=True, store=store)
-    # A pinned file whose bytes are HEAD's: the lines the scan found sites on need no parse to be known raises.
-    heads = {path: blob_id(data) for path, data in scanned.items()}
+    scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, whole=True, store=store,
+                      blobs=snap.blobs)
+    # A pinned file whose bytes are a file's at HEAD: the lines the scan found sites on need no parse to be known
+    # raises (a site is always on a raise, a call or a return).
     site_lines: dict[str, set[int]] = defaultdict(set)
     for found in scan.sites:
-        site_lines[found.path].add(found.line)
-    files = {name: _PinnedFile.of(content, store, lambda path, blob: frozenset(site_lines[path])
-                                  if heads.get(path) == blob else frozenset(), name.partition(":")[2])
-             for name, content in contents.items()}
+        site_lines[snap.blobs[found.path]].add(found.line)
+    files = {name: _PinnedFile.of(content, store, site_lines) for name, content in contents.items()}
     problems += [p for record, name in zip(pinned, names) for p in _drift(record, files[name])]
     matching = sync.match([_known(r) for r in mine], scan.sites, rules=2)
     removed = [r for r in site.records if r.status == "removed"
@@ -224,9 +222,9 @@ class _PinnedFile:
 
     @classmethod
     def of(cls, content: bytes | None, store: FactStore | None,
-           known: Callable[[str, str], frozenset[int]] = lambda path, blob: frozenset(), path: str = "") -> _PinnedFile:
-        """Return the lines of a file's content at `path` (None: no such file), with the lines `known(path, blob id)`
-        to be on a raise."""
+           known: Mapping[str, Iterable[int]] | None = None) -> _PinnedFile:
+        """Return the lines of a file's content (None: no such file), with the lines `known`, by blob id, to be on a
+        raise."""
         if content is None:
             return cls((), "there is no such file at that commit")
         try:
@@ -234,7 +232,7 @@ class _PinnedFile:
         except (SyntaxError, ValueError) as error:
             return cls((), f"cannot decode the file: {error}")
         blob = blob_id(content)
-        return cls(tuple(file_lines(text)), None, text, blob, known(path, blob), store)
+        return cls(tuple(file_lines(text)), None, text, blob, frozenset((known or {}).get(blob, ())), store)
 
     def on_a_raise(self, line: int) -> bool:
         """Return whether a line is spanned by a raise or assert statement, or is the first line of a call or a

@@ -1048,7 +1048,7 @@ def _public(path: str, qualname: str) -> bool:
 
 
 class Annotation(NamedTuple):
-    """The callers and names of a site, with what finding them read (see `Context.annotate_kept`)."""
+    """The callers and names of a site, with what finding them read (see `Context.annotate`)."""
 
     structure: bytes
     """The library's layout they were found in (`Context.structure`)."""
@@ -1183,7 +1183,7 @@ class Context:
         """What every file says of the library's layout (see `structure`)."""
         self._structure: bytes | None = None
         self._notes: set[tuple[str, object]] | None = None
-        """The rows annotating the current site read, while `annotate_kept` records them."""
+        """The rows annotating the current site read, while `annotate` records them."""
         self._digests: dict[tuple[str, object], bytes] = {}
         """`_digest`'s answers."""
 
@@ -1233,16 +1233,8 @@ class Context:
         self._provides_memo[key] = found
         return found
 
-    def annotate(self, sites: Iterable[RaiseSite]) -> list[RaiseSite]:
-        """Return the sites with their callers and names."""
-        out = []
-        for site in sites:
-            callers = self.callers(site)
-            out.append(replace(site, callers=callers, names=self.names(site, callers)))
-        return out
-
-    def annotate_kept(self, sites: Iterable[RaiseSite], kept: Mapping[bytes, Annotation]
-                      ) -> list[tuple[RaiseSite, bytes, Annotation]]:
+    def annotate(self, sites: Iterable[RaiseSite], kept: Mapping[bytes, Annotation] | None = None
+                 ) -> list[tuple[RaiseSite, bytes, Annotation]]:
         """Return each site with its callers and names, its `site_key`, and how it was annotated: as `kept` says when
         what it read is the same here, else found again.
 
@@ -1255,7 +1247,7 @@ class Context:
         out = []
         for site in sites:
             key = site_key(site)
-            before = kept.get(key)
+            before = kept.get(key) if kept is not None else None
             if before is not None and before.structure == structure and all(
                     self._digest(kind, name) == digest for kind, name, digest in before.reads):
                 annotation = before
@@ -1276,7 +1268,7 @@ class Context:
         return self._structure
 
     def _digest(self, kind: str, name: object) -> bytes:
-        """Return a digest of the rows of one kind under one key (see `annotate_kept`)."""
+        """Return a digest of the rows of one kind under one key (see `annotate`)."""
         memo = self._digests.get((kind, name))
         if memo is None:
             tables: dict[str, Mapping[Any, object]] = {"function": self.functions, "calls": self.calls,
@@ -1292,7 +1284,7 @@ class Context:
             self._notes.add((kind, name))
 
     def _function(self, path: str, qualname: str) -> FunctionRow | None:
-        """Return the row of a function, noted (see `annotate_kept`)."""
+        """Return the row of a function, noted (see `annotate`)."""
         self._note("function", (path, qualname))
         return self.functions.get((path, qualname))
 

@@ -143,7 +143,7 @@ class FactStore:
         self._write(self._name(path, blob, "index"), index)
 
     def annotations(self, path: str, blob: str) -> dict[bytes, Annotation] | None:
-        """Return the callers and names of a file's sites as a scan found them (`Context.annotate_kept`)."""
+        """Return the callers and names of a file's sites as a scan found them (`Context.annotate`)."""
         found = self._read(self._name(path, blob, "annotations"))
         return found if isinstance(found, dict) else None
 
@@ -185,7 +185,7 @@ class FactStore:
         try:
             # An entry's time is when a run last used it: what no run has used since a given time can go (the Action
             # lets go of what a run did not read before it saves the folder).
-            os.utime(self.folder / name)
+            os.utime(self.folder / name, follow_symlinks=False)
         except OSError:
             pass
         return value

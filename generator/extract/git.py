@@ -34,6 +34,8 @@ class Snapshot:
     """Full hex id of the commit the files were read at."""
     files: dict[str, bytes]
     """File contents by relative POSIX path."""
+    blobs: dict[str, str]
+    """The blob id git gives each of those files, by path."""
 
 
 def snapshot(repo_dir: Path, rev: str, wanted: Callable[[str], bool]) -> Snapshot:
@@ -41,7 +43,8 @@ def snapshot(repo_dir: Path, rev: str, wanted: Callable[[str], bool]) -> Snapsho
     commit = resolve(repo_dir, rev)
     blobs = {path: oid for path, oid in list_tree(repo_dir, commit).items() if wanted(path)}
     contents = read_objects(repo_dir, sorted(set(blobs.values())))
-    return Snapshot(commit, {path: data for path, oid in blobs.items() if (data := contents[oid]) is not None})
+    files = {path: data for path, oid in blobs.items() if (data := contents[oid]) is not None}
+    return Snapshot(commit, files, {path: blobs[path] for path in files})
 
 
 def resolve(repo_dir: Path, rev: str) -> str:

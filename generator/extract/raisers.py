@@ -130,12 +130,15 @@ class ParsedFile:
         self._nodes = [node for _, node in found]
         return found
 
-    def _load(self) -> None:
+    def _load(self) -> tuple[ast.Module, Source, Names]:
+        """Return the file's tree, text and constants, parsing it from its bytes when it is not in memory."""
         if self._tree is None:
             text = decode_source(self.data)
             self._read(ast.parse(text), text)
             if self.on_load is not None:
                 self.on_load(self)
+        assert self._tree is not None and self._text is not None and self._constants is not None
+        return self._tree, self._text, self._constants
 
     @property
     def loaded(self) -> bool:
@@ -150,9 +153,7 @@ class ParsedFile:
     @property
     def syntax(self) -> ast.Module:
         """Return the file's tree, without noting the read (what the repository's own collecting reads)."""
-        self._load()
-        assert self._tree is not None
-        return self._tree
+        return self._load()[0]
 
     def node(self, position: int) -> Node:
         """Return the node of the definition at a position of `defined`."""
@@ -169,17 +170,13 @@ class ParsedFile:
     def source(self) -> Source:
         """Return the file's text."""
         note_read(self)
-        self._load()
-        assert self._text is not None
-        return self._text
+        return self._load()[1]
 
     @property
     def constants(self) -> Names:
         """Top-level names assigned only by plain assignments, for following module constants."""
         note_read(self)
-        self._load()
-        assert self._constants is not None
-        return self._constants
+        return self._load()[2]
 
 
 @dataclass(eq=False, slots=True)

@@ -111,19 +111,21 @@ class Memo:
 
 
 def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = False, memo: Memo | None = None,
-               context: bool = False, whole: bool = False, store: FactStore | None = None) -> Scan:
+               context: bool = False, whole: bool = False, store: FactStore | None = None,
+               blobs: Mapping[str, str] | None = None) -> Scan:
     """Return the raise sites, skipped raises and parse failures of `files`, in path order; `memo` shares work between
     scans, `store` between runs (`facts`).
 
     With `context`, each site has its callers and names (`context.Context`): extract writes them; a walk
     over releases and a check of pins have no use for them. `whole` says this is the one scan of a
-    whole repository the command makes (see `leave_for_exit`).
+    whole repository the command makes (see `leave_for_exit`). `blobs` gives the blob id of each file
+    when git told it (`git.Snapshot.blobs`); the store's keys are made of the bytes otherwise.
     """
     collecting = gc.isenabled()
     # Every tree stays alive until the end; the collector would walk them all again and again for nothing.
     gc.disable()
     try:
-        return _scan(files, asserts, warns, memo, context, whole and _leaving, store)
+        return _scan(files, asserts, warns, memo, context, whole and _leaving, store, blobs)
     finally:
         if whole and _leaving:
             gc.freeze()  # the trees left for the end of the process: never walked by the collector again
@@ -132,9 +134,9 @@ def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = 
 
 
 def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | None = None, context: bool = False,
-          leave: bool = False, store: FactStore | None = None) -> Scan:
+          leave: bool = False, store: FactStore | None = None, blobs: Mapping[str, str] | None = None) -> Scan:
     """Return what `scan_files` returns; with `leave`, leave the trees in `LEFT_FOR_EXIT`."""
-    kept = _Kept(files, store, context)
+    kept = _Kept(files, store, context, blobs)
     read, parsed, skipped, failures = _read(files, memo, kept)
     repo = Repository(parsed, memo.shapes if memo is not None else None, kept.loaders(parsed, files, memo),
                       kept.raisers if store is not None else None)
@@ -166,7 +168,7 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
         # A call by a name the repository defines nowhere calls none of its functions: callers are asked by name.
         called = frozenset({f.name for f in repo.functions} | {c.name for c in repo.classes})
         joined = Context((indexes[file.path] for file in parsed), called)
-        sites = kept.annotated(joined, sites, parsed) if store is not None else joined.annotate(sites)
+        sites = kept.annotated(joined, sites, parsed) if store is not None else [s for s, _, _ in joined.annotate(sites)]
     return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
 
 
@@ -201,11 +203,13 @@ class _Kept:
     """What a scan with a store (`facts`) reads back of each file and keeps of it: facts made on every core for the
     files nothing was kept of, sites taken as they were when nothing they read changed."""
 
-    def __init__(self, files: Mapping[str, bytes], store: FactStore | None, context: bool) -> None:
+    def __init__(self, files: Mapping[str, bytes], store: FactStore | None, context: bool,
+                 blobs: Mapping[str, str] | None) -> None:
         """Read back what `store` kept of `files` (nothing without a store); make the facts of the rest, with their
-        index when `context`."""
+        index when `context`. `blobs` are the files' blob ids when git told them."""
         self.store = store
-        self.blobs = {path: blob_id(data) for path, data in files.items()} if store is not None else {}
+        self.blobs = {path: blobs[path] if blobs is not None and path in blobs else blob_id(data)
+                      for path, data in files.items()} if store is not None else {}
         """The blob id of each file, by path."""
         self.kept = {path: store.get(path, blob) for path, blob in self.blobs.items()} if store is not None else {}
         """What was kept of each file (None: nothing)."""
@@ -325,7 +329,7 @@ class _Kept:
         for file in parsed:
             if self.kept.get(file.path) is not None:
                 before[file.path] = self.store.annotations(file.path, self.blobs[file.path]) or {}
-        made = joined.annotate_kept(sites, {k: a for found in before.values() for k, a in found.items()})
+        made = joined.annotate(sites, {k: a for found in before.values() for k, a in found.items()})
         now: dict[str, dict[bytes, Annotation]] = defaultdict(dict)
         for site, key, annotation in made:
             now[site.path][key] = annotation

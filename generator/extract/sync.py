@@ -254,7 +254,7 @@ def run(
     settings = with_flags(existing.config.source, include, exclude, asserts, warns)
     snap = git.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
     scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, context=True, whole=True,
-                      store=FactStore.usable(settings.asserts, settings.warnings, "extract"))
+                      store=FactStore.usable(settings.asserts, settings.warnings, "extract"), blobs=snap.blobs)
     return sync(content_dir, existing, scan, snap.commit, repo,
                 lambda pins: git.history(repo_dir, snap.commit, pins),
                 lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,
