@@ -368,3 +368,86 @@ def test_extract_and_check_read_every_file_when_the_cache_folder_is_refused(
     assert not any(elsewhere.iterdir())  # nothing written through the link
     assert cli.main(["check", "--content", str(content), "--source", str(repo.path)]) == 0
     assert "errorsite: check --source reads every file" in capsys.readouterr().err
+
+
+def test_a_new_call_that_makes_no_helper_keeps_the_other_files_sites(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _library()
+    store = FactStore.open(True, True)
+    _scan(files, store)
+    found: list[str] = []
+    original = FactStore.put
+
+    def put(self: FactStore, path: str, blob: str, kept: object) -> None:
+        found.append(path)
+        original(self, path, blob, kept)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FactStore, "put", put)
+    # Calls that pass a parameter on are what helpers are found from: this one makes none.
+    files["lib/cli.py"] = files["lib/cli.py"].replace(b"    args = parser.parse_args(argv)\n",
+                                                      b"    args = parser.parse_args(argv)\n    print(len(argv or ()))\n")
+    assert _scan(files, store) == _scan(files, None)
+    assert found == ["lib/cli.py"]
+
+
+def _packed_scan(files: dict[str, bytes], where: Path, context: bool = True) -> tuple[str, FactStore]:
+    """Return what a scan with the store of the repository folder `where` (its pack) found, and the store, saved."""
+    store = FactStore.open(True, True, where)
+    scan = _written(scan_files(files, asserts=True, warns=True, context=context, store=store))
+    store.save({path: blob_id(data) for path, data in files.items()})
+    return scan, store
+
+
+def _entries(store: FactStore) -> list[Path]:
+    return [e for e in store.folder.iterdir() if not e.name.startswith(".") and e.name != "key" and e.name != store.pack]
+
+
+def test_the_pack_of_a_folder_holds_what_its_runs_read_and_is_read_whole(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _library()
+    expected = _scan(files, None)
+    first, store = _packed_scan(files, tmp_path / "lib")
+    assert first == expected
+    assert store.pack is not None and (store.folder / store.pack).is_file()
+    # A check (no callers or names: it reads no index) saves the pack too, and keeps what the files now hold.
+    assert _packed_scan(files, tmp_path / "lib", context=False)[0] == _written(
+        scan_files(files, asserts=True, warns=True, context=False))
+    for entry in _entries(store):
+        entry.unlink()
+    found: list[str] = []
+    monkeypatch.setattr(FactStore, "put", lambda self, path, blob, kept: found.append(path))
+    assert _packed_scan(files, tmp_path / "lib")[0] == expected
+    assert found == []  # every file's sites, index and callers taken from the pack: nothing found again
+    # Another folder has a pack of its own: without the entries, it finds everything again.
+    assert _packed_scan(files, tmp_path / "other")[0] == expected
+    assert sorted(found) == sorted(p for p in files)
+
+
+def test_a_damaged_or_foreign_pack_is_never_trusted(tmp_path: Path) -> None:
+    files = _library()
+    expected, store = _packed_scan(files, tmp_path / "lib")
+    assert store.pack is not None
+    pack = store.folder / store.pack
+    data = pack.read_bytes()
+    pack.write_bytes(data[:100] + bytes([data[100] ^ 0xFF]) + data[101:])
+    assert FactStore.open(True, True, tmp_path / "lib").packed == {}
+    # One made with another user's key (a copied cache folder): right shape, wrong signature.
+    other = FactStore(store.folder, os.urandom(32), store.salt, store.pack)
+    other.used = dict(store.used)
+    other.save({path: blob_id(data) for path, data in files.items()})
+    assert FactStore.open(True, True, tmp_path / "lib").packed == {}
+    again, rescan = _packed_scan(files, tmp_path / "lib")
+    assert again == expected  # read from the entries, and packed again
+    assert rescan.used and FactStore.open(True, True, tmp_path / "lib").packed == rescan.used
+
+
+def test_a_run_that_changes_nothing_writes_no_pack(tmp_path: Path) -> None:
+    files = _library()
+    _, store = _packed_scan(files, tmp_path / "lib")
+    assert store.pack is not None
+    before = (store.folder / store.pack).stat()
+    _packed_scan(files, tmp_path / "lib")
+    after = (store.folder / store.pack).stat()
+    assert (after.st_ino, after.st_size) == (before.st_ino, before.st_size)
+    files["lib/cli.py"] += b"\n# a comment\n"
+    _packed_scan(files, tmp_path / "lib")
+    assert (store.folder / store.pack).stat().st_ino != before.st_ino

@@ -2,8 +2,8 @@
 
 A file's facts are a function of its bytes, its path, errorsite's code and the settings. Each
 is an entry of its own, read only when a scan needs it: the file's definitions and imports with
-its raise sites and what they depended on (`Kept`, `Found`: the digest of the repository's
-definitions and helpers, `Repository.digest`, and the blob id of each file whose syntax finding
+its raise sites and what they depended on (`Kept`, `Found`: the digest of every file's
+definitions and imports and of the helpers, and the blob id of each file whose syntax finding
 them read, `raisers.reading`); the calls of each function as finding helpers reads them
 (`raisers.Calls`); the index of its definitions and calls (`context.FileIndex`); the callers
 and names of its sites with the rows they read (`context.Annotation`). The helpers found in a
@@ -28,6 +28,7 @@ import hmac
 import os
 import pickle
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -37,11 +38,14 @@ from .context import Annotation, FileIndex
 from .raisers import Calls, Defined, KeptRaiser
 from .sites import Mapped, RaiseSite, Skipped
 
-FORMAT = b"facts 3"
+FORMAT = b"facts 4"
 """Changes whenever what an entry holds changes shape."""
 
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 """The largest entry read back (sglang's largest file keeps well under a megabyte)."""
+
+MAX_PACK_BYTES = 2 * 1024**3
+"""The largest pack read back (sglang's is about 50 MB)."""
 
 _CODE_BYTES = 32
 
@@ -51,7 +55,8 @@ class Found:
     """A file's raise sites, with what they depended on besides the file itself."""
 
     digest: bytes
-    """`Repository.digest` of the scan that found them."""
+    """The digest of every file's definitions and imports (`definitions_digest`) and of the helpers and factories, in
+    the scan that found them: all a finder reads of other files without their syntax."""
     reads: tuple[tuple[str, str], ...]
     """The path and blob id of each file whose syntax finding them read (the file itself among them)."""
     results: tuple[RaiseSite | Skipped | Mapped, ...]
@@ -68,6 +73,8 @@ class Kept:
     """The names it imports (`ParsedFile.imported`)."""
     inputs: str
     """A digest of what finding helpers reads of the file (`inputs_digest`)."""
+    definitions: str
+    """A digest of its definitions and imports alone (`definitions_digest`)."""
     found: Found | None
     """Its sites, once a scan found them."""
 
@@ -80,128 +87,197 @@ def inputs_digest(defined: tuple[Defined, ...], imported: dict[str, str], calls:
     return hashlib.sha256(repr((defined, sorted(imported.items()), calls)).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def definitions_digest(defined: tuple[Defined, ...], imported: dict[str, str]) -> str:
+    """Return a digest of a file's definitions (names, parameters and what they default to or are annotated with,
+    bases, where each is defined) and imports: what finding another file's sites may read of it without its syntax.
+
+    Its calls are left out: a call changed that makes no new helper changes no other file's sites.
+    """
+    return hashlib.sha256(repr((defined, sorted(imported.items()))).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def blob_id(data: bytes) -> str:
     """Return the id git gives a file of these bytes."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 class FactStore:
-    """The kept facts of files, in the user's cache folder, for one errorsite and one choice of settings."""
+    """The kept facts of files, in the user's cache folder, for one errorsite and one choice of settings.
 
-    def __init__(self, folder: Path, secret: bytes, salt: bytes) -> None:
+    A store opened for a repository folder (`open`'s `where`) also reads and keeps its pack: one entry holding a
+    copy of every entry the folder's last run used, read at once. A re-extract of a large library reads thousands
+    of entries, and one read and one check of their authentication cost less than thousands. The entries stay
+    where they are (the pack is only a copy), so another checkout, another branch or a lost pack finds them.
+    """
+
+    def __init__(self, folder: Path, secret: bytes, salt: bytes, pack: str | None = None) -> None:
         self.folder = folder
         """The folder of entries, proven the user's own."""
         self.secret = secret
         """The user's cache key."""
         self.salt = salt
         """What besides path and blob an entry's name depends on: errorsite's code and the settings."""
+        self.pack = pack
+        """The name of the pack entry of the repository folder the store was opened for (None: no pack)."""
+        self.packed: dict[str, tuple[str, str, bytes]] = self._read_pack() if pack is not None else {}
+        """The pack as read: entry name -> the path and blob it is of, and its bytes (pickled, authenticated)."""
+        self.used: dict[str, tuple[str, str, bytes]] = {}
+        """What this run read or wrote, as `packed` holds it."""
 
     @classmethod
-    def open(cls, asserts: bool, warns: bool) -> FactStore:
-        """Return the store of the user's cache folder for a scan with these settings."""
+    def open(cls, asserts: bool, warns: bool, where: Path | None = None) -> FactStore:
+        """Return the store of the user's cache folder for a scan with these settings; with the pack of the
+        repository folder `where`, when given."""
         # Another Python may parse the same bytes otherwise (f-strings, new syntax).
         python = sys.version.encode()
         salt = hashlib.sha256(FORMAT + b"\0" + _code_digest() + b"\0" + python + bytes([asserts, warns])).digest()
-        return cls(own_folder(user_cache() / "facts"), key(), salt)
+        folder = own_folder(user_cache() / "facts")
+        pack = None if where is None else _entry_name(salt, "pack", str(where.resolve()), "")
+        return cls(folder, key(), salt, pack)
 
     @classmethod
-    def usable(cls, asserts: bool, warns: bool, command: str) -> FactStore | None:
+    def usable(cls, asserts: bool, warns: bool, command: str, where: Path | None = None) -> FactStore | None:
         """Return the store `open` gives, or None when the user's cache folder is refused: `command` then reads every
         file, as it would with nothing kept, and says so in one line (as `lookup` does)."""
         try:
-            return cls.open(asserts, warns)
+            return cls.open(asserts, warns, where)
         except UnsafeCache as refused:
             print(f"errorsite: {command} reads every file: {refused.message}", file=sys.stderr)
             return None
 
     def get(self, path: str, blob: str) -> Kept | None:
         """Return what was kept of a file, or None when nothing was or the entry fails its check."""
-        kept = self._read(self._name(path, blob))
+        kept = self._read(path, blob)
         return kept if isinstance(kept, Kept) else None
 
     def put(self, path: str, blob: str, kept: Kept) -> None:
         """Keep what a scan found of a file, whole or not at all."""
-        self._write(self._name(path, blob), kept)
+        self._write(path, blob, "", kept)
 
     def calls(self, path: str, blob: str) -> tuple[Calls, ...] | None:
         """Return the kept calls of each function of a file (`raisers.Calls`), read apart: most scans need none."""
-        calls = self._read(self._name(path, blob, "calls"))
+        calls = self._read(path, blob, "calls")
         return calls if isinstance(calls, tuple) else None
 
-    def keep_calls(self, path: str, blob: str, calls: tuple[Calls, ...]) -> None:
-        """Keep the calls of each function of a file."""
-        self._write(self._name(path, blob, "calls"), calls)
+    def keep_calls(self, path: str, blob: str, calls: tuple[Calls, ...], written: bool = False) -> None:
+        """Keep the calls of each function of a file; `written` when another process kept them already (only the
+        pack takes them then)."""
+        self._write(path, blob, "calls", calls, written)
 
     def index(self, path: str, blob: str) -> FileIndex | None:
         """Return the kept index of a file's definitions and calls (`context.FileIndex`), read apart: `check
         --source` needs none."""
-        index = self._read(self._name(path, blob, "index"))
+        index = self._read(path, blob, "index")
         return index if isinstance(index, FileIndex) else None
 
-    def keep_index(self, path: str, blob: str, index: FileIndex) -> None:
-        """Keep the index of a file."""
-        self._write(self._name(path, blob, "index"), index)
+    def keep_index(self, path: str, blob: str, index: FileIndex, written: bool = False) -> None:
+        """Keep the index of a file (`written`: as `keep_calls`)."""
+        self._write(path, blob, "index", index, written)
 
     def annotations(self, path: str, blob: str) -> dict[bytes, Annotation] | None:
         """Return the callers and names of a file's sites as a scan found them (`Context.annotate`)."""
-        found = self._read(self._name(path, blob, "annotations"))
+        found = self._read(path, blob, "annotations")
         return found if isinstance(found, dict) else None
 
     def keep_annotations(self, path: str, blob: str, annotations: dict[bytes, Annotation]) -> None:
         """Keep the callers and names of a file's sites."""
-        self._write(self._name(path, blob, "annotations"), annotations)
+        self._write(path, blob, "annotations", annotations)
 
     def raisers(self, inputs: str) -> list[KeptRaiser] | None:
         """Return the helpers and factories found in files of these inputs (a digest of every file's
         `inputs_digest`), or None when no scan kept them."""
-        table = self._read(self._name("", inputs, "raisers"))
+        table = self._read("", inputs, "raisers")
         return table if isinstance(table, list) and all(isinstance(r, KeptRaiser) for r in table) else None
 
     def keep_raisers(self, inputs: str, table: list[KeptRaiser]) -> None:
         """Keep the helpers and factories found in files of these inputs."""
-        self._write(self._name("", inputs, "raisers"), table)
+        self._write("", inputs, "raisers", table)
 
     def raise_lines(self, blob: str) -> frozenset[int] | None:
         """Return the lines of a file's raises, calls and returns (what `check --source` asks of a pinned file),
         or None when they were not kept."""
-        lines = self._read(self._name("", blob, "lines"))
+        lines = self._read("", blob, "lines")
         return lines if isinstance(lines, frozenset) else None
 
     def keep_raise_lines(self, blob: str, lines: frozenset[int]) -> None:
         """Keep the raise lines of a file."""
-        self._write(self._name("", blob, "lines"), lines)
+        self._write("", blob, "lines", lines)
 
-    def _read(self, name: str) -> object:
-        data = read_cached(self.folder / name, MAX_ENTRY_BYTES)
-        if data is None or len(data) < _CODE_BYTES:
-            return None
-        code, body = data[:_CODE_BYTES], data[_CODE_BYTES:]
-        if not hmac.compare_digest(code, self._code(name, body)):
+    def save(self, blobs: Mapping[str, str]) -> None:
+        """Keep the pack: what this run used, and what the last pack held of the files at their bytes in `blobs`
+        (the files of the repository now), so that `extract` and `check --source` of one folder share one pack
+        although each reads only part of it. Nothing is written when the pack would hold what it holds."""
+        if self.pack is None:
+            return
+        kept = {**{name: entry for name, entry in self.packed.items() if entry[0] and blobs.get(entry[0]) == entry[1]},
+                **self.used}
+        if kept == self.packed:
+            _touch(self.folder / self.pack)
+            return
+        body = pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL)
+        write_cached(self.folder / self.pack, self._code(self.pack, body) + body)
+
+    def _read_pack(self) -> dict[str, tuple[str, str, bytes]]:
+        assert self.pack is not None
+        packed = self._authentic(self.pack, MAX_PACK_BYTES)
+        try:
+            value = pickle.loads(packed) if packed is not None else {}
+        except Exception:  # authenticated, so ours: see `_read`
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def _read(self, path: str, blob: str, part: str = "") -> object:
+        name = self._name(path, blob, part)
+        entry = self.packed.get(name)
+        body = entry[2] if entry is not None else self._authentic(name, MAX_ENTRY_BYTES)
+        if body is None:
             return None
         try:
             value = pickle.loads(body)
         except Exception:  # authenticated, so ours: an unpickling error means another Python wrote it
             return None
-        try:
-            # An entry's time is when a run last used it: what no run has used since a given time can go (the Action
-            # lets go of what a run did not read before it saves the folder).
-            os.utime(self.folder / name, follow_symlinks=False)
-        except OSError:
-            pass
+        self.used[name] = (path, blob, body)
+        # An entry's time is when a run last used it, taken from the pack or not: what no run has used since a given
+        # time can go (the Action lets go of what a run did not read before it saves the folder).
+        _touch(self.folder / name)
         return value
 
-    def _write(self, name: str, value: object) -> None:
+    def _authentic(self, name: str, limit: int) -> bytes | None:
+        """Return the body of the entry `name` once its authentication holds, or None."""
+        data = read_cached(self.folder / name, limit)
+        if data is None or len(data) < _CODE_BYTES:
+            return None
+        code, body = data[:_CODE_BYTES], data[_CODE_BYTES:]
+        return body if hmac.compare_digest(code, self._code(name, body)) else None
+
+    def _write(self, path: str, blob: str, part: str, value: object, written: bool = False) -> None:
+        name = self._name(path, blob, part)
+        if written and name in self.used:
+            return  # written in this process
         body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        write_cached(self.folder / name, self._code(name, body) + body)
+        if not written:
+            write_cached(self.folder / name, self._code(name, body) + body)
+        self.used[name] = (path, blob, body)
 
     def _name(self, path: str, blob: str, part: str = "") -> str:
         """Return the name of an entry: of a file's facts, or of one `part` of them ("" for the path of what does
         not depend on where the file is)."""
-        key = self.salt + part.encode() + b"\0" + path.encode("utf-8", "surrogateescape") + b"\0" + blob.encode()
-        return hashlib.sha256(key).hexdigest()[:40]
+        return _entry_name(self.salt, part, path, blob)
 
     def _code(self, name: str, body: bytes) -> bytes:
         return hmac.digest(self.secret, name.encode() + b"\0" + body, hashlib.sha256)
+
+
+def _entry_name(salt: bytes, part: str, path: str, blob: str) -> str:
+    key = salt + part.encode() + b"\0" + path.encode("utf-8", "surrogateescape") + b"\0" + blob.encode()
+    return hashlib.sha256(key).hexdigest()[:40]
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path, follow_symlinks=False)
+    except OSError:
+        pass
 
 
 @lru_cache(maxsize=1)

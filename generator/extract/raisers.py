@@ -48,8 +48,9 @@ _reads: set[str] | None = None
 def reading() -> Iterator[set[str]]:
     """Collect the paths of the files whose syntax (a tree, a node, the text, the constants) the block reads.
 
-    What a file's raise sites are depends on its own syntax, on what `Repository.digest` covers, and on the
-    syntax of the files this names: a scan that finds none of those changed may keep the sites it found.
+    What a file's raise sites are depends on its own syntax, on every file's definitions and imports and the
+    helpers found from them (`scan._Kept.found` digests these), and on the syntax of the files this names: a scan
+    that finds none of those changed may keep the sites it found.
     """
     global _reads
     outer, _reads = _reads, set()
@@ -417,21 +418,6 @@ class Repository:
         self.raiser_names.add(function.name)
         if function.owner is not None:
             self._raising_methods[function.name].append(function)
-
-    def digest(self) -> bytes:
-        """Return a digest of what a file's raise sites may depend on besides the syntax of the files finding them
-        reads (see `reading`): every file's path, module and imports, every definition (names, parameters and what
-        they default to or are annotated with, bases, where each is defined), and every helper and factory."""
-        functions = {id(f): i for i, f in enumerate(self.functions)}
-        classes = {id(c): i for i, c in enumerate(self.classes)}
-        parts: list[object] = [(f.path, f.module, sorted(self.imports[f.module].items())) for f in self.files]
-        parts += [(f.file.path, f.qualname, f.params, f.keyword_only, f.bound, f.vararg, sorted(f.defaults.items()),
-                   sorted(f.annotations.items()), classes.get(id(f.owner)), functions.get(id(f.parent)))
-                  for f in self.functions]
-        parts += [(c.file.path, c.qualname, c.base_names, c.base_refs) for c in self.classes]
-        parts += [(functions[key], r.exception, r.wrap, r.param, r.returns, classes.get(id(r.cls)), r.documented)
-                  for key, r in self.raisers.items()]
-        return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).digest()
 
     def forget(self, file: ParsedFile) -> None:
         """Let a file's syntax go, with the shapes of its functions (see `ParsedFile.forget`)."""

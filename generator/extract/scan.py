@@ -37,10 +37,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from ..collector import collector_off
 from ..model import Variant
 from ..sitebuild import workers
 from .context import Annotation, Context, FileIndex, Guards, index_file
-from .facts import FactStore, Found, Kept, blob_id, inputs_digest
+from .facts import FactStore, Found, Kept, blob_id, definitions_digest, inputs_digest
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
     template,
@@ -121,16 +122,12 @@ def scan_files(files: Mapping[str, bytes], asserts: bool = False, warns: bool = 
     whole repository the command makes (see `leave_for_exit`). `blobs` gives the blob id of each file
     when git told it (`git.Snapshot.blobs`); the store's keys are made of the bytes otherwise.
     """
-    collecting = gc.isenabled()
-    # Every tree stays alive until the end; the collector would walk them all again and again for nothing.
-    gc.disable()
-    try:
-        return _scan(files, asserts, warns, memo, context, whole and _leaving, store, blobs)
-    finally:
-        if whole and _leaving:
-            gc.freeze()  # the trees left for the end of the process: never walked by the collector again
-        if collecting:
-            gc.enable()
+    with collector_off():
+        try:
+            return _scan(files, asserts, warns, memo, context, whole and _leaving, store, blobs)
+        finally:
+            if whole and _leaving:
+                gc.freeze()  # the trees left for the end of the process: never walked by the collector again
 
 
 def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | None = None, context: bool = False,
@@ -217,8 +214,17 @@ class _Kept:
         # The files nothing was kept of say what they say alone on every core; only facts come back, never trees.
         self.made = dict(zip(unknown, workers.map_items(partial(_alone, files, context, store), unknown, os.cpu_count() or 1)))
         """What each file nothing was kept of says alone, or why it cannot be read."""
+        if store is not None:
+            # Kept by the workers that made them; the pack takes a copy (`FactStore.save`).
+            for path, alone in self.made.items():
+                if isinstance(alone, tuple):
+                    store.keep_calls(path, self.blobs[path], alone[2], written=True)
+                    if alone[3] is not None:
+                        store.keep_index(path, self.blobs[path], alone[3], written=True)
         self.inputs: dict[str, str] = {}
         """Each file's `facts.inputs_digest`, once `raisers` asked."""
+        self.definitions: dict[str, str] = {}
+        """Each file's `facts.definitions_digest`, once `raisers` asked."""
         self.combined = ""
         """The digest of every file's inputs, once `raisers` asked."""
         self.loaded: dict[str, ParsedFile] = {}
@@ -255,6 +261,8 @@ class _Kept:
             before = self.kept.get(file.path)
             self.inputs[file.path] = before.inputs if before is not None else inputs_digest(
                 file.defined, file.imported, tuple(repo.calls_of(f) for f in repo.functions_in(file)))
+            self.definitions[file.path] = before.definitions if before is not None else definitions_digest(
+                file.defined, file.imported)
         self.combined = hashlib.sha256(repr(sorted(self.inputs.items())).encode("utf-8", "surrogatepass")).hexdigest()
         return self.store.raisers(self.combined)
 
@@ -289,7 +297,9 @@ class _Kept:
               ) -> list[tuple[RaiseSite | Skipped | Mapped, ...]]:
         """Return what `finder` finds in each file: as kept when nothing it read changed, else found now (on every
         core when the files are many: each worker forks with the repository and sends back sites), and kept."""
-        digest = repo.digest() if self.store is not None else b""
+        # What a finder reads of other files without their syntax: their definitions and imports, and the helpers.
+        digest = hashlib.sha256(repr((sorted(self.definitions.items()), repo.raiser_table())).encode(
+            "utf-8", "surrogatepass")).digest() if self.store is not None else b""
 
         def still(found: Found | None) -> bool:
             return found is not None and found.digest == digest and all(self.blobs.get(p) == b for p, b in found.reads)
@@ -317,7 +327,7 @@ class _Kept:
             if self.store is not None and (before is None or before.found is not results):
                 # Its calls and index were kept where they were made (`_alone`).
                 self.store.put(file.path, self.blobs[file.path],
-                               Kept(file.defined, file.imported, self.inputs[file.path], results))
+                               Kept(file.defined, file.imported, self.inputs[file.path], self.definitions[file.path], results))
             out.append(results.results)
         return out
 

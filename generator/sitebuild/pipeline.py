@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import load
+from ..collector import collector_off
 from ..model import Config, Record, Site, Tally
 from . import paths, workers, write
 from .inputs import Inputs, changed_files, config_key, marker, read_config, read_inputs, read_record
@@ -86,8 +87,7 @@ def _build(content: Path, out: Path, base_url: str | None, saved: SavedState, jo
     """Build with the saved state, which may turn out to be damaged (state.Damaged)."""
     # Until a whole build begins, this process makes many objects and few cycles: the collector
     # would spend a quarter of an update's time looking for garbage that is not there.
-    gc.disable()
-    try:
+    with collector_off():
         head = saved.head()
         inputs = read_inputs(content, out, base_url, head.meta)
         ours = inputs.marker != (0, 0, 0) and inputs.marker == head.meta.marker
@@ -100,8 +100,6 @@ def _build(content: Path, out: Path, base_url: str | None, saved: SavedState, jo
                 result = update(inputs, saved, head, changed, jobs)
                 if result is not None:
                     return result
-    finally:
-        gc.enable()
     old = saved.load()
     return whole(inputs, saved, old, ours and inputs.marker == old.meta.marker, jobs, progress)
 
