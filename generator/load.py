@@ -19,6 +19,8 @@ from .problems import Invalid, Problem, ProblemsFound, UserError
 
 MAX_RECORD_BYTES = 1024 * 1024
 MAX_SETTINGS_BYTES = 256 * 1024
+READ_STEP = 64 * 1024
+"""What a read asks for past the size a file had when opened (it may have grown)."""
 MAX_DEPTH = 32
 """Containers a record may nest; the record format itself needs four."""
 MAX_NUMBER_CHARS = 100
@@ -84,7 +86,9 @@ def load(folder: Path) -> Content:
     except Invalid as error:
         raise ProblemsFound([Problem.of(str(errors_dir), "", error)]) from None
     records = []
-    for path in sorted(errors_dir.glob("*.json")):
+    # By name: one folder's paths order as their names do, and comparing paths part by part cost a fifth of reading
+    # 12,000 records.
+    for path in sorted(errors_dir.glob("*.json"), key=lambda found: found.name):
         try:
             records.append(RawRecord(str(path), read_json(path)))
         except FileProblems as found:
@@ -158,12 +162,16 @@ def _read_regular(path: Path, limit: int) -> tuple[bytes, int]:
         regular_file(info.st_mode)
         # One byte past the limit and no more: a file that grows while it is read cannot exhaust memory.
         chunks, size = [], 0
+        # The whole file and a byte more first: a read of `limit` bytes allocates them all, and took two thirds of
+        # the time of reading 12,000 records.
+        step = info.st_size + 1
         while size <= limit:
-            chunk = os.read(fd, limit + 1 - size)
+            chunk = os.read(fd, min(step, limit + 1 - size))
             if not chunk:
                 break
             chunks.append(chunk)
             size += len(chunk)
+            step = READ_STEP
         return b"".join(chunks), info.st_size
     finally:
         os.close(fd)
