@@ -466,12 +466,21 @@ def test_variables_a_class_assigns_together_give_the_wordings_of_each_branch(tmp
             "        else:\n"
             '            dim_a = ""\n'
             '            dim_b = ""\n'
-            '        return f"Cannot convert from {self.a!r}{dim_a} to {self.b!r}{dim_b}"\n'
+            '        return f"Cannot convert from {self.a!r}{dim_a} to {self.b!r}{dim_b}"\n\n\n'
+            "class Missing(OSError):\n"
+            "    def __str__(self):\n"
+            '        kind = "file" if self.file else "folder"\n'
+            '        return f"no such {kind}: {self.path}"\n'
         ),
     })
-    [record] = records.values()
+    record = records[("errs.py", 12)]
     assert record["message"] == "Cannot convert from {self.a!r} ({self.dim_a}) to {self.b!r} ({self.dim_b})"
     assert record["variants"] == [{"message": "Cannot convert from {self.a!r} to {self.b!r}", "kind": "alternative"}]
+    # A class's own message keeps a field whose variable holds a conditional, as it always did (its id stays);
+    # each wording is an alternative.
+    assert records[("errs.py", 18)]["message"] == "no such {kind}: {self.path}"
+    assert [v["message"] for v in records[("errs.py", 18)]["variants"]] == ["no such file: {self.path}",
+                                                                           "no such folder: {self.path}"]
 
 
 def test_variants_are_kept_current_and_earlier_wordings_kept(tmp_path: Path) -> None:

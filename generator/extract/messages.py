@@ -421,9 +421,11 @@ def inline(found: Message, source: Source, names: Names) -> Message:
 
     Used where a class builds its own message from pieces (`missing =
     _("Missing option")` ... `f"{missing} {hint}."`): each other wording the
-    variables are given together (see `_fillings`) is an alternative.
+    variables are given together (see `_fillings`) is an alternative. A variable is read only where each
+    of its values is a template by itself (not a conditional), as it always was: the message, and so a new
+    record's id, stays what it was.
     """
-    fillings = _fillings(found.text, source, names, None)
+    fillings = _fillings(found.text, source, names, None, conditional=False)
     if not fillings:
         return found
     text = _fill(found.text, fillings[0])
@@ -436,14 +438,15 @@ def spelled(found: Message, source: Source, names: Names, line: int) -> Message:
     """Return a message with the wordings it prints as alternatives, where a `{name}` field is a local variable
     the function assigns only messages above `line` (`message = "should be non-empty" if n == 1 else "is too
     short"` ... `f"{instance!r} {message}"`): the message itself stays as the code writes it."""
-    fillings = _fillings(found.text, source, names, line)
+    fillings = _fillings(found.text, source, names, line, conditional=True)
     wordings = [Variant(_fill(found.text, filling), "alternative") for filling in fillings]
     return Message(found.text, unique_variants(found.text, [*found.variants, *wordings]))
 
 
-def _fillings(text: str, source: Source, names: Names, line: int | None) -> list[dict[str, str]]:
+def _fillings(text: str, source: Source, names: Names, line: int | None, conditional: bool) -> list[dict[str, str]]:
     """Return the wordings the `{name}` fields of a template hold together, each as name -> template; [] when
-    none of its fields is a local variable assigned only messages.
+    none of its fields is a local variable assigned only messages (or conditionals between them, when
+    `conditional`).
 
     Variables assigned in the same statement lists are read branch by branch (`if dims: a = ...; b = ...
     else: a = ""; b = ""` gives two wordings, not four); others give every combination. Only assignments
@@ -452,7 +455,7 @@ def _fillings(text: str, source: Source, names: Names, line: int | None) -> list
     found: dict[str, list[tuple[Assigned, list[str]]]] = {}
     for name in dict.fromkeys(_NAME_FIELD.findall(text)):
         assigned = _visible(names.local.get(name, ()), line)
-        read = [(a, _wordings_of(a.value, source)) for a in assigned]
+        read = [(a, _wordings_of(a.value, source, conditional)) for a in assigned]
         if read and all(wordings for _, wordings in read):
             found[name] = read
     if not found:
@@ -477,9 +480,10 @@ def _visible(assigned: tuple[Assigned, ...], line: int | None) -> list[Assigned]
     return [a for a in above if a.value.lineno >= enclosing[-1].value.lineno] if enclosing else above
 
 
-def _wordings_of(value: ast.expr, source: Source) -> list[str]:
-    """Return every wording a variable's value gives (a conditional gives both), or [] when it is computed."""
-    found = message(value, source) or _format_message(value)
+def _wordings_of(value: ast.expr, source: Source, conditional: bool) -> list[str]:
+    """Return every wording a variable's value gives (a conditional gives both, when `conditional`), or [] when it
+    is computed."""
+    found = (message(value, source) if conditional else plain(value, source)) or _format_message(value)
     return [] if found is None else [found.text, *(v.message for v in found.variants if v.kind == "alternative")]
 
 

@@ -519,7 +519,7 @@ def _own_site(method: Function, node: ast.stmt | ast.expr, argument: ast.expr, i
     found = message(argument, source, names)
     if found is None:
         return None
-    found = inline(found, source, names)
+    found = spelled(inline(found, source, names), source, names, node.lineno)
     if not says_something(found.text) or _DECORATION.match(found.text):
         return None
     return _make_site(method.file, node, method.qualname, _scope(method), info.qualname, found, "class",
