@@ -1,10 +1,12 @@
-"""Three real libraries of different styles, their failing uses, what those print, and which records document them.
+"""Five real libraries of different styles, their failing uses, what those print, and which records document them.
 
 A CLI (click: helpers and classes that build their own message), a validation library
 that raises its messages by key (marshmallow: dicts of messages, class attributes
-that methods format), and a parser that wraps its errors (packaging: a tokenizer's
+that methods format), a parser that wraps its errors (packaging: a tokenizer's
 helper, `raise InvalidRequirement(str(e)) from e`, details indented under the
-message). Each is installed from the registry at the version the `test` extra pins;
+message), and two that read dates and schedules (arrow: a parser's messages that
+list what it tried; croniter: the schedule as written inside each message), whose
+uses are those of their programs in benchmarks/real_programs/. Each is installed from the registry at the version the `test` extra pins;
 its installed sources become a git repository that extract reads. Each failing use
 is run for real in a subprocess, printed as Python (or click) prints it, and pasted in
 three forms: the message only, its last line with the class, the whole output. Which
@@ -139,7 +141,32 @@ PACKAGING = Library("packaging", "packaging", "pypa/packaging", textwrap.dedent(
     "sdist version": 'parse_sdist_filename("foo-bar.tar.gz")',
 })
 
-LIBRARIES = (CLICK, MARSHMALLOW, PACKAGING)
+PROGRAMS = Path(__file__).resolve().parent.parent / "benchmarks" / "real_programs"
+"""The programs benchmarks/real_eval.py runs: a library's real uses, each a mistake its users make."""
+
+
+def from_program(name: str, leave_out: frozenset[str]) -> Library:
+    """Return the library of a program of benchmarks/real_programs/ (`<name>_app.py`): the program is the setup
+    and each of its USES a use, but those in `leave_out` (errors the library does not raise itself)."""
+    path = PROGRAMS / f"{name}_app.py"
+    source = path.read_text(encoding="utf-8")
+    values: dict[str, Any] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id in ("DISTRIBUTION", "PACKAGE", "REPO"):
+                values[node.targets[0].id] = ast.literal_eval(node.value)
+            elif node.targets[0].id == "USES" and isinstance(node.value, ast.Dict):
+                values["USES"] = [ast.literal_eval(k) for k in node.value.keys if k is not None]
+    assert leave_out <= set(values["USES"]), f"{path.name} has no use {sorted(leave_out - set(values['USES']))}"
+    return Library(values["DISTRIBUTION"].split("==")[0], values["PACKAGE"], values["REPO"], source,
+                   {use: f"USES[{use!r}]()" for use in values["USES"] if use not in leave_out})
+
+
+# Python's own errors, raised inside the library's code or before it runs: no record documents them.
+ARROW = from_program("arrow", frozenset({"month thirteen", "iso week out of range", "compare with a date"}))
+CRONITER = from_program("croniter", frozenset({"start given as text"}))
+
+LIBRARIES = (CLICK, MARSHMALLOW, PACKAGING, ARROW, CRONITER)
 
 FORMS = ("message", "last line", "whole")
 """How each output is pasted: the message only, its last line with the class, the whole output."""

@@ -419,6 +419,70 @@ def test_ngettext_and_conditional_messages_give_variants(tmp_path: Path) -> None
     assert records[("m.py", 8)]["variants"] == [{"message": "%d files", "kind": "plural"}]
 
 
+def test_a_field_that_holds_a_local_message_gives_its_wordings_as_alternatives(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            "def check(instance, n):\n"
+            '    message = "should be non-empty" if n == 1 else "is too short"\n'
+            '    yield ValueError(f"{instance!r} {message}")\n\n\n'
+            "def size(value, n):\n"
+            "    if n:\n"
+            '        unit = "items"\n'
+            "    else:\n"
+            '        unit = "bytes"\n'
+            '    raise ValueError(f"{value} has too many {unit}")\n'
+            "    unit = str(n)\n"
+            '    raise ValueError(f"{value} is {unit}")\n\n\n'
+            "def load(path, empty):\n"
+            '    problem = "it is empty" if empty else "it is missing"\n'
+            '    if path.endswith("/"):\n'
+            '        problem = "it is a folder"\n'
+            '    raise OSError(f"cannot read {path}: {problem}")\n'
+        ),
+    })
+    # The message stays as the code writes it (its id is kept); what it prints is each wording.
+    assert records[("m.py", 3)]["message"] == "{instance!r} {message}"
+    assert records[("m.py", 3)]["variants"] == [{"message": "{instance!r} should be non-empty", "kind": "alternative"},
+                                                {"message": "{instance!r} is too short", "kind": "alternative"}]
+    assert records[("m.py", 11)]["variants"] == [{"message": "{value} has too many items", "kind": "alternative"},
+                                                 {"message": "{value} has too many bytes", "kind": "alternative"}]
+    # A variable the function also computes is no message.
+    assert "variants" not in records[("m.py", 13)]
+    # A branch after the straight-line assignment may replace it.
+    assert [v["message"] for v in records[("m.py", 20)]["variants"]] == [
+        "cannot read {path}: it is empty", "cannot read {path}: it is missing", "cannot read {path}: it is a folder"]
+
+
+def test_variables_a_class_assigns_together_give_the_wordings_of_each_branch(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "errs.py": (
+            "class ConversionError(TypeError):\n"
+            "    def __init__(self, a, b, dim_a='', dim_b=''):\n"
+            "        self.a, self.b, self.dim_a, self.dim_b = a, b, dim_a, dim_b\n\n"
+            "    def __str__(self):\n"
+            "        if self.dim_a or self.dim_b:\n"
+            '            dim_a = f" ({self.dim_a})"\n'
+            '            dim_b = f" ({self.dim_b})"\n'
+            "        else:\n"
+            '            dim_a = ""\n'
+            '            dim_b = ""\n'
+            '        return f"Cannot convert from {self.a!r}{dim_a} to {self.b!r}{dim_b}"\n\n\n'
+            "class Missing(OSError):\n"
+            "    def __str__(self):\n"
+            '        kind = "file" if self.file else "folder"\n'
+            '        return f"no such {kind}: {self.path}"\n'
+        ),
+    })
+    record = records[("errs.py", 12)]
+    assert record["message"] == "Cannot convert from {self.a!r} ({self.dim_a}) to {self.b!r} ({self.dim_b})"
+    assert record["variants"] == [{"message": "Cannot convert from {self.a!r} to {self.b!r}", "kind": "alternative"}]
+    # A class's own message keeps a field whose variable holds a conditional, as it always did (its id stays);
+    # each wording is an alternative.
+    assert records[("errs.py", 18)]["message"] == "no such {kind}: {self.path}"
+    assert [v["message"] for v in records[("errs.py", 18)]["variants"]] == ["no such file: {self.path}",
+                                                                           "no such folder: {self.path}"]
+
+
 def test_variants_are_kept_current_and_earlier_wordings_kept(tmp_path: Path) -> None:
     repo, content, records = extract_repo(tmp_path, {
         "m.py": 'from gettext import ngettext\n\n\ndef f(n):\n    raise ValueError(ngettext("a file", "some files", n))\n',

@@ -14,7 +14,8 @@ import pytest
 import real_libraries as real
 from test_gitrepo import Repo
 
-PINNED = {"click": (60, 60, 0), "marshmallow": (93, 93, 0), "packaging": (69, 69, 0)}
+PINNED = {"click": (60, 60, 0), "marshmallow": (93, 93, 0), "packaging": (69, 69, 0), "arrow": (72, 72, 0),
+          "croniter": (72, 72, 0)}
 """Library -> (pastes, pastes whose first answer documents the error, confident first answers that do not)."""
 
 

@@ -1,8 +1,10 @@
-"""Real libraries of three styles, extracted, their real error output looked up in three paste forms.
+"""Real libraries of five styles, extracted, their real error output looked up in three paste forms.
 
 click (a CLI that raises through helpers), marshmallow (a validation library that
-raises its messages by key and from class attributes) and packaging (a parser that
-wraps its tokenizer's errors), at the versions the `test` extra pins. What each
+raises its messages by key and from class attributes), packaging (a parser that
+wraps its tokenizer's errors), arrow (a date parser whose messages list what it
+tried) and croniter (a schedule's text inside each message), at the versions the
+`test` extra pins. What each
 failing use prints, and which records document it, come from tests/real_libraries.py.
 Counted over all pastes of a library: the first answer documents the error (or is a
 page that lists the raise that does) in 95% or more; a confident first answer that
@@ -44,7 +46,7 @@ def cases(sites: dict[str, real.Site]) -> dict[str, list[real.Paste]]:
 
 
 def test_the_libraries_are_the_pinned_versions() -> None:
-    pinned = {"click": "8.1.7", "marshmallow": "4.4.0", "packaging": "26.4"}
+    pinned = {"click": "8.1.7", "marshmallow": "4.4.0", "packaging": "26.4", "arrow": "1.4.0", "croniter": "7.0.0"}
     assert {name: importlib.metadata.version(name) for name in pinned} == pinned
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import copy
 import io
+import itertools
 import re
 import tokenize
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -419,22 +420,78 @@ def inline(found: Message, source: Source, names: Names) -> Message:
     """Return a message with each `{name}` field of a followable local variable replaced by its wording.
 
     Used where a class builds its own message from pieces (`missing =
-    _("Missing option")` ... `f"{missing} {hint}."`): each other value the
-    variable is assigned gives an alternative wording.
+    _("Missing option")` ... `f"{missing} {hint}."`): each other wording the
+    variables are given together (see `_fillings`) is an alternative. A variable is read only where each
+    of its values is a template by itself (not a conditional), as it always was: the message, and so a new
+    record's id, stays what it was.
     """
-    text, variants = found.text, list(found.variants)
-    for name in dict.fromkeys(_NAME_FIELD.findall(found.text)):
-        if name not in names.local:
-            continue
-        wordings = [plain(a.value, source) or _format_message(a.value) for a in names.local[name]]
-        if not wordings or any(w is None for w in wordings):
-            continue
-        field_re = re.compile(r"(?<!\{)\{" + name + r"\}(?!\})")
-        first, *others = [w.text for w in wordings if w is not None]
-        variants = [Variant(_put(field_re, v.message, first), v.kind) for v in variants]
-        variants += [Variant(_put(field_re, text, other), "alternative") for other in others]
-        text = _put(field_re, text, first)
+    fillings = _fillings(found.text, source, names, None, conditional=False)
+    if not fillings:
+        return found
+    text = _fill(found.text, fillings[0])
+    variants = [Variant(_fill(v.message, fillings[0]), v.kind) for v in found.variants]
+    variants += [Variant(_fill(found.text, filling), "alternative") for filling in fillings[1:]]
     return Message(text, unique_variants(text, variants))
+
+
+def spelled(found: Message, source: Source, names: Names, line: int) -> Message:
+    """Return a message with the wordings it prints as alternatives, where a `{name}` field is a local variable
+    the function assigns only messages above `line` (`message = "should be non-empty" if n == 1 else "is too
+    short"` ... `f"{instance!r} {message}"`): the message itself stays as the code writes it."""
+    fillings = _fillings(found.text, source, names, line, conditional=True)
+    wordings = [Variant(_fill(found.text, filling), "alternative") for filling in fillings]
+    return Message(found.text, unique_variants(found.text, [*found.variants, *wordings]))
+
+
+def _fillings(text: str, source: Source, names: Names, line: int | None, conditional: bool) -> list[dict[str, str]]:
+    """Return the wordings the `{name}` fields of a template hold together, each as name -> template; [] when
+    none of its fields is a local variable assigned only messages (or conditionals between them, when
+    `conditional`).
+
+    Variables assigned in the same statement lists are read branch by branch (`if dims: a = ...; b = ...
+    else: a = ""; b = ""` gives two wordings, not four); others give every combination. Only assignments
+    above `line` count, when it is given (see `_visible`).
+    """
+    found: dict[str, list[tuple[Assigned, list[str]]]] = {}
+    for name in dict.fromkeys(_NAME_FIELD.findall(text)):
+        assigned = _visible(names.local.get(name, ()), line)
+        read = [(a, _wordings_of(a.value, source, conditional)) for a in assigned]
+        if read and all(wordings for _, wordings in read):
+            found[name] = read
+    if not found:
+        return []
+    blocks = [[id(a.block[0]) for a, _ in read] for read in found.values()]
+    if all(b == blocks[0] and len(set(b)) == len(b) for b in blocks):
+        branches = [[read[k][1] for read in found.values()] for k in range(len(blocks[0]))]
+    else:
+        branches = [[[w for _, wordings in read for w in wordings] for read in found.values()]]
+    fillings = [dict(zip(found, combination)) for branch in branches for combination in itertools.product(*branch)]
+    return fillings[:MAX_VARIANTS + 1]
+
+
+def _visible(assigned: tuple[Assigned, ...], line: int | None) -> list[Assigned]:
+    """Return the assignments of a name that may give its value at `line` (all of them when None): those above it
+    from the last one in a statement list that holds the line on (straight-line code replaces what came before;
+    a branch after it may replace it in turn)."""
+    if line is None:
+        return list(assigned)
+    above = [a for a in assigned if a.value.lineno < line]
+    enclosing = [a for a in above if any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in a.block)]
+    return [a for a in above if a.value.lineno >= enclosing[-1].value.lineno] if enclosing else above
+
+
+def _wordings_of(value: ast.expr, source: Source, conditional: bool) -> list[str]:
+    """Return every wording a variable's value gives (a conditional gives both, when `conditional`), or [] when it
+    is computed."""
+    found = (message(value, source) if conditional else plain(value, source)) or _format_message(value)
+    return [] if found is None else [found.text, *(v.message for v in found.variants if v.kind == "alternative")]
+
+
+def _fill(text: str, filling: Mapping[str, str]) -> str:
+    """Return a template with each `{name}` field of `filling` replaced by its wording, taken literally."""
+    for name, wording in filling.items():
+        text = _put(re.compile(r"(?<!\{)\{" + name + r"\}(?!\})"), text, wording)
+    return text
 
 
 def _put(field_re: re.Pattern[str], text: str, value: str) -> str:

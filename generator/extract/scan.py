@@ -44,6 +44,7 @@ from .context import Annotation, Context, FileIndex, Guards, index_file
 from .facts import FactStore, Found, Kept, blob_id, definitions_digest, inputs_digest
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
+    spelled,
     template,
     unique_variants,
 )
@@ -528,7 +529,7 @@ def _own_site(method: Function, node: ast.stmt | ast.expr, argument: ast.expr, i
     found = message(argument, source, names)
     if found is None:
         return None
-    found = inline(found, source, names)
+    found = spelled(inline(found, source, names), source, names, node.lineno)
     if not says_something(found.text) or _DECORATION.match(found.text):
         return None
     return _make_site(method.file, node, method.qualname, _scope(method), info.qualname, found, "class",
@@ -661,6 +662,7 @@ class _Finder:
                 return evaluated
             reason = "no message" if not exc.args and not exc.keywords else "message computed elsewhere"
             return self._mapped(stmt, exc.func) or Skipped(self.file.path, stmt.lineno, reason)
+        found = spelled(found, self.file.source, names, stmt.lineno)
         return self._site(stmt, qualname, scope, exception, found, kind, self.repo.resolve_class(exc.func, self.file))
 
     def _built(self, stmt: ast.Raise, call: ast.Call, target: Function, qualname: str,
@@ -790,7 +792,9 @@ class _Finder:
                                      else EXCEPTION_NAME.search(exception.rpartition(".")[2])):
             return None
         found = first_message(exc, self.file.source, names, extended=True)
-        return self._site(stmt, qualname, scope, exception, found, "yield", info) if found is not None else None
+        if found is None:
+            return None
+        return self._site(stmt, qualname, scope, exception, spelled(found, self.file.source, names, stmt.lineno), "yield", info)
 
     def _mapped(self, stmt: ast.Raise, node: ast.expr) -> Mapped | None:
         """Return the mapping of a raise without a message to its class's own-message site, if it has one."""
