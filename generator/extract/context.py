@@ -1060,8 +1060,9 @@ class Annotation(NamedTuple):
 
 def site_key(site: RaiseSite) -> bytes:
     """Return a digest of a site as a scan finds it, callers and names aside."""
-    return hashlib.blake2b(repr(replace(site, callers=(), names=())).encode("utf-8", "surrogatepass"),
-                           digest_size=16).digest()
+    # A site as found has none yet: a copy without them would cost more than the digest.
+    found = replace(site, callers=(), names=()) if site.callers or site.names else site
+    return hashlib.blake2b(repr(found).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 class Context:

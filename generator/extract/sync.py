@@ -519,6 +519,8 @@ def _align(few: list[int], many: list[int]) -> list[tuple[int, int]]:
     the squared distance decides which of several is gone, the same way in
     both directions, so that moving to a commit and back restores every pin.
     """
+    if len(few) == len(many):
+        return [(i, i) for i in range(len(few))]  # in order, the one way (most groups are one record and one site)
     inf = float("inf")
     cost = [[0.0] * (len(many) + 1)] + [[inf] * (len(many) + 1) for _ in few]
     for i in range(1, len(few) + 1):
