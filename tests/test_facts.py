@@ -411,6 +411,10 @@ def test_the_pack_of_a_folder_holds_what_its_runs_read_and_is_read_whole(tmp_pat
     # A check (no callers or names: it reads no index) saves the pack too, and keeps what the files now hold.
     assert _packed_scan(files, tmp_path / "lib", context=False)[0] == _written(
         scan_files(files, asserts=True, warns=True, context=False))
+    # The calls are read only when the helpers change: a run that did not read them lets them go from the pack.
+    assert "calls" in {e.part for e in store.used.values()}
+    assert {e.part for e in FactStore.open(True, True, tmp_path / "lib").packed.values()} == {
+        "", "index", "annotations", "raisers"}
     for entry in _entries(store):
         entry.unlink()
     found: list[str] = []
@@ -442,6 +446,7 @@ def test_a_damaged_or_foreign_pack_is_never_trusted(tmp_path: Path) -> None:
 
 def test_a_run_that_changes_nothing_writes_no_pack(tmp_path: Path) -> None:
     files = _library()
+    _packed_scan(files, tmp_path / "lib")  # the first run packs the calls it made, which the next lets go
     _, store = _packed_scan(files, tmp_path / "lib")
     assert store.pack is not None
     before = (store.folder / store.pack).stat()

@@ -30,6 +30,7 @@ import pickle
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 from functools import lru_cache
 from pathlib import Path
 
@@ -38,7 +39,7 @@ from .context import Annotation, FileIndex
 from .raisers import Calls, Defined, KeptRaiser
 from .sites import Mapped, RaiseSite, Skipped
 
-FORMAT = b"facts 4"
+FORMAT = b"facts 5"
 """Changes whenever what an entry holds changes shape."""
 
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -48,6 +49,24 @@ MAX_PACK_BYTES = 2 * 1024**3
 """The largest pack read back (sglang's is about 50 MB)."""
 
 _CODE_BYTES = 32
+
+
+class Packed(NamedTuple):
+    """An entry as a pack holds it."""
+
+    path: str
+    """The path of the file it is of ("" for what is not of one path)."""
+    blob: str
+    """The blob id of the file's bytes (or the digest the entry is named by)."""
+    part: str
+    """Which of the file's facts it is (`FactStore._name`)."""
+    body: bytes
+    """The entry's pickle, authenticated with the pack."""
+
+
+CARRIED = frozenset({"", "index", "annotations"})
+"""The parts of a file's facts every extract reads: a pack keeps them for the files as they are, read by this run or
+not (`check --source` reads no index; the calls are read only when the helpers change)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,9 +138,9 @@ class FactStore:
         """What besides path and blob an entry's name depends on: errorsite's code and the settings."""
         self.pack = pack
         """The name of the pack entry of the repository folder the store was opened for (None: no pack)."""
-        self.packed: dict[str, tuple[str, str, bytes]] = self._read_pack() if pack is not None else {}
-        """The pack as read: entry name -> the path and blob it is of, and its bytes (pickled, authenticated)."""
-        self.used: dict[str, tuple[str, str, bytes]] = {}
+        self.packed: dict[str, Packed] = self._read_pack() if pack is not None else {}
+        """The pack as read, by entry name."""
+        self.used: dict[str, Packed] = {}
         """What this run read or wrote, as `packed` holds it."""
 
     @classmethod
@@ -205,19 +224,20 @@ class FactStore:
 
     def save(self, blobs: Mapping[str, str]) -> None:
         """Keep the pack: what this run used, and what the last pack held of the files at their bytes in `blobs`
-        (the files of the repository now), so that `extract` and `check --source` of one folder share one pack
-        although each reads only part of it. Nothing is written when the pack would hold what it holds."""
+        (the files of the repository now) that every extract reads, so that `extract` and `check --source` of one
+        folder share one pack although each reads only part of it. Nothing is written when the pack would hold what
+        it holds."""
         if self.pack is None:
             return
-        kept = {**{name: entry for name, entry in self.packed.items() if entry[0] and blobs.get(entry[0]) == entry[1]},
-                **self.used}
+        kept = {**{name: entry for name, entry in self.packed.items()
+                   if entry.part in CARRIED and entry.path and blobs.get(entry.path) == entry.blob}, **self.used}
         if kept == self.packed:
             _touch(self.folder / self.pack)
             return
         body = pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL)
         write_cached(self.folder / self.pack, self._code(self.pack, body) + body)
 
-    def _read_pack(self) -> dict[str, tuple[str, str, bytes]]:
+    def _read_pack(self) -> dict[str, Packed]:
         assert self.pack is not None
         packed = self._authentic(self.pack, MAX_PACK_BYTES)
         try:
@@ -229,26 +249,31 @@ class FactStore:
     def _read(self, path: str, blob: str, part: str = "") -> object:
         name = self._name(path, blob, part)
         entry = self.packed.get(name)
-        body = entry[2] if entry is not None else self._authentic(name, MAX_ENTRY_BYTES)
-        if body is None:
+        read = entry.body if entry is not None else self._authentic(name, MAX_ENTRY_BYTES)
+        if read is None:
             return None
+        body = bytes(read)
         try:
             value = pickle.loads(body)
         except Exception:  # authenticated, so ours: an unpickling error means another Python wrote it
             return None
-        self.used[name] = (path, blob, body)
+        self.used[name] = Packed(path, blob, part, body)
         # An entry's time is when a run last used it, taken from the pack or not: what no run has used since a given
         # time can go (the Action lets go of what a run did not read before it saves the folder).
         _touch(self.folder / name)
         return value
 
-    def _authentic(self, name: str, limit: int) -> bytes | None:
-        """Return the body of the entry `name` once its authentication holds, or None."""
+    def _authentic(self, name: str, limit: int) -> memoryview | None:
+        """Return the body of the entry `name` once its authentication holds, or None.
+
+        A view, not a copy: a pack of a large library is tens of megabytes, and each copy of it counts in the peak
+        memory of the run."""
         data = read_cached(self.folder / name, limit)
         if data is None or len(data) < _CODE_BYTES:
             return None
-        code, body = data[:_CODE_BYTES], data[_CODE_BYTES:]
-        return body if hmac.compare_digest(code, self._code(name, body)) else None
+        view = memoryview(data)
+        body = view[_CODE_BYTES:]
+        return body if hmac.compare_digest(view[:_CODE_BYTES], self._code(name, body)) else None
 
     def _write(self, path: str, blob: str, part: str, value: object, written: bool = False) -> None:
         name = self._name(path, blob, part)
@@ -257,15 +282,17 @@ class FactStore:
         body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         if not written:
             write_cached(self.folder / name, self._code(name, body) + body)
-        self.used[name] = (path, blob, body)
+        self.used[name] = Packed(path, blob, part, body)
 
     def _name(self, path: str, blob: str, part: str = "") -> str:
         """Return the name of an entry: of a file's facts, or of one `part` of them ("" for the path of what does
         not depend on where the file is)."""
         return _entry_name(self.salt, part, path, blob)
 
-    def _code(self, name: str, body: bytes) -> bytes:
-        return hmac.digest(self.secret, name.encode() + b"\0" + body, hashlib.sha256)
+    def _code(self, name: str, body: bytes | memoryview) -> bytes:
+        code = hmac.new(self.secret, name.encode() + b"\0", hashlib.sha256)
+        code.update(body)
+        return code.digest()
 
 
 def _entry_name(salt: bytes, part: str, path: str, blob: str) -> str:
