@@ -7,6 +7,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -464,9 +465,9 @@ def test_files_written_just_before_a_build_are_later_known_by_their_time(tmp_pat
     read: list[Path] = []
     real = load.read_bytes
 
-    def counted(path: Path, *args: object) -> bytes:
+    def counted(path: Path, *args: Any, **kwargs: Any) -> bytes:
         read.append(path)
-        return real(path, *args)
+        return real(path, *args, **kwargs)
 
     monkeypatch.setattr(load, "read_bytes", counted)
     assert pipeline.build(content, tmp_path / "site", jobs=1).rendered == 0
@@ -474,6 +475,94 @@ def test_files_written_just_before_a_build_are_later_known_by_their_time(tmp_pat
     read.clear()
     assert pipeline.build(content, tmp_path / "site", jobs=1).rendered == 0
     assert [p for p in read if p.suffix == ".json"] == []
+
+
+def test_a_whole_build_of_files_written_just_before_it_saves_them_by_their_time(tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fresh clone writes every record file just before its first build; once that build ends long enough after
+    # their times, it checks their bytes again and saves their times, so that the next build (the first edit) reads
+    # no record file to find which changed.
+    import time
+
+    from errorsite import load
+
+    content = tmp_path / "content"
+    synthesize(5, content)
+    later = {"ns": 0}
+
+    class Clock:
+        """The real clock, three seconds on once the build has looked at the record files (a long build)."""
+
+        @staticmethod
+        def time_ns() -> int:
+            return time.time_ns() + later["ns"]
+
+    real_scan = inputs.scan
+
+    def scan(errors: Path) -> dict[str, state.FileStat]:
+        found = real_scan(errors)
+        later["ns"] = 3 * 10**9
+        return found
+
+    monkeypatch.setattr(inputs, "time", Clock)
+    monkeypatch.setattr(inputs, "scan", scan)
+    assert pipeline.build(content, tmp_path / "site", jobs=1).full
+    monkeypatch.setattr(inputs, "time", time)
+    monkeypatch.setattr(inputs, "scan", real_scan)
+    read: list[Path] = []
+    real = load.read_bytes
+
+    def counted(path: Path, *args: Any, **kwargs: Any) -> bytes:
+        read.append(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(load, "read_bytes", counted)
+    assert pipeline.build(content, tmp_path / "site", jobs=1).rendered == 0
+    assert [p for p in read if p.suffix == ".json"] == []
+
+
+def test_a_file_written_again_with_the_same_size_and_time_is_never_saved_by_its_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The hazard the hash guards against: a write after the build read a file, in the same clock tick and of the
+    # same size. The whole build must not save that file by its time; the next build sees the new bytes.
+    import os
+    import time
+
+    content = tmp_path / "content"
+    synthesize(5, content)
+    record = sorted((content / "errors").glob("*.json"))[2]
+    later = {"ns": 0}
+
+    class Clock:
+        @staticmethod
+        def time_ns() -> int:
+            return time.time_ns() + later["ns"]
+
+    real_scan, real_settled = inputs.scan, inputs.Inputs.settled
+
+    def scan(errors: Path) -> dict[str, state.FileStat]:
+        found = real_scan(errors)
+        later["ns"] = 3 * 10**9
+        return found
+
+    def settled(self: inputs.Inputs, shas: dict[str, str]) -> dict[str, state.Stamp]:
+        before = record.stat()
+        data = json.loads(record.read_text())
+        meaning = data["meaning"]
+        data["meaning"] = ("Z" if meaning[0] != "Z" else "Y") + meaning[1:]
+        record.write_text(json.dumps(data, indent=2) + "\n")
+        os.utime(record, ns=(before.st_atime_ns, before.st_mtime_ns))
+        assert record.stat().st_size == before.st_size
+        return real_settled(self, shas)
+
+    monkeypatch.setattr(inputs, "time", Clock)
+    monkeypatch.setattr(inputs, "scan", scan)
+    monkeypatch.setattr(inputs.Inputs, "settled", settled)
+    assert pipeline.build(content, tmp_path / "site", jobs=1).full
+    monkeypatch.undo()
+    new_start = json.loads(record.read_text())["meaning"].split()[0]
+    assert pipeline.build(content, tmp_path / "site", jobs=1).rendered > 0
+    assert f"<p>{new_start} " in (tmp_path / "site" / "errors" / record.stem / "index.html").read_text()
 
 
 def test_every_build_says_how_many_bytes_its_output_holds(tmp_path: Path) -> None:

@@ -64,6 +64,29 @@ class Inputs:
         mtime_ns = RACY if stat.mtime_ns >= self.scanned_ns - RACY_NS else stat.mtime_ns
         return Stamp(stat.size, mtime_ns, sha)
 
+    def settled(self, shas: dict[str, str]) -> dict[str, Stamp]:
+        """Return the stamps, with their times, of the record files (by name, read as `shas`) written close to when
+        the build began, whose time is now long enough past and whose bytes are still those read.
+
+        A fresh clone or copy writes every file just before its first build: without this, the next build (the
+        first edit) would read and hash them all again (`_same_bytes`), 2 s of an edit of 5,000 records on a busy
+        machine. A file written again after this reading has a later time, as any edit after a build has.
+        """
+        past = time.time_ns() - RACY_NS
+        found = {}
+        for name, sha in shas.items():
+            stat = self.files[name]
+            if not self.scanned_ns - RACY_NS <= stat.mtime_ns < past:
+                continue  # trusted by its time already, or still too recent
+            try:
+                same = digest(load.read_bytes(Path(name))) == sha
+                now = os.stat(name)  # after the read: a write meanwhile shows in its size or time
+            except (OSError, Invalid):
+                continue
+            if same and (now.st_size, now.st_mtime_ns) == stat:
+                found[name] = Stamp(stat.size, stat.mtime_ns, sha)
+        return found
+
 
 def read_inputs(content: Path, out: Path, base_url: str | None, last: Meta) -> Inputs:
     """Return the inputs of a build of `content` into `out`; `last` saves hashing unchanged code."""

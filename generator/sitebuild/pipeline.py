@@ -340,8 +340,9 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
                 config_key=config_key(site.config, inputs.code), salt=new_salt, related_key=relations.key, lexers=lexers,
                 marker=marker(inputs.out), records=len(site.records), pages=pages, size=tree_size(inputs.out),
                 base_path=base_path(site.config), behind=committed.behind)
-    rows = {name: _row(old.rows.get(name), RecordRow(name, inputs.stamp(name, file.sha), file.record,
-                                                      made[file.record.id], relations.links[file.record.id]))
+    settled = inputs.settled({name: file.sha for name, file in records.files.items()})
+    rows = {name: _row(old.rows.get(name), RecordRow(name, settled.get(name) or inputs.stamp(name, file.sha),
+                                                      file.record, made[file.record.id], relations.links[file.record.id]))
             for name, file in records.files.items()}
     new_outputs = {p: OutputRow(keys[p], hashes.get(p) or outputs[p].sha) for p in plan}
     saved.save(State(meta, rows, new_outputs), old)
