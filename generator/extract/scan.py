@@ -26,7 +26,6 @@ function shows the same window clipped to the file.
 from __future__ import annotations
 
 import ast
-import builtins
 import gc
 import hashlib
 import os
@@ -76,10 +75,6 @@ _GIVEN_MESSAGE = frozenset({"message", "msg", "args"})
 
 _DECORATION = re.compile(r"\{(?:self\.)?(?:message|msg|text|args\[0\])\}|\{super\(\)\.__str__\(\)\}")
 """A template starting with the message the exception was given only decorates it (`{text}\n  see {url}`)."""
-
-BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
-                                if isinstance(value, type) and issubclass(value, BaseException))
-"""Python's own exception classes (`ValueError`, `KeyError`), whatever their names end with."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 """Characters a file name shown in the report may not hold."""
@@ -577,6 +572,7 @@ class _Finder:
             except RecursionError:
                 yield Skipped(self.file.path, stmt.lineno, "expression nested too deeply to read")
         for defined in self.repo.functions_in(self.file):
+            yield from self._decorators(defined)
             facts = self.repo.calls_of(defined)
             # Only a warning or a helper's call is a site (`_call`): a body that makes neither needs no walk.
             if not any(name in self.repo.raiser_names or (self.warns and name == "warn") for name in facts.called):
@@ -587,6 +583,17 @@ class _Finder:
                     yield from self._call(call, defined.qualname, _scope(defined), defined)
                 except RecursionError:
                     yield Skipped(self.file.path, call.lineno, "expression nested too deeply to read")
+
+    def _decorators(self, defined: Function) -> Iterator[RaiseSite | Skipped]:
+        """Yield the sites of the calls in a function's decorators (`@message("Not a file", cls=FileInvalid)`): they
+        run where the function is defined, and are the function's own."""
+        for decorator in defined.node.decorator_list:
+            for call in body_nodes([decorator]):
+                if isinstance(call, ast.Call):
+                    try:
+                        yield from self._call(call, defined.qualname, _scope(defined), defined.parent)
+                    except RecursionError:
+                        yield Skipped(self.file.path, call.lineno, "expression nested too deeply to read")
 
     def _statement(self, stmt: ast.stmt, qualname: str, scope: tuple[int, int] | None,
                    where: Function | None) -> Iterator[RaiseSite | Skipped | Mapped]:
@@ -632,7 +639,8 @@ class _Finder:
         if isinstance(exc, ast.Call):
             target = self.repo.callee(exc, where, self.file)
             raiser = self.repo.raiser(target)
-            argument = self.repo.argument(exc, target, raiser) if raiser is not None and not raiser.documented else None
+            argument = self.repo.argument(exc, target, raiser) \
+                if raiser is not None and not raiser.documented and not raiser.closure else None
             if raiser is not None and argument is not None:
                 found = message(argument, self.file.source, names)
                 if found is not None:
@@ -776,11 +784,7 @@ class _Finder:
 
     def _is_exception(self, node: ast.expr, file: ParsedFile) -> bool:
         """Return whether an expression names an exception: a repository class that is one, or a name like one's."""
-        info = self.repo.resolve_class(node, file)
-        if info is not None:
-            return self.repo.is_exception(info)
-        name = (dotted(node) or "").rpartition(".")[2]
-        return bool(EXCEPTION_NAME.search(name)) or name in BUILTIN_EXCEPTIONS
+        return self.repo.names_exception(dotted(node) or "", file)
 
     def _yielded(self, stmt: ast.stmt, exc: ast.Call, qualname: str, scope: tuple[int, int] | None,
                  names: Names) -> RaiseSite | Skipped | None:
@@ -838,7 +842,10 @@ class _Finder:
             return None
         if isinstance(argument, ast.Constant) and not _reads_as_message(found.text):
             return None  # a key or a name handed to a method that happens to raise with it
-        return self._site(call, qualname, scope, raiser.exception, _wrapped(found, raiser), "helper", raiser.cls)
+        raised = self.repo.class_at(call, target, raiser, self.file)
+        if raised is None:
+            return None  # the call computes the class
+        return self._site(call, qualname, scope, raised[0], _wrapped(found, raiser), "helper", raised[1])
 
     def _is_warn(self, call: ast.Call) -> bool:
         """Return whether a call is `warnings.warn(...)` (or `warn` imported from warnings)."""
