@@ -846,3 +846,30 @@ def test_a_closure_that_raises_a_value_that_is_no_message_makes_no_site(tmp_path
     })
     # The only site is the retry wrapper's own message: the parameter it mentions is a count, not the message.
     assert brief(records, "m.py") == {7: ("RuntimeError", "gave up after {times} tries")}
+
+
+def test_a_closure_that_passes_its_makers_message_and_class_to_a_helper(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "timer.py": (
+            "class TimeoutError(AssertionError):\n    pass\n\n\n"
+            "def _raise_exception(exception, exception_message):\n"
+            "    raise exception(exception_message)\n\n\n"
+            "def timeout(seconds, timeout_exception=TimeoutError, exception_message=None):\n"
+            "    def decorate(function):\n"
+            "        def handler(signum, frame):\n"
+            "            _raise_exception(timeout_exception, exception_message)\n"
+            "        return function\n"
+            "    return decorate\n\n\n"
+            '@timeout(5, exception_message="the job took longer than five seconds")\n'
+            "def job():\n"
+            "    pass\n\n\n"
+            '@timeout(1, timeout_exception=RuntimeError, exception_message="fetching took too long")\n'
+            "def fetch():\n"
+            "    pass\n"
+        ),
+    })
+    # timeout-decorator's shape: the class a use names, else the one the decorator's parameter defaults to.
+    assert brief(records, "timer.py") == {
+        17: ("TimeoutError", "the job took longer than five seconds"),
+        22: ("RuntimeError", "fetching took too long"),
+    }

@@ -760,8 +760,13 @@ class Repository:
         named = call.at(_argument_slot(call.keywords(), call.starred(), attribute, target, inner.class_param)) \
             if inner.class_param is not None else None
         if named is not None and named.name is not None:
-            if named.name in (function.holes if closure is None else closure.params):
+            maker, params = (function, function.holes) if closure is None else closure
+            if named.name in params:
+                # Passed on as a parameter of its own: what it defaults to is the class a call that names none raises.
                 class_param = named.name
+                if named.name in maker.defaults:
+                    exception = maker.defaults[named.name]
+                    info = self.resolve_ref(exception if exception.count(".") <= 1 else None, maker.file)
             elif self.names_exception(named.name, function.file):
                 exception, info = named.name, self.resolve_ref(named.name, function.file)
         return Raiser(exception, wrap, found[1], returns, info, inner.documented, inner.closure or closure is not None,
