@@ -873,3 +873,35 @@ def test_a_closure_that_passes_its_makers_message_and_class_to_a_helper(tmp_path
         17: ("TimeoutError", "the job took longer than five seconds"),
         22: ("RuntimeError", "fetching took too long"),
     }
+
+
+def test_a_str_that_adds_text_after_the_given_message_prints_each_site_inside_it(tmp_path: Path) -> None:
+    files = dict(MESSAGE_DECORATORS)
+    files["lib/error.py"] = (
+        "class Invalid(Exception):\n"
+        "    def __str__(self):\n"
+        "        path = ' @ data[%s]' % ']['.join(map(repr, self.path)) if self.path else ''\n"
+        "        output = Exception.__str__(self)\n"
+        "        if self.error_type:\n"
+        "            output += ' for ' + self.error_type\n"
+        "        return output + path\n\n\n"
+        "class ValueInvalid(Invalid):\n    pass\n\n\n"
+        "class FileInvalid(Invalid):\n"
+        "    def __str__(self):\n"
+        "        return super().__str__() + f' (checked {self.when})'\n\n\n"
+        "class Quiet(Exception):\n"
+        "    def __str__(self):\n"
+        "        text = self.args[0]\n"
+        "        text += self.suffix\n"
+        "        return text\n\n\n"
+        "def fail(v):\n"
+        "    raise Quiet('not quiet enough')\n"
+    )
+    _, _, records = extract_repo(tmp_path, files)
+    variants = {line: [v["message"] for v in r.get("variants", [])] for (path, line), r in records.items()
+                if path in ("lib/validators.py", "lib/error.py")}
+    # voluptuous's Invalid: what a user pastes is the message with the kind of value and the path after it.
+    assert variants[12] == ["expected a number for {self.error_type}{path}"]
+    # The nearest class that prints the message decides; text that adds no word (`{self.suffix}`) is no wording.
+    assert variants[6] == ["Not a file (checked {self.when})"]
+    assert variants[27] == []

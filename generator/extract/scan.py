@@ -443,12 +443,19 @@ def _own_messages(repo: Repository) -> dict[int, list[RaiseSite]]:
 
 
 def _decorations(repo: Repository) -> dict[int, list[str]]:
-    """Return, by `id()` of the class, the text an exception class's `__init__` prints the message it is given in:
-    tomlkit's `ParseError` passes `f"{message} at line {self._line} col {self._col}"` to its base."""
+    """Return, by `id()` of the class, the text an exception class prints the message it is given in: what its
+    `__init__` passes to its base (tomlkit's `ParseError` passes `f"{message} at line {self._line} col {self._col}"`),
+    and what its `__str__` or `format_message` adds after the message (`_added_after`)."""
     found: dict[int, list[str]] = {}
     for info in repo.classes:
+        if not repo.is_exception(info):
+            continue
+        for name in OWN_MESSAGE_METHODS:
+            method = info.methods.get(name)
+            if method is not None:
+                found.setdefault(id(info), []).extend(_added_after(method))
         init = info.methods.get("__init__")
-        if init is None or not repo.is_exception(info) or _prints_otherwise(info):
+        if init is None or _prints_otherwise(info):
             continue
         for _, arguments in _base_init_calls(init, repo):
             text = template(arguments[0], init.file.source)
@@ -456,7 +463,80 @@ def _decorations(repo: Repository) -> dict[int, list[str]]:
             if text and field_match and field_match.group(0).strip("{}") in init.holes and says_something(
                     _MESSAGE_FIELD.sub("", text)):
                 found.setdefault(id(info), []).append(text)
-    return found
+    return {key: texts for key, texts in found.items() if texts}
+
+
+def _added_after(method: Function) -> list[str]:
+    """Return the texts a `__str__` or `format_message` prints the given message in, when it adds text after it.
+
+    voluptuous's `Invalid.__str__`: `output = Exception.__str__(self)`, then `if self.error_type: output += ' for '
+    + self.error_type`, then `return output + path`, gives `{message} for {self.error_type}{path}` (and
+    `{message}{path}`, which adds no word and is left out). The message is `Base.__str__(self)`,
+    `super().__str__()`, `self.message`, `self.msg` or `self.args[0]`, held in one variable that only `+=` (at the
+    method's top level, or alone under an `if`) adds to.
+    """
+    if not method.params:
+        return []
+    source, this = method.file.source, method.params[0]
+    held: str | None = None
+    added = [""]
+    for stmt in method.node.body:
+        if isinstance(stmt, ast.Return):
+            if stmt.value is None:
+                return []
+            ends = _after_given(stmt.value, held, this, source)
+            texts = [] if ends is None else ["{message}" + text + ends for text in added]
+            return [text for text in texts if says_something(_MESSAGE_FIELD.sub("", text))]
+        if held is None:
+            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and _is_given(stmt.value, this)):
+                held = stmt.targets[0].id
+            continue
+        conditional = isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1
+        step = stmt.body[0] if isinstance(stmt, ast.If) and conditional else stmt
+        if isinstance(step, ast.AugAssign) and isinstance(step.op, ast.Add) and isinstance(step.target, ast.Name) \
+                and step.target.id == held:
+            piece = _piece(step.value, source)
+            added = [text + piece for text in added] + (added if conditional else [])
+        elif any(isinstance(n, ast.Name) and n.id == held and isinstance(n.ctx, ast.Store) for n in ast.walk(stmt)):
+            return []
+    return []
+
+
+def _after_given(node: ast.expr, held: str | None, this: str, source: Source) -> str | None:
+    """Return the text a returned expression adds after the given message (held in `held`), or None when it does not
+    start with it: `output + path` gives `{path}`."""
+    parts: list[ast.expr] = []
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        parts.insert(0, node.right)
+        node = node.left
+    starts = (isinstance(node, ast.Name) and node.id == held) if held is not None else _is_given(node, this)
+    return "".join(_piece(part, source) for part in parts) if starts else None
+
+
+def _is_given(node: ast.expr, this: str) -> bool:
+    """Return whether an expression is the message an exception was given: `Base.__str__(self)`,
+    `super().__str__()`, `self.message`, `self.msg`, `self.args[0]`, or `str()` of one of them."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1:
+        node = node.args[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__str__":
+        receiver = node.func.value
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super":
+            return not node.args
+        return isinstance(receiver, (ast.Name, ast.Attribute)) and len(node.args) == 1 \
+            and isinstance(node.args[0], ast.Name) and node.args[0].id == this
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        node = node.value
+        return isinstance(node, ast.Attribute) and node.attr == "args" and isinstance(node.value, ast.Name) \
+            and node.value.id == this
+    return isinstance(node, ast.Attribute) and node.attr in ("message", "msg") and isinstance(node.value, ast.Name) \
+        and node.value.id == this
+
+
+def _piece(node: ast.expr, source: Source) -> str:
+    """Return the template of a piece added to a message: its text where the source spells it, else `{expr}`."""
+    text = template(node, source)
+    return text if text is not None else "{" + source.segment(node) + "}"
 
 
 def _printed_by_bases(repo: Repository, own: dict[int, list[RaiseSite]], decorations: Mapping[int, list[str]]) -> None:
