@@ -275,7 +275,9 @@ class KeptRaiser(NamedTuple):
     """The exception's class, when it is one of the repository's, as `function` is told."""
     documented: bool
     closure: bool
+    """`Raiser.closure`."""
     class_param: str | None
+    """`Raiser.class_param`."""
 
 
 @dataclass(frozen=True, slots=True)
