@@ -13,7 +13,8 @@ the whole output, its last line (a traceback's exception line and what follows i
 
 Which records document a use's error is found apart from matching (real_truth.py runs the
 program in-process and says where each exception was raised and made): the records pinned
-to the innermost of the library's traceback lines that has any, through a record that passes
+to the innermost of the library's traceback lines that has any (a line in a wrapper that a
+decorator made has that decorator's line just outside it), through a record that passes
 a handled error's text on to the error it handled; through a re-raise of an error made
 elsewhere (`raise error`) to where it was made; for an error whose text is made of other
 errors' messages (a dict of messages, the first of several errors), to the first of them;

@@ -739,3 +739,169 @@ def test_a_factory_given_the_exception_class_builds_that_class(tmp_path: Path) -
     assert ("toml/parser.py", 29) not in found
     assert found[("toml/parser.py", 35)] == ("ParseError", "{str(e)}", [])
     assert not [r for r in records.values() if "parse_error" in r["exception"]]
+
+
+MESSAGE_DECORATORS = {
+    "lib/__init__.py": "",
+    "lib/error.py": (
+        "class Invalid(Exception):\n    pass\n\n\n"
+        "class ValueInvalid(Invalid):\n    pass\n\n\n"
+        "class FileInvalid(Invalid):\n    pass\n"
+    ),
+    "lib/schema.py": (
+        "from functools import wraps\n"
+        "from lib import error as er\n\n\n"
+        "def message(default=None, cls=None):\n"
+        "    def decorator(f):\n"
+        "        @wraps(f)\n"
+        "        def check(msg=None, clsoverride=None):\n"
+        "            @wraps(f)\n"
+        "            def wrapper(*args, **kwargs):\n"
+        "                try:\n"
+        "                    return f(*args, **kwargs)\n"
+        "                except ValueError:\n"
+        "                    raise (clsoverride or cls or er.ValueInvalid)(msg or default or 'invalid value')\n"
+        "            return wrapper\n"
+        "        return check\n"
+        "    return decorator\n"
+    ),
+    "lib/validators.py": (
+        "import os\n"
+        "from lib.schema import message\n"
+        "from lib.error import FileInvalid\n\n\n"
+        "@message('Not a file', cls=FileInvalid)\n"
+        "def IsFile(v):\n"
+        "    return os.path.isfile(v)\n\n\n"
+        "class Checks:\n"
+        '    @message("expected a number")\n'
+        "    def number(self, v):\n"
+        "        return float(v)\n\n\n"
+        'is_int = message("expected an integer", cls=er_class)\n'
+        "\n\n"
+        "def positive():\n"
+        '    return message("expected a positive number", FileInvalid)(lambda v: v > 0)\n'
+    ),
+}
+"""voluptuous's shape: a decorator factory whose wrapper, two functions deep, raises the class and the message the
+decorator was given, falling back to its own."""
+
+
+def test_a_decorator_factory_whose_wrapper_raises_its_arguments_makes_each_use_a_site(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, MESSAGE_DECORATORS)
+    assert brief(records, "lib/validators.py") == {
+        6: ("FileInvalid", "Not a file"),
+        12: ("er.ValueInvalid", "expected a number"),
+        21: ("FileInvalid", "expected a positive number"),
+    }
+    # The site is the decorator line, in the function it decorates; the snippet shows that function whole.
+    assert records[("lib/validators.py", 6)]["source"]["function"] == "IsFile"
+    assert records[("lib/validators.py", 6)]["source"]["snippet"]["start"] == 6
+    assert records[("lib/validators.py", 12)]["source"]["function"] == "Checks.number"
+    assert records[("lib/validators.py", 21)]["source"]["function"] == "positive"
+    # A call whose class is a name that is no exception (`er_class`) says nothing sure of the class: no site.
+    assert ("lib/validators.py", 17) not in records
+    # The wrapper's raise computes its class: no page of its own, and no record names the factory.
+    assert brief(records, "lib/schema.py") == {}
+    assert not [r for r in records.values() if r["exception"] in ("message", "check", "wrapper")]
+
+
+def test_a_closure_that_raises_a_value_that_is_no_message_makes_no_site(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            "def retry(times, name):\n"
+            "    def decorator(f):\n"
+            "        def wrapper(*args):\n"
+            "            for _ in range(times):\n"
+            "                if f(*args):\n"
+            "                    return True\n"
+            '            raise RuntimeError(f"gave up after {times} tries")\n'
+            "        return wrapper\n"
+            "    return decorator\n\n\n"
+            "def register(key):\n"
+            "    def decorator(f):\n"
+            "        def wrapper():\n"
+            "            raise KeyError(key)\n"
+            "        return wrapper\n"
+            "    return decorator\n\n\n"
+            "def shadowed(msg):\n"
+            "    def decorator(f):\n"
+            "        def wrapper(msg):\n"
+            "            raise ValueError(msg)\n"
+            "        return wrapper\n"
+            "    return decorator\n\n\n"
+            "def assigned(text):\n"
+            "    def wrapper():\n"
+            "        text = compute()\n"
+            "        raise ValueError(text)\n"
+            "    return wrapper\n\n\n"
+            '@retry(3, "fetch the page again")\n'
+            "def fetch():\n"
+            "    return None\n\n\n"
+            '@register("a key with spaces")\n'
+            '@shadowed("the outer message")\n'
+            "def keyed():\n"
+            "    return None\n\n\n"
+            'check = assigned("a wording the closure replaces")\n'
+        ),
+    })
+    # The only site is the retry wrapper's own message: the parameter it mentions is a count, not the message.
+    assert brief(records, "m.py") == {7: ("RuntimeError", "gave up after {times} tries")}
+
+
+def test_a_closure_that_passes_its_makers_message_and_class_to_a_helper(tmp_path: Path) -> None:
+    _, _, records = extract_repo(tmp_path, {
+        "timer.py": (
+            "class TimeoutError(AssertionError):\n    pass\n\n\n"
+            "def _raise_exception(exception, exception_message):\n"
+            "    raise exception(exception_message)\n\n\n"
+            "def timeout(seconds, timeout_exception=TimeoutError, exception_message=None):\n"
+            "    def decorate(function):\n"
+            "        def handler(signum, frame):\n"
+            "            _raise_exception(timeout_exception, exception_message)\n"
+            "        return function\n"
+            "    return decorate\n\n\n"
+            '@timeout(5, exception_message="the job took longer than five seconds")\n'
+            "def job():\n"
+            "    pass\n\n\n"
+            '@timeout(1, timeout_exception=RuntimeError, exception_message="fetching took too long")\n'
+            "def fetch():\n"
+            "    pass\n"
+        ),
+    })
+    # timeout-decorator's shape: the class a use names, else the one the decorator's parameter defaults to.
+    assert brief(records, "timer.py") == {
+        17: ("TimeoutError", "the job took longer than five seconds"),
+        22: ("RuntimeError", "fetching took too long"),
+    }
+
+
+def test_a_str_that_adds_text_after_the_given_message_prints_each_site_inside_it(tmp_path: Path) -> None:
+    files = dict(MESSAGE_DECORATORS)
+    files["lib/error.py"] = (
+        "class Invalid(Exception):\n"
+        "    def __str__(self):\n"
+        "        path = ' @ data[%s]' % ']['.join(map(repr, self.path)) if self.path else ''\n"
+        "        output = Exception.__str__(self)\n"
+        "        if self.error_type:\n"
+        "            output += ' for ' + self.error_type\n"
+        "        return output + path\n\n\n"
+        "class ValueInvalid(Invalid):\n    pass\n\n\n"
+        "class FileInvalid(Invalid):\n"
+        "    def __str__(self):\n"
+        "        return super().__str__() + f' (checked {self.when})'\n\n\n"
+        "class Quiet(Exception):\n"
+        "    def __str__(self):\n"
+        "        text = self.args[0]\n"
+        "        text += self.suffix\n"
+        "        return text\n\n\n"
+        "def fail(v):\n"
+        "    raise Quiet('not quiet enough')\n"
+    )
+    _, _, records = extract_repo(tmp_path, files)
+    variants = {line: [v["message"] for v in r.get("variants", [])] for (path, line), r in records.items()
+                if path in ("lib/validators.py", "lib/error.py")}
+    # voluptuous's Invalid: what a user pastes is the message with the kind of value and the path after it.
+    assert variants[12] == ["expected a number for {self.error_type}{path}"]
+    # The nearest class that prints the message decides; text that adds no word (`{self.suffix}`) is no wording.
+    assert variants[6] == ["Not a file (checked {self.when})"]
+    assert variants[27] == []

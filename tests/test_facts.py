@@ -52,6 +52,17 @@ def _library() -> dict[str, bytes]:
 
             def make_error(message):
                 return ValueError(f"invalid input: {message}")
+
+
+            def message(default, cls=None):
+                def decorator(f):
+                    def wrapper(*args):
+                        try:
+                            return f(*args)
+                        except ValueError:
+                            raise (cls or LibError)(default)
+                    return wrapper
+                return decorator
             """,
         "lib/base.py": """
             class Field:
@@ -72,7 +83,7 @@ def _library() -> dict[str, bytes]:
             """,
         "lib/fields.py": """
             from .base import Field
-            from .helpers import fail, make_error
+            from .helpers import fail, make_error, message
 
 
             class String(Field):
@@ -88,6 +99,16 @@ def _library() -> dict[str, bytes]:
                     if value == "x":
                         raise make_error("x is not allowed")
                     raise RuntimeError(self.describe("value"))
+
+
+            @message("not a number", cls=TypeError)
+            def number(value):
+                return float(value)
+
+
+            @message("not an integer")
+            def integer(value):
+                return int(value)
             """,
         "lib/cli.py": """
             import argparse
@@ -173,6 +194,7 @@ def test_kept_facts_find_what_a_scan_without_them_finds_over_random_edits(seed: 
     ("lib/errors.py", b"(code {code})", b"[{code}]"),  # how a class prints the message raised through a helper
     ("lib/errors.py", b"cannot parse", b"could not parse"),  # a class's own message, mapped to by a bare raise
     ("lib/helpers.py", b"invalid input", b"rejected input"),  # a factory's template
+    ("lib/helpers.py", b"(cls or LibError)", b"(cls or RuntimeError)"),  # the class a decorator's wrapper falls back to
 ])
 def test_an_edit_of_what_another_files_raises_read_finds_those_raises_again(path: str, before: bytes, after: bytes) -> None:
     files = _library()

@@ -39,7 +39,7 @@ from .context import Annotation, FileIndex
 from .raisers import Calls, Defined, KeptRaiser
 from .sites import Mapped, RaiseSite, Skipped
 
-FORMAT = b"facts 5"
+FORMAT = b"facts 6"
 """Changes whenever what an entry holds changes shape."""
 
 MAX_ENTRY_BYTES = 64 * 1024 * 1024

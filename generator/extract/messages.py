@@ -352,10 +352,14 @@ def _message_calls(node: ast.expr) -> Iterable[ast.Call]:
 def template(node: ast.expr, source: Source, holes: frozenset[str] = frozenset()) -> str | None:
     """Return the message template an expression builds, or None when it is not a string the source spells out.
 
-    A name in `holes` (a helper's parameter) becomes HOLE, alone or as an
-    f-string field without conversion or format spec.
+    A name in `holes` (a helper's parameter) becomes HOLE, alone, as an
+    f-string field without conversion or format spec, or as one side of an
+    `or` (`msg or default or "invalid value"` falls back to `default`).
     """
     if isinstance(node, ast.Name) and node.id in holes:
+        return HOLE
+    if (holes and isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or)
+            and any(isinstance(v, ast.Name) and v.id in holes for v in node.values)):
         return HOLE
     if (holes and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             and node.func.attr in ("format", "format_map") and isinstance(node.func.value, ast.Name)

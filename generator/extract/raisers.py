@@ -14,6 +14,7 @@ same way). docs/extract.md gives the rules and their limits.
 from __future__ import annotations
 
 import ast
+import builtins
 import hashlib
 import re
 from collections import defaultdict
@@ -26,6 +27,10 @@ from .messages import FORMATTED, HOLE, Names, Source, decode_source, dotted, tem
 
 EXCEPTION_NAME = re.compile(r"(?:Error|Exception|Warning|Exit|Abort|Interrupt|Failure)$")
 """Names of classes outside the repository taken to be exceptions."""
+
+BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
+                                if isinstance(value, type) and issubclass(value, BaseException))
+"""Python's own exception classes (`ValueError`, `KeyError`), whatever their names end with."""
 
 KEY_EXCEPTIONS = frozenset({"KeyError", "IndexError", "LookupError", "StopIteration", "StopAsyncIteration"})
 """Exceptions whose argument is a key or value rather than a message: never a helper's."""
@@ -269,6 +274,10 @@ class KeptRaiser(NamedTuple):
     cls: tuple[str, int] | None
     """The exception's class, when it is one of the repository's, as `function` is told."""
     documented: bool
+    closure: bool
+    """`Raiser.closure`."""
+    class_param: str | None
+    """`Raiser.class_param`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,10 +297,16 @@ class Raiser:
     """The exception's class, when it is one of the repository's."""
     documented: bool = False
     """The innermost raise spells a message out itself (`f"failed: {text}"`): it is the site, its callers are not."""
+    closure: bool = False
+    """A function it defines raises (a closure, a decorator's wrapper), not its own body: a call builds what
+    raises, and is the site whether or not what it builds ever runs."""
+    class_param: str | None = None
+    """The parameter a caller names another class by (`cls` of `raise (cls or Invalid)(msg)`); `exception` is
+    what the raise falls back to."""
 
 
-def body_nodes(body: Iterable[ast.stmt]) -> Iterator[ast.AST]:
-    """Yield every node of a statement list, not entering nested functions, classes or lambdas."""
+def body_nodes(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Yield every node of a statement list (or of expressions), not entering nested functions, classes or lambdas."""
     stack: list[ast.AST] = []
     stack.extend(reversed(list(body)))
     while stack:
@@ -393,7 +408,8 @@ class Repository:
     def raiser_table(self) -> list[KeptRaiser]:
         """Return every helper and factory, in the order they were found, for `Repository(raisers=...)`."""
         return [KeptRaiser((f.file.path, f.position), r.exception, r.wrap, r.param, r.returns,
-                           None if r.cls is None else (r.cls.file.path, r.cls.position), r.documented)
+                           None if r.cls is None else (r.cls.file.path, r.cls.position), r.documented, r.closure,
+                           r.class_param)
                 for f, r in self._found_order]
 
     def _take_raisers(self, table: Sequence[KeptRaiser]) -> bool:
@@ -407,7 +423,8 @@ class Repository:
             cls = classes.get(kept.cls) if kept.cls is not None else None
             if function is None or (kept.cls is not None and cls is None):
                 return False
-            found.append((function, Raiser(kept.exception, kept.wrap, kept.param, kept.returns, cls, kept.documented)))
+            found.append((function, Raiser(kept.exception, kept.wrap, kept.param, kept.returns, cls, kept.documented,
+                                           kept.closure, kept.class_param)))
         for function, raiser in found:
             self._add_raiser(function, raiser)
         return True
@@ -641,23 +658,54 @@ class Repository:
         """Find every helper and factory, repeating until no new one is found.
 
         After the first round only functions that call a name a new helper or
-        factory has are looked at again: nothing else can have changed.
+        factory has (themselves, or a function they define) are looked at again:
+        nothing else can have changed.
         """
         called = {id(f): self.calls_of(f).names() for f in self.functions}
+        within: dict[int, list[Function]] = defaultdict(list)
+        for function in self.functions:
+            outer = function.parent
+            while outer is not None:
+                within[id(outer)].append(function)
+                called[id(outer)] |= called[id(function)]
+                outer = outer.parent
         candidates = [f for f in self.functions if f.holes]
         while candidates:
             new_names: set[str] = set()
             for function in candidates:
                 found = self._raiser_of(function, self.calls_of(function))
+                if found is None:
+                    found = self._closure_of(function, within.get(id(function), ()))
                 if found is not None:
                     self._add_raiser(function, found)
                     new_names.add(function.name)
             candidates = [f for f in candidates if id(f) not in self.raisers and called[id(f)] & new_names]
 
-    def _raiser_of(self, function: Function, calls: Calls) -> Raiser | None:
-        """Return how a function raises from a parameter, judged by what is known so far."""
+    def _closure_of(self, function: Function, inner: Sequence[Function]) -> Raiser | None:
+        """Return how a function raises from a parameter through a function it defines (at any depth) that raises
+        from it: `message(default, cls)` whose decorator's wrapper raises `(cls or Invalid)(default)`."""
+        for nested in inner:
+            calls = self.calls_of(nested)
+            params = tuple(p for p in calls.closed if p in function.holes and self._maker(nested, p) is function)
+            if params:
+                found = self._raiser_of(nested, calls, _Closure(function, params))
+                if found is not None:
+                    return found
+        return None
+
+    @staticmethod
+    def _maker(nested: Function, param: str) -> Function | None:
+        """Return the nearest function `nested` is defined in that has `param` among its parameters."""
+        outer = nested.parent
+        while outer is not None and param not in outer.holes:
+            outer = outer.parent
+        return outer
+
+    def _raiser_of(self, function: Function, calls: Calls, closure: _Closure | None = None) -> Raiser | None:
+        """Return how a function raises from a parameter (with `closure`, from a parameter of the function that
+        defines it), judged by what is known so far."""
         for call in calls.raised:
-            found = self._built(call, function, returns=False)
+            found = self._built(call, function, False, closure)
             if found is not None:
                 return found
         for call in calls.calls:
@@ -665,47 +713,93 @@ class Repository:
                 continue
             inner = self.raiser(self.callee_of(call.callee, function, function.file))
             if inner is not None and not inner.returns:
-                found = self._passed_on(call, inner, function, returns=False)
+                found = self._passed_on(call, inner, function, False, closure)
                 if found is not None:
                     return found
         for call in calls.returned:
-            found = self._built(call, function, returns=True)
-            if found is not None:
+            found = self._built(call, function, True, closure)
+            # What a closure returns is raised, if at all, by whoever calls the closure: no call of its maker's.
+            if found is not None and not (closure is not None and found.returns):
                 return found
         return None
 
-    def _built(self, call: CallFacts, function: Function, returns: bool) -> Raiser | None:
-        """Return the Raiser of an exception built (raised or returned) from one of `function`'s parameters."""
+    def _built(self, call: CallFacts, function: Function, returns: bool, closure: _Closure | None = None) -> Raiser | None:
+        """Return the Raiser of an exception built (raised or returned) from one of `function`'s parameters (or,
+        with `closure`, of the parameters of the function that defines it)."""
         callee = call.callee
         inner = self.raiser(self.callee_of(callee, function, function.file)) if callee.last in self.raiser_names else None
         if inner is not None:
-            return self._passed_on(call, inner, function, returns and inner.returns)
+            return self._passed_on(call, inner, function, returns and inner.returns, closure)
+        maker, params = (function, function.holes) if closure is None else closure
         # `raise exc(msg)` where `exc=TemplateSyntaxError` is a parameter: the class is its default.
-        exception = function.defaults.get(callee.name, call.exception) if callee.name is not None else call.exception
+        exception = call.exception
+        if callee.name is not None and (closure is None or callee.name in params):
+            exception = maker.defaults.get(callee.name, call.exception)
         if exception is None or exception.rpartition(".")[2] in KEY_EXCEPTIONS:
             return None
         info = self.resolve_ref(exception if exception.count(".") <= 1 else None, function.file)
         if returns and not (self.is_exception(info) if info is not None else EXCEPTION_NAME.search(exception)):
             return None
         argument = call.at(self._message_slot(call.keywords(), call.starred(), info))
-        if argument is None or argument.hole is None:
+        hole = None if argument is None else _hole(argument, closure)
+        if argument is None or hole is None:
             return None
-        return Raiser(exception, argument.hole[0], argument.hole[1], returns, info, not returns and argument.spelled)
+        return Raiser(exception, hole[0], hole[1], returns, info, not returns and argument.spelled, closure is not None,
+                      next((name for name in call.class_names if name in params), None))
 
-    def _passed_on(self, call: CallFacts, inner: Raiser, function: Function, returns: bool) -> Raiser | None:
-        """Return the Raiser of `function` when it passes one of its parameters on as `inner`'s message."""
+    def _passed_on(self, call: CallFacts, inner: Raiser, function: Function, returns: bool,
+                   closure: _Closure | None = None) -> Raiser | None:
+        """Return the Raiser of `function` when it passes one of its parameters (or, with `closure`, one of the
+        parameters of the function that defines it) on as `inner`'s message, with the class it names, if any."""
         target = self.callee_of(call.callee, function, function.file)
-        argument = call.at(_argument_slot(call.keywords(), call.starred(), call.callee.attribute is not None, target, inner))
-        found = None if argument is None else argument.hole
+        attribute = call.callee.attribute is not None
+        argument = call.at(_argument_slot(call.keywords(), call.starred(), attribute, target, inner.param))
+        found = None if argument is None else _hole(argument, closure)
         if found is None:
             return None
         wrap = inner.wrap.replace(HOLE, found[0]).replace(FORMATTED, found[0].replace(HOLE, FORMATTED))
-        return Raiser(inner.exception, wrap, found[1], returns, inner.cls, inner.documented)
+        exception, info, class_param = inner.exception, inner.cls, None
+        named = call.at(_argument_slot(call.keywords(), call.starred(), attribute, target, inner.class_param)) \
+            if inner.class_param is not None else None
+        if named is not None and named.name is not None:
+            maker, params = (function, function.holes) if closure is None else closure
+            if named.name in params:
+                # Passed on as a parameter of its own: what it defaults to is the class a call that names none raises.
+                class_param = named.name
+                if named.name in maker.defaults:
+                    exception = maker.defaults[named.name]
+                    info = self.resolve_ref(exception if exception.count(".") <= 1 else None, maker.file)
+            elif self.names_exception(named.name, function.file):
+                exception, info = named.name, self.resolve_ref(named.name, function.file)
+        return Raiser(exception, wrap, found[1], returns, info, inner.documented, inner.closure or closure is not None,
+                      class_param)
+
+    def class_at(self, call: ast.Call, target: Function | None, raiser: Raiser, file: ParsedFile
+                 ) -> tuple[str, ClassInfo | None] | None:
+        """Return the exception a call of a helper raises, as written, and its class when it is the repository's: the
+        class the call names by the helper's class parameter, else the helper's own; None when the call computes it."""
+        if raiser.class_param is None:
+            return raiser.exception, raiser.cls
+        node = _at(call, _argument_slot([k.arg for k in call.keywords], [isinstance(a, ast.Starred) for a in call.args],
+                                        isinstance(call.func, ast.Attribute), target, raiser.class_param))
+        if node is None or isinstance(node, ast.Constant) and node.value is None:
+            return raiser.exception, raiser.cls
+        name = dotted(node)
+        if name is None or not self.names_exception(name, file):
+            return None
+        return name, self.resolve_class(node, file)
+
+    def names_exception(self, name: str, file: ParsedFile) -> bool:
+        """Return whether a name (`Invalid`, `er.Invalid`) of a file is an exception class: the repository's, or one
+        named like one."""
+        info = self.resolve_ref(name if name.count(".") <= 1 else None, file)
+        last = name.rpartition(".")[2]
+        return self.is_exception(info) if info is not None else bool(EXCEPTION_NAME.search(last)) or last in BUILTIN_EXCEPTIONS
 
     def argument(self, call: ast.Call, target: Function | None, raiser: Raiser) -> ast.expr | None:
         """Return the argument of a call that the callee's message parameter receives."""
         return _at(call, _argument_slot([k.arg for k in call.keywords], [isinstance(a, ast.Starred) for a in call.args],
-                                        isinstance(call.func, ast.Attribute), target, raiser))
+                                        isinstance(call.func, ast.Attribute), target, raiser.param))
 
     def class_built(self, call: ast.Call, target: Function, file: ParsedFile) -> ClassBuilt | None:
         """Return the class a factory call builds when the caller names it, with the arguments the class receives.
@@ -778,19 +872,33 @@ class Repository:
         return "positional", index
 
 
+class _Closure(NamedTuple):
+    """A function that defines the one a raise is in, and its parameters that raise sees (`Calls.closed`)."""
+
+    maker: Function
+    params: tuple[str, ...]
+
+
+def _hole(argument: Argument, closure: _Closure | None) -> tuple[str, str] | None:
+    """Return what `with_hole` makes of an argument for the function the call is in, or for a closure's maker."""
+    if closure is None:
+        return argument.hole
+    return next((found for found in argument.closed if found[1] in closure.params), None)
+
+
 Slot = tuple[str, int] | None
 """Where a call passes something: ("positional", index) or ("keyword", position among its keywords), or nowhere."""
 
 
 def _argument_slot(keywords: Sequence[str | None], starred: Sequence[bool], attribute: bool, target: Function | None,
-                   raiser: Raiser) -> Slot:
-    """Return where a call passes the argument the callee's message parameter receives (`attribute`: `x.f(...)`)."""
+                   param: str) -> Slot:
+    """Return where a call passes the argument a parameter of the callee receives (`attribute`: `x.f(...)`)."""
     for position, keyword in enumerate(keywords):
-        if keyword == raiser.param:
+        if keyword == param:
             return "keyword", position
-    if target is None or raiser.param not in target.params:
+    if target is None or param not in target.params:
         return None
-    index = target.params.index(raiser.param)
+    index = target.params.index(param)
     if target.bound and attribute:
         index -= 1
     if index < 0 or index >= len(starred) or any(starred[:index + 1]):
@@ -850,6 +958,9 @@ class Argument(NamedTuple):
     """What `with_hole` makes of it in the function the call is in."""
     spelled: bool
     """It spells a message out itself (`template` gives a text); told for raised calls only."""
+    closed: tuple[tuple[str, str], ...] = ()
+    """What `with_hole` makes of it for each parameter of an enclosing function that the body sees (`Calls.closed`),
+    taken one at a time: how a closure raises from its maker's parameter."""
 
 
 class CallFacts(NamedTuple):
@@ -862,6 +973,9 @@ class CallFacts(NamedTuple):
     """Its positional arguments."""
     named: tuple[tuple[str | None, Argument], ...]
     """Its keyword arguments (None for `**kwargs`), with their names."""
+    class_names: tuple[str, ...] = ()
+    """The parameters (the function's own or `Calls.closed`) the called class may be: `exc` of `exc(msg)`, `override`
+    and `cls` of `(override or cls or Invalid)(msg)`, whose `exception` is the class it falls back to."""
 
     def keywords(self) -> list[str | None]:
         """Return the names of its keyword arguments, in order."""
@@ -879,8 +993,8 @@ class CallFacts(NamedTuple):
         return self.arguments[index] if kind == "positional" else self.named[index][1]
 
     @classmethod
-    def of(cls, call: ast.Call, function: Function, raised: bool) -> CallFacts:
-        """Return the facts of a call in `function` (`raised`: the exception of a raise)."""
+    def of(cls, call: ast.Call, function: Function, raised: bool, closed: tuple[str, ...] = ()) -> CallFacts:
+        """Return the facts of a call in `function` (`raised`: the exception of a raise; `closed`: `Calls.closed`)."""
         source = function.file.source
         holes = function.holes
 
@@ -893,11 +1007,18 @@ class CallFacts(NamedTuple):
                     spelled = bool(template(node, source))
                 except RecursionError:
                     spelled = False
+            outer: tuple[tuple[str, str], ...] = ()
+            if closed and not isinstance(node, ast.Starred) and _reads_any(value, closed):
+                outer = tuple(found for param in closed if (found := with_hole(node, function, (param,))) is not None)
             return Argument(isinstance(node, ast.Starred), value.id if isinstance(value, ast.Name) else None,
-                            with_hole(node, function) if mentions else None, spelled)
+                            with_hole(node, function) if mentions else None, spelled, outer)
 
-        return cls(Callee.of(call), dotted(call.func), tuple(argument(a) for a in call.args),
-                   tuple((k.arg, argument(k.value)) for k in call.keywords))
+        exception: str | None = dotted(call.func)
+        named_by: tuple[str, ...] = ()
+        if raised:
+            exception, named_by = _class_choice(call.func, holes + closed)
+        return cls(Callee.of(call), exception, tuple(argument(a) for a in call.args),
+                   tuple((k.arg, argument(k.value)) for k in call.keywords), named_by)
 
 
 class Calls(NamedTuple):
@@ -910,18 +1031,22 @@ class Calls(NamedTuple):
     it a helper (`Repository._passed_on`)."""
     called: tuple[str, ...]
     """The names the body calls by, every call's, sorted."""
+    closed: tuple[str, ...] = ()
+    """The parameters of the functions it is nested in that its body sees (no parameter of its own, no name it or a
+    function between assigns, hides them), nearest function first."""
 
     @classmethod
     def of(cls, shape: Shape, function: Function) -> Calls:
         """Return the calls of a function's shape as facts."""
-        holes = function.holes
+        closed = closed_parameters(function)
+        holes = function.holes + closed
         passing = [c for c in shape.calls if holes and any(
             _reads_any(a.value if isinstance(a, ast.Starred) else a, holes) for a in (*c.args, *(k.value for k in c.keywords)))]
         called = {name for c in (*shape.raised, *shape.returned, *shape.calls)
                   if (name := c.func.id if isinstance(c.func, ast.Name) else getattr(c.func, "attr", None)) is not None}
-        return cls(tuple(CallFacts.of(c, function, True) for c in shape.raised),
-                   tuple(CallFacts.of(c, function, False) for c in shape.returned),
-                   tuple(CallFacts.of(c, function, False) for c in passing), tuple(sorted(called)))
+        return cls(tuple(CallFacts.of(c, function, True, closed) for c in shape.raised),
+                   tuple(CallFacts.of(c, function, False, closed) for c in shape.returned),
+                   tuple(CallFacts.of(c, function, False, closed) for c in passing), tuple(sorted(called)), closed)
 
     def names(self) -> set[str]:
         """Return the names the body calls by."""
@@ -997,14 +1122,15 @@ class Shape:
         return cls(tuple(raised), tuple(returned), tuple(calls))
 
 
-def with_hole(argument: ast.expr, function: Function) -> tuple[str, str] | None:
-    """Return (template with HOLE, parameter) when an argument carries one of the function's parameters as its message.
+def with_hole(argument: ast.expr, function: Function, params: Sequence[str] | None = None) -> tuple[str, str] | None:
+    """Return (template with HOLE, parameter) when an argument carries one of the function's parameters (or of
+    `params`) as its message.
 
     The parameter is the message when it is the whole argument, starts it
-    (`f"{msg} (at {where})"`), or has a message's name (`"failed: " + text`);
+    (`f"{msg} (at {where})"`, `msg or "invalid value"`), or has a message's name (`"failed: " + text`);
     `f"cannot read {path}"` only mentions a value.
     """
-    for param in function.holes:
+    for param in function.holes if params is None else params:
         try:
             text = template(argument, function.file.source, frozenset({param}))
         except RecursionError:
@@ -1016,10 +1142,49 @@ def with_hole(argument: ast.expr, function: Function) -> tuple[str, str] | None:
     return None
 
 
+def _class_choice(func: ast.expr, params: Sequence[str]) -> tuple[str | None, tuple[str, ...]]:
+    """Return the class a raise's callee falls back to, as written, and the parameters among what it calls: `exc`
+    gives ("exc", ("exc",)), `(override or cls or er.Invalid)` ("er.Invalid", ("override", "cls"))."""
+    if isinstance(func, ast.BoolOp) and isinstance(func.op, ast.Or):
+        names = tuple(v.id for v in func.values[:-1] if isinstance(v, ast.Name) and v.id in params)
+        return dotted(func.values[-1]), names
+    name = dotted(func)
+    return name, (name,) if name is not None and name in params else ()
 
 
+def closed_parameters(function: Function) -> tuple[str, ...]:
+    """Return the parameters of the functions `function` is nested in that its body sees, nearest function first:
+    neither a parameter nor a name assigned by it, or by a function between, hides them."""
+    if function.parent is None:
+        return ()
+    hidden = _bound(function.syntax)
+    found: list[str] = []
+    outer: Function | None = function.parent
+    while outer is not None:
+        found += [p for p in outer.holes if p not in hidden and p not in found]
+        hidden |= _bound(outer.syntax)
+        outer = outer.parent
+    return tuple(found)
 
 
+def _bound(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Return the names a function binds in its own scope: its parameters, and what its body assigns, defines or
+    imports (less what it declares `nonlocal`)."""
+    args = node.args
+    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a is not None}
+    free: set[str] = set()
+    for child in body_nodes(node.body):
+        if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
+            names.add(child.id)
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(child.name)
+        elif isinstance(child, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in child.names)
+        elif isinstance(child, ast.ExceptHandler) and child.name:
+            names.add(child.name)
+        elif isinstance(child, ast.Nonlocal):
+            free.update(child.names)
+    return names - free
 
 
 def class_ref(node: ast.expr) -> str | None:

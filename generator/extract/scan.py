@@ -26,7 +26,6 @@ function shows the same window clipped to the file.
 from __future__ import annotations
 
 import ast
-import builtins
 import gc
 import hashlib
 import os
@@ -76,10 +75,6 @@ _GIVEN_MESSAGE = frozenset({"message", "msg", "args"})
 
 _DECORATION = re.compile(r"\{(?:self\.)?(?:message|msg|text|args\[0\])\}|\{super\(\)\.__str__\(\)\}")
 """A template starting with the message the exception was given only decorates it (`{text}\n  see {url}`)."""
-
-BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
-                                if isinstance(value, type) and issubclass(value, BaseException))
-"""Python's own exception classes (`ValueError`, `KeyError`), whatever their names end with."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 """Characters a file name shown in the report may not hold."""
@@ -448,12 +443,19 @@ def _own_messages(repo: Repository) -> dict[int, list[RaiseSite]]:
 
 
 def _decorations(repo: Repository) -> dict[int, list[str]]:
-    """Return, by `id()` of the class, the text an exception class's `__init__` prints the message it is given in:
-    tomlkit's `ParseError` passes `f"{message} at line {self._line} col {self._col}"` to its base."""
+    """Return, by `id()` of the class, the text an exception class prints the message it is given in: what its
+    `__init__` passes to its base (tomlkit's `ParseError` passes `f"{message} at line {self._line} col {self._col}"`),
+    and what its `__str__` or `format_message` adds after the message (`_added_after`)."""
     found: dict[int, list[str]] = {}
     for info in repo.classes:
+        if not repo.is_exception(info):
+            continue
+        for name in OWN_MESSAGE_METHODS:
+            method = info.methods.get(name)
+            if method is not None:
+                found.setdefault(id(info), []).extend(_added_after(method))
         init = info.methods.get("__init__")
-        if init is None or not repo.is_exception(info) or _prints_otherwise(info):
+        if init is None or _prints_otherwise(info):
             continue
         for _, arguments in _base_init_calls(init, repo):
             text = template(arguments[0], init.file.source)
@@ -461,7 +463,80 @@ def _decorations(repo: Repository) -> dict[int, list[str]]:
             if text and field_match and field_match.group(0).strip("{}") in init.holes and says_something(
                     _MESSAGE_FIELD.sub("", text)):
                 found.setdefault(id(info), []).append(text)
-    return found
+    return {key: texts for key, texts in found.items() if texts}
+
+
+def _added_after(method: Function) -> list[str]:
+    """Return the texts a `__str__` or `format_message` prints the given message in, when it adds text after it.
+
+    voluptuous's `Invalid.__str__`: `output = Exception.__str__(self)`, then `if self.error_type: output += ' for '
+    + self.error_type`, then `return output + path`, gives `{message} for {self.error_type}{path}` (and
+    `{message}{path}`, which adds no word and is left out). The message is `Base.__str__(self)`,
+    `super().__str__()`, `self.message`, `self.msg` or `self.args[0]`, held in one variable that only `+=` (at the
+    method's top level, or alone under an `if`) adds to.
+    """
+    if not method.params:
+        return []
+    source, this = method.file.source, method.params[0]
+    held: str | None = None
+    added = [""]
+    for stmt in method.node.body:
+        if isinstance(stmt, ast.Return):
+            if stmt.value is None:
+                return []
+            ends = _after_given(stmt.value, held, this, source)
+            texts = [] if ends is None else ["{message}" + text + ends for text in added]
+            return [text for text in texts if says_something(_MESSAGE_FIELD.sub("", text))]
+        if held is None:
+            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and _is_given(stmt.value, this)):
+                held = stmt.targets[0].id
+            continue
+        conditional = isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1
+        step = stmt.body[0] if isinstance(stmt, ast.If) and conditional else stmt
+        if isinstance(step, ast.AugAssign) and isinstance(step.op, ast.Add) and isinstance(step.target, ast.Name) \
+                and step.target.id == held:
+            piece = _piece(step.value, source)
+            added = [text + piece for text in added] + (added if conditional else [])
+        elif any(isinstance(n, ast.Name) and n.id == held and isinstance(n.ctx, ast.Store) for n in ast.walk(stmt)):
+            return []
+    return []
+
+
+def _after_given(node: ast.expr, held: str | None, this: str, source: Source) -> str | None:
+    """Return the text a returned expression adds after the given message (held in `held`), or None when it does not
+    start with it: `output + path` gives `{path}`."""
+    parts: list[ast.expr] = []
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        parts.insert(0, node.right)
+        node = node.left
+    starts = (isinstance(node, ast.Name) and node.id == held) if held is not None else _is_given(node, this)
+    return "".join(_piece(part, source) for part in parts) if starts else None
+
+
+def _is_given(node: ast.expr, this: str) -> bool:
+    """Return whether an expression is the message an exception was given: `Base.__str__(self)`,
+    `super().__str__()`, `self.message`, `self.msg`, `self.args[0]`, or `str()` of one of them."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1:
+        node = node.args[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__str__":
+        receiver = node.func.value
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super":
+            return not node.args
+        return isinstance(receiver, (ast.Name, ast.Attribute)) and len(node.args) == 1 \
+            and isinstance(node.args[0], ast.Name) and node.args[0].id == this
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        node = node.value
+        return isinstance(node, ast.Attribute) and node.attr == "args" and isinstance(node.value, ast.Name) \
+            and node.value.id == this
+    return isinstance(node, ast.Attribute) and node.attr in ("message", "msg") and isinstance(node.value, ast.Name) \
+        and node.value.id == this
+
+
+def _piece(node: ast.expr, source: Source) -> str:
+    """Return the template of a piece added to a message: its text where the source spells it, else `{expr}`."""
+    text = template(node, source)
+    return text if text is not None else "{" + source.segment(node) + "}"
 
 
 def _printed_by_bases(repo: Repository, own: dict[int, list[RaiseSite]], decorations: Mapping[int, list[str]]) -> None:
@@ -577,6 +652,7 @@ class _Finder:
             except RecursionError:
                 yield Skipped(self.file.path, stmt.lineno, "expression nested too deeply to read")
         for defined in self.repo.functions_in(self.file):
+            yield from self._decorators(defined)
             facts = self.repo.calls_of(defined)
             # Only a warning or a helper's call is a site (`_call`): a body that makes neither needs no walk.
             if not any(name in self.repo.raiser_names or (self.warns and name == "warn") for name in facts.called):
@@ -587,6 +663,17 @@ class _Finder:
                     yield from self._call(call, defined.qualname, _scope(defined), defined)
                 except RecursionError:
                     yield Skipped(self.file.path, call.lineno, "expression nested too deeply to read")
+
+    def _decorators(self, defined: Function) -> Iterator[RaiseSite | Skipped]:
+        """Yield the sites of the calls in a function's decorators (`@message("Not a file", cls=FileInvalid)`): they
+        run where the function is defined, and are the function's own."""
+        for decorator in defined.node.decorator_list:
+            for call in body_nodes([decorator]):
+                if isinstance(call, ast.Call):
+                    try:
+                        yield from self._call(call, defined.qualname, _scope(defined), defined.parent)
+                    except RecursionError:
+                        yield Skipped(self.file.path, call.lineno, "expression nested too deeply to read")
 
     def _statement(self, stmt: ast.stmt, qualname: str, scope: tuple[int, int] | None,
                    where: Function | None) -> Iterator[RaiseSite | Skipped | Mapped]:
@@ -632,7 +719,8 @@ class _Finder:
         if isinstance(exc, ast.Call):
             target = self.repo.callee(exc, where, self.file)
             raiser = self.repo.raiser(target)
-            argument = self.repo.argument(exc, target, raiser) if raiser is not None and not raiser.documented else None
+            argument = self.repo.argument(exc, target, raiser) \
+                if raiser is not None and not raiser.documented and not raiser.closure else None
             if raiser is not None and argument is not None:
                 found = message(argument, self.file.source, names)
                 if found is not None:
@@ -776,11 +864,7 @@ class _Finder:
 
     def _is_exception(self, node: ast.expr, file: ParsedFile) -> bool:
         """Return whether an expression names an exception: a repository class that is one, or a name like one's."""
-        info = self.repo.resolve_class(node, file)
-        if info is not None:
-            return self.repo.is_exception(info)
-        name = (dotted(node) or "").rpartition(".")[2]
-        return bool(EXCEPTION_NAME.search(name)) or name in BUILTIN_EXCEPTIONS
+        return self.repo.names_exception(dotted(node) or "", file)
 
     def _yielded(self, stmt: ast.stmt, exc: ast.Call, qualname: str, scope: tuple[int, int] | None,
                  names: Names) -> RaiseSite | Skipped | None:
@@ -838,7 +922,10 @@ class _Finder:
             return None
         if isinstance(argument, ast.Constant) and not _reads_as_message(found.text):
             return None  # a key or a name handed to a method that happens to raise with it
-        return self._site(call, qualname, scope, raiser.exception, _wrapped(found, raiser), "helper", raiser.cls)
+        raised = self.repo.class_at(call, target, raiser, self.file)
+        if raised is None:
+            return None  # the call computes the class
+        return self._site(call, qualname, scope, raised[0], _wrapped(found, raiser), "helper", raised[1])
 
     def _is_warn(self, call: ast.Call) -> bool:
         """Return whether a call is `warnings.warn(...)` (or `warn` imported from warnings)."""
