@@ -3,8 +3,9 @@
 The whole index (`index.build_index`) is 0.5 KB a record: 6 MB for a library of 12,000 errors,
 more than a reader should download to search once. Its fragments hold the same values, cut by
 what a search looks up (docs/matching.md, Fragments): the words of the paste name the fragments
-of their terms' postings, of the templates whose first word they are, and of the vocabulary
-around them; the rows come last, only those that can be results. A search over the rows and
+of their terms' postings and of the templates whose first word they are, each template only by
+what a paste must hold for it to match (`match.anchor`); the rows come last, only those that can
+be results. A search over the rows and
 terms it loaded gives what a search of the whole index gives, value for value: `sub_index` makes
 an index of them in the whole index's form, and `rank.search` runs on it (`match.js` alike).
 
@@ -21,14 +22,14 @@ from typing import Any
 
 from ..scriptdata import script_safe
 from .index import INDEX_VERSION, Row, SearchIndex, Template, field_positions, load_index, segments
-from .match import forms_of
+from .match import anchor, anchored, forms_of
 from .paste import group_members, held_messages, page_ids, read_paste
 from .template import compile_template, first_word
+from .words import MAX_FUZZY_TOKENS, MAX_PREFIX_TERMS, MAX_QUERY_TERMS, fuzzy_limit, query
 from .text import tokenize
 from .rank import answer_places, candidate_rows, search
-from .words import MAX_FUZZY_TOKENS, MAX_PREFIX_TERMS, MAX_QUERY_TERMS, query
 
-SHARDS_VERSION = 2
+SHARDS_VERSION = 3
 """The format of the fragments; a reader of another version must not guess."""
 FOLDER = "search/"
 """Where the fragments are, relative to the site's root."""
@@ -43,6 +44,9 @@ PER_BUCKET = 16
 PREFIX = 2
 """Code points of a term that name its fragment of the vocabulary: every completion of a word of 3+
 code points is in the fragment of the word itself."""
+LONG_POSTING = 1024
+"""A posting of more digits than this is in a fragment of its own kind (`t`), read only when its term is searched:
+such a term (`sglang` in every record of sglang) would weigh on each search of another word of its bucket."""
 CALL = b"ERRORSITE_SHARD("
 """How every fragment starts; then its name as JSON, a comma, its data as JSON, and END."""
 END = b");\n"
@@ -84,8 +88,9 @@ def decode_numbers(text: str) -> list[int]:
     return out
 
 
-KINDS = "finpsv"
-"""The families of buckets: templates by first word, ids, rows by line, postings, places by message, vocabulary."""
+KINDS = "finpstv"
+"""The families of buckets: templates by first word, ids, rows by line, postings, places by message, long postings,
+vocabulary."""
 TEMPLATE_SPREAD = 8
 """Templates by first word have this many times the buckets of the others: a search loads every template of
 each first word in the paste, and a shared bucket adds another word's (on sglang, half of what a traceback loaded)."""
@@ -189,21 +194,17 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
         path = f"{FOLDER}{kind}/{bucket(key, count * spread(kind))}.js"
         return path if path in wanted else None
 
-    firsts: set[str] = set()
     places: dict[str, list[str]] = {}
-    by_rows = any(p.startswith(tuple(f"{FOLDER}{kind}/" for kind in "finsv")) for p in wanted)
+    by_rows = any(p.startswith(tuple(f"{FOLDER}{kind}/" for kind in "fins")) for p in wanted)
     for d, row in enumerate(rows if by_rows else ()):
         row_id = row[at["id"]]
-        for k, (first, pattern, reprs, message) in enumerate(_templates(row, at)):
+        for first, pattern, _, message in _templates(row, at):
             ids = places.setdefault(message_key(row[at["exception"]], message), [])
             if row_id not in ids[-1:]:
                 ids.append(row_id)
-            if not first:
-                continue
-            firsts.add(first)
-            path = want("f", first)
+            path = want("f", first) if first else None
             if path:
-                out.setdefault(path, {}).setdefault(first, []).append([d, k, pattern, reprs])
+                out.setdefault(path, {}).setdefault(first, []).append([d, *anchor(segments(pattern))])
         path = want("i", row_id)
         if path:
             out.setdefault(path, {})[row_id] = d
@@ -216,17 +217,19 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
         if path and len(ids) > 1:
             out.setdefault(path, {})[key] = ids
     for t, term in enumerate(terms):
-        path = want("p", term)
-        if path:
-            out.setdefault(path, {})[term] = [index["idf"][t], encode_numbers(index["postings"][t])]
+        path, long = want("p", term), want("t", term)
+        if path or long:
+            posting = encode_numbers(index["postings"][t])
+            if path:
+                out.setdefault(path, {})[term] = [index["idf"][t]] + ([] if len(posting) > LONG_POSTING else [posting])
+            if long and len(posting) > LONG_POSTING:
+                out.setdefault(long, {})[term] = posting
         path = want("v", term[:PREFIX])
         if path:
-            out.setdefault(path, {"terms": [], "first": []})["terms"].append(term)
-            if term in firsts:
-                out[path]["first"].append(term)
+            out.setdefault(path, []).append(term)
         if term.isascii() and length_name(len(term)) in wanted:
             out.setdefault(length_name(len(term)), []).append(term)
-    empty: dict[str, Any] = {"f": {}, "i": {}, "n": {}, "p": {}, "s": {}, "v": {"terms": [], "first": []}, "l": []}
+    empty: dict[str, Any] = {"f": {}, "i": {}, "n": {}, "p": {}, "s": {}, "t": {}, "v": [], "l": []}
     return {path: script(path[len(FOLDER):-3], out[path] if path in out else empty[path.split("/")[1]])
             for path in sorted(wanted)}
 
@@ -247,7 +250,8 @@ def touched(index: dict[str, Any], changes: Iterable[tuple[dict[str, Any], dict[
     position = {row[at["id"]]: d for d, row in enumerate(rows)}
     out = {MANIFEST, LENGTHS}
     for term in terms:
-        out |= {f"{FOLDER}p/{bucket(term, count)}.js", f"{FOLDER}v/{bucket(term[:PREFIX], count)}.js"}
+        out |= {f"{FOLDER}{kind}/{bucket(term, count)}.js" for kind in "pt"}
+        out.add(f"{FOLDER}v/{bucket(term[:PREFIX], count)}.js")
         if term.isascii():
             out.add(length_name(len(term)))
     for entry in (e for change in changes for e in change):
@@ -257,8 +261,7 @@ def touched(index: dict[str, Any], changes: Iterable[tuple[dict[str, Any], dict[
             out.add(f"{FOLDER}s/{bucket(message_key(entry['exception'], message), count)}.js")
             first = first_word(compile_template(message))
             if first:
-                out |= {f"{FOLDER}f/{bucket(first, count * TEMPLATE_SPREAD)}.js",
-                        f"{FOLDER}v/{bucket(first[:PREFIX], count)}.js"}
+                out.add(f"{FOLDER}f/{bucket(first, count * TEMPLATE_SPREAD)}.js")
     return sorted(out)
 
 
@@ -291,6 +294,8 @@ class Plan:
     """The last word ends the text: it is completed."""
     present: set[str]
     """Every word of every paste form: the first words of templates it may match."""
+    norms: list[str]
+    """Every paste form, normalised: what a template's anchor is looked for in."""
     lines: set[int]
     """The lines of its traceback's frames, chained ones included."""
 
@@ -302,7 +307,8 @@ def _plan(text: str) -> Plan:
     words = list(dict.fromkeys(w for w, _, _ in tokens))[:MAX_QUERY_TERMS]
     typing = bool(tokens) and tokens[-1][2] == len(forms[0].norm) and tokens[-1][0] == words[-1]
     lines = {f.line for frames in (paste.frames, *paste.causes) for f in frames} if paste.frames else set()
-    return Plan(text, forms[0].norm, words, typing, {w for form in forms for w, _, _ in tokenize(form.norm)}, lines)
+    return Plan(text, forms[0].norm, words, typing, {w for form in forms for w, _, _ in tokenize(form.norm)},
+                [form.norm for form in forms], lines)
 
 
 def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
@@ -310,13 +316,14 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
     (of a `readable` manifest).
 
     Steps, as match.js takes them, each for every part of an exception group's output (or each
-    message an error holds, and the whole text): the
-    manifest; the vocabulary of the paste's words, the rows' lengths, the ids the paste links to
-    and the rows at its traceback's lines; the postings of its words (and of the completions of a
-    word being typed), the templates whose first word it has, and the ASCII terms of the lengths
-    near spellings need; the postings of those near spellings; then, of the rows that a template
-    matched, the traceback names, the words reached among the best `limit`, or the paste links to,
-    each row; last, the other records that raise those rows' messages.
+    message an error holds, and the whole text): the manifest; the postings of the query's words,
+    the templates whose first word the paste has, the vocabulary around a word being typed, the
+    rows' lengths, the ids the paste links to and the rows at its traceback's lines; the postings of
+    the completions of a word being typed, the ASCII terms of the lengths near spellings need, and
+    the long postings of the query's words; the postings of the near spellings; the long postings of
+    the completions and near spellings; then each row that can be a result: a template's anchor is
+    in the paste, the traceback names it, it is among the best `limit` word scores, or the paste
+    links to it; last, the other records that raise those rows' messages.
     """
     paths: list[str] = []
 
@@ -329,13 +336,38 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
     plans = [_plan(t) for t in group_members(text) or [*(held_messages(text) or ()), text]]
     ids = page_ids(text, manifest["base_url"])
     present = {w for plan in plans for w in plan.present | set(plan.words)}
+    words = {w for plan in plans for w in plan.words}
 
     def path(kind: str, key: str) -> str:
         return f"{FOLDER}{kind}/{bucket(key, count * spread(kind))}.js"
 
-    vocabulary: dict[str, dict[str, Any]] = {}
-    for p in sorted({path("v", w[:PREFIX]) for w in present}):
-        vocabulary[p] = get(p)
+    postings: dict[str, list[Any]] = {}
+    idf: dict[str, float] = {}
+    """The weight of every term of the postings' fragments read: a term is known when its fragment has it."""
+    long: dict[str, str] = {}
+
+    def read_postings(names: Iterable[str]) -> None:
+        for p in sorted(set(names)):
+            for term, (weight, *posting) in get(p).items():
+                idf[term] = weight
+                if posting:
+                    postings[term] = [weight, posting[0]]
+
+    def read_long(terms: Iterable[str]) -> None:
+        wanted = {t for t in terms if t in idf and t not in postings}
+        for p in sorted({path("t", t) for t in wanted} - set(paths)):
+            long.update(get(p))
+        postings.update({t: [idf[t], long[t]] for t in wanted})
+
+    read_postings(path("p", w) for w in words)
+    typed = {plan.words[-1] for plan in plans if plan.typing and len(plan.words[-1]) >= 3}
+    vocabulary: dict[str, list[str]] = {p: get(p) for p in sorted({path("v", w[:PREFIX]) for w in typed})}
+    anchors: dict[int, list[tuple[list[str], bool]]] = {}
+    for p in sorted({path("f", w) for w in present}):
+        for first, entries in get(p).items():
+            if first in present:
+                for d, literals, whole in entries:
+                    anchors.setdefault(d, []).append((literals, whole))
     lengths = decode_numbers(get(LENGTHS)) if n else []
     linked: dict[str, int] = {}
     for p in sorted({path("i", i) for i in ids}):
@@ -347,40 +379,28 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
             if int(line) in lines:
                 raises.update({d: (where, int(line), bool(relays)) for d, where, relays in found})
 
-    def known(word: str) -> bool:
-        return word in vocabulary[path("v", word[:PREFIX])]["terms"]
-
-    terms = {t for v in vocabulary.values() for t in v["terms"]}
-    needed: set[str] = set()
+    terms = {w for w in words if w in idf}
     fuzzy: set[str] = set()
     for plan in plans:
-        needed |= {w for w in plan.words if known(w)}
         last = plan.words[-1] if plan.words else ""
         if plan.typing and len(last) >= 3:
-            needed |= set([t for t in vocabulary[path("v", last[:PREFIX])]["terms"] if t.startswith(last) and t != last]
-                          [:MAX_PREFIX_TERMS])
-        fuzzy |= set([w for w in plan.words if not known(w) and len(w) >= 4 and w.isascii() and not w.isdigit()]
+            terms |= set([t for t in vocabulary[path("v", last[:PREFIX])] if t.startswith(last) and t != last]
+                         [:MAX_PREFIX_TERMS])
+        fuzzy |= set([w for w in plan.words if w not in idf and len(w) >= 4 and w.isascii() and not w.isdigit()]
                      [:MAX_FUZZY_TOKENS])
-    for p in sorted({length_name(m) for w in fuzzy for m in range(len(w) - 2, len(w) + 3)}):
+    read_postings(path("p", t) for t in terms - idf.keys())
+    for p in sorted({length_name(m) for w in fuzzy for m in range(len(w) - fuzzy_limit(w), len(w) + fuzzy_limit(w) + 1)}):
         terms.update(get(p))
-    firsts = {w for w in present if w in vocabulary[path("v", w[:PREFIX])]["first"]}
-    templates: dict[int, list[tuple[int, str, Any, Any]]] = {}
-    for p in sorted({path("f", w) for w in firsts}):
-        for first, entries in get(p).items():
-            if first in firsts:
-                for d, k, pattern, reprs in entries:
-                    templates.setdefault(d, []).append((k, first, pattern, reprs))
-    postings: dict[str, list[Any]] = {}
-    for p in sorted({path("p", t) for t in needed}):
-        postings.update(get(p))
+    read_long(w for w in words if w in idf)
     sub = SubIndex(manifest, sorted(terms))
-    if fuzzy:
-        vocab = sub.vocabulary()
-        near = {sub.terms[e.term] for plan in plans for token in query(vocab, plan.query) for e in token.expansions}
-        for p in sorted({path("p", t) for t in near - postings.keys()}):
-            postings.update(get(p))
-    stubs = sub.searchable(postings, lengths, templates, linked, raises)
-    rows = sorted({d for plan in plans for d in candidate_rows(stubs, plan.text, limit)})
+    vocab = sub.vocabulary()
+    searched = {sub.terms[e.term] for plan in plans for token in query(vocab, plan.query) for e in token.expansions}
+    read_postings(path("p", t) for t in searched - idf.keys())
+    read_long(searched)
+    stubs = sub.searchable(postings, lengths, linked, raises)
+    norms = [norm for plan in plans for norm in plan.norms]
+    rows = sorted({d for plan in plans for d in candidate_rows(stubs, plan.text, limit)}
+                  | {d for d, marks in anchors.items() if any(anchored(literals, whole, norms) for literals, whole in marks)})
     full = {d: get(f"{FOLDER}r/{d}.js") for d in rows}
     at = field_positions(manifest)
     keys = {message_key(row[at["exception"]], message) for row in full.values()
@@ -420,29 +440,25 @@ class SubIndex:
                 "fields": m["fields"], "stop": m["stop"], "records": rows, "terms": self.terms, "idf": idf,
                 "postings": postings}
 
-    def _stubs(self, lengths: list[int], templates: dict[int, list[tuple[int, str, Any, Any]]],
-               linked: dict[str, int], raises: dict[int, tuple[str, int, bool]]) -> tuple[Row, ...]:
-        """Return a row per record, with only what finds the rows that can be results: length, the templates the
-        paste's words start, linked id, and the place of a raise the traceback may name.
+    def _stubs(self, lengths: list[int], linked: dict[str, int],
+               raises: dict[int, tuple[str, int, bool]]) -> tuple[Row, ...]:
+        """Return a row per record, with only what finds the rows that word scores, links and the traceback can make
+        results: length, linked id, and the place of a raise the traceback may name.
 
         Rows of none of these are only their length, and share one object a length."""
         ids = {d: i for i, d in linked.items()}
         plain: dict[int, Row] = {}
         out = []
         for d, length in enumerate(lengths):
-            found = templates.get(d)
-            if not found and d not in ids and d not in raises:
+            if d not in ids and d not in raises:
                 if length not in plain:
                     plain[length] = Row("", "", "", "", 0, "", False, False, length, (), False)
                 out.append(plain[length])
                 continue
             where, line, relays = raises.get(d, ("", 0, False))
-            # A template the paste's words do not start is never tried: it stands in only for its place.
-            tpls = [Template("", [None] if relays and k == 0 else [""], (), "", ())
-                    for k in range(1 + max((k for k, *_ in found or ()), default=0))]
-            for k, first, pattern, reprs in found or ():
-                tpls[k] = Template("", segments(pattern), (), first, tuple(reprs))
-            out.append(Row(ids.get(d, ""), "", "", where, line, "", False, False, length, tuple(tpls), False))
+            # No template is tried: the message stands in only for whether it passes on a handled error's text.
+            template = Template("", [None] if relays else [""], (), "", ())
+            out.append(Row(ids.get(d, ""), "", "", where, line, "", False, False, length, (template,), False))
         return tuple(out)
 
     def _lists(self, postings: dict[str, list[Any]], keep: Callable[[list[int]], list[int]]) -> tuple[list[list[int]], list[float]]:
@@ -453,13 +469,13 @@ class SubIndex:
         """Return an index of no rows with the terms loaded: enough to expand the words of a query."""
         return load_index(self._index([], [[] for _ in self.terms], [0.0] * len(self.terms)))
 
-    def searchable(self, postings: dict[str, list[Any]], lengths: list[int],
-                   templates: dict[int, list[tuple[int, str, Any, Any]]], linked: dict[str, int],
+    def searchable(self, postings: dict[str, list[Any]], lengths: list[int], linked: dict[str, int],
                    raises: dict[int, tuple[str, int, bool]]) -> SearchIndex:
-        """Return an index of every record, each with only what finds the rows that can be results (`_stubs`)."""
+        """Return an index of every record, each with only what finds the rows word scores, links and the traceback
+        can make results (`_stubs`)."""
         lists, idf = self._lists(postings, lambda p: p)
         vocabulary = self.vocabulary()
-        return SearchIndex(self._stubs(lengths, templates, linked, raises), vocabulary.terms, vocabulary.number, idf,
+        return SearchIndex(self._stubs(lengths, linked, raises), vocabulary.terms, vocabulary.number, idf,
                            lists, vocabulary.avgdl, vocabulary.stop, vocabulary.base_url)
 
     def whole(self, rows: dict[int, list[Any]], postings: dict[str, list[Any]]) -> dict[str, Any]:
