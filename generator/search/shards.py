@@ -72,6 +72,32 @@ def encode_numbers(values: Iterable[int]) -> str:
 
 
 _VALUE = {ch: i for i, ch in enumerate(DIGITS)}
+LONGER = len(DIGITS) - 1
+"""In `encode_lengths`, the digit before a value of LONGER or more, written as `encode_numbers` does."""
+
+
+def encode_lengths(values: Iterable[int]) -> str:
+    """Return non-negative integers, most below LONGER, as one digit each (see DIGITS); a larger one as the digit
+    LONGER and its value less LONGER, as `encode_numbers` writes it."""
+    return "".join(DIGITS[v] if v < LONGER else DIGITS[LONGER] + encode_numbers([v - LONGER]) for v in values)
+
+
+def decode_lengths(text: str) -> list[int]:
+    """Return the integers `encode_lengths` wrote."""
+    out = []
+    i = 0
+    while i < len(text):
+        digit = _VALUE[text[i]]
+        i += 1
+        if digit < LONGER:
+            out.append(digit)
+            continue
+        end = i
+        while _VALUE[text[end]] >= BASE:
+            end += 1
+        out.append(LONGER + decode_numbers(text[i:end + 1])[0])
+        i = end + 1
+    return out
 
 
 def decode_numbers(text: str) -> list[int]:
@@ -166,9 +192,22 @@ def _templates(row: list[Any], at: dict[str, int]) -> list[tuple[str, Any, Any, 
     return [main] + [(v["first"], v["pattern"], v["reprs"], v["message"]) for v in row[at["variants"]]]
 
 
+def raise_key(line: int, path: str) -> str:
+    """Return what a traceback's frame and the raises it can be at share: the line and the file's name (a frame is
+    at a raise when its path ends with the raise's last two parts, `rank.frame_hit`)."""
+    return f"{line} {path.rsplit('/', 1)[-1]}"
+
+
 def message_key(exception: str, message: str) -> str:
     """Return what records that raise one message share, as one string: the exception and the wording."""
     return exception + "\n" + message
+
+
+def _anchor_entry(row: int, segs: list[str | None]) -> list[Any]:
+    """Return a template's entry in the fragment of its first word: its row, 1 when its anchor is all its literals
+    (else 0), and the anchor's literals (`match.anchor`)."""
+    literals, whole = anchor(segs)
+    return [row, int(whole), *literals]
 
 
 def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[str, bytes]:
@@ -184,7 +223,7 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
                          "base_url": index["base_url"], "avgdl": index["avgdl"], "records": n, "buckets": count,
                          "fields": index["fields"], "stop": index["stop"]}
     if LENGTHS in wanted:
-        out[LENGTHS] = encode_numbers(row[at["dl"]] for row in rows)
+        out[LENGTHS] = encode_lengths(row[at["dl"]] for row in rows)
     for d, row in enumerate(rows):
         if f"{FOLDER}r/{d}.js" in wanted:
             out[f"{FOLDER}r/{d}.js"] = row
@@ -204,14 +243,15 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
                 ids.append(row_id)
             path = want("f", first) if first else None
             if path:
-                out.setdefault(path, {}).setdefault(first, []).append([d, *anchor(segments(pattern))])
+                out.setdefault(path, {}).setdefault(first, []).append(_anchor_entry(d, segments(pattern)))
         path = want("i", row_id)
         if path:
             out.setdefault(path, {})[row_id] = d
-        path = want("n", str(row[at["line"]]))
+        key = raise_key(row[at["line"]], row[at["path"]])
+        path = want("n", key)
         if path and row[at["path"]]:
             relays = 1 if row[at["pattern"]] == [0] else 0
-            out.setdefault(path, {}).setdefault(str(row[at["line"]]), []).append([d, row[at["path"]], relays])
+            out.setdefault(path, {}).setdefault(key, []).append([d, row[at["path"]], relays])
     for key, ids in places.items():
         path = want("s", key)
         if path and len(ids) > 1:
@@ -256,7 +296,7 @@ def touched(index: dict[str, Any], changes: Iterable[tuple[dict[str, Any], dict[
             out.add(length_name(len(term)))
     for entry in (e for change in changes for e in change):
         out.add(f"{FOLDER}r/{position[entry['id']]}.js")
-        out.add(f"{FOLDER}n/{bucket(str(entry.get('line') or 0), count)}.js")
+        out.add(f"{FOLDER}n/{bucket(raise_key(entry.get('line') or 0, entry.get('path') or ''), count)}.js")
         for message in (entry["message"], *entry["variants"]):
             out.add(f"{FOLDER}s/{bucket(message_key(entry['exception'], message), count)}.js")
             first = first_word(compile_template(message))
@@ -296,8 +336,8 @@ class Plan:
     """Every word of every paste form: the first words of templates it may match."""
     norms: list[str]
     """Every paste form, normalised: what a template's anchor is looked for in."""
-    lines: set[int]
-    """The lines of its traceback's frames, chained ones included."""
+    frames: set[str]
+    """The line and file name of its traceback's frames, chained ones included (`raise_key`)."""
 
 
 def _plan(text: str) -> Plan:
@@ -306,7 +346,7 @@ def _plan(text: str) -> Plan:
     tokens = tokenize(forms[0].norm)
     words = list(dict.fromkeys(w for w, _, _ in tokens))[:MAX_QUERY_TERMS]
     typing = bool(tokens) and tokens[-1][2] == len(forms[0].norm) and tokens[-1][0] == words[-1]
-    lines = {f.line for frames in (paste.frames, *paste.causes) for f in frames} if paste.frames else set()
+    lines = {raise_key(f.line, f.path) for frames in (paste.frames, *paste.causes) for f in frames} if paste.frames else set()
     return Plan(text, forms[0].norm, words, typing, {w for form in forms for w, _, _ in tokenize(form.norm)},
                 [form.norm for form in forms], lines)
 
@@ -318,8 +358,8 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
     Steps, as match.js takes them, each for every part of an exception group's output (or each
     message an error holds, and the whole text): the manifest; the postings of the query's words,
     the templates whose first word the paste has, the vocabulary around a word being typed, the
-    rows' lengths, the ids the paste links to and the rows at its traceback's lines; the postings of
-    the completions of a word being typed, the ASCII terms of the lengths near spellings need, and
+    rows' lengths, the ids the paste links to and the rows of a raise at a line and in a file of a
+    frame of its traceback; the postings of the completions of a word being typed, the ASCII terms of the lengths near spellings need, and
     the long postings of the query's words; the postings of the near spellings; the long postings of
     the completions and near spellings; then each row that can be a result: a template's anchor is
     in the paste, the traceback names it, it is among the best `limit` word scores, or the paste
@@ -366,18 +406,19 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
     for p in sorted({path("f", w) for w in present}):
         for first, entries in get(p).items():
             if first in present:
-                for d, literals, whole in entries:
-                    anchors.setdefault(d, []).append((literals, whole))
-    lengths = decode_numbers(get(LENGTHS)) if n else []
+                for d, whole, *literals in entries:
+                    anchors.setdefault(d, []).append((literals, bool(whole)))
+    lengths = decode_lengths(get(LENGTHS)) if n else []
     linked: dict[str, int] = {}
     for p in sorted({path("i", i) for i in ids}):
         linked.update({i: d for i, d in get(p).items() if i in ids})
-    lines = {line for plan in plans for line in plan.lines}
+    frames = {key for plan in plans for key in plan.frames}
     raises: dict[int, tuple[str, int, bool]] = {}
-    for p in sorted({path("n", str(line)) for line in lines}):
-        for line, found in get(p).items():
-            if int(line) in lines:
-                raises.update({d: (where, int(line), bool(relays)) for d, where, relays in found})
+    for p in sorted({path("n", key) for key in frames}):
+        for key, found in get(p).items():
+            if key in frames:
+                line = int(key.split(" ", 1)[0])
+                raises.update({d: (where, line, bool(relays)) for d, where, relays in found})
 
     terms = {w for w in words if w in idf}
     fuzzy: set[str] = set()

@@ -789,6 +789,19 @@
     }
     return out;
   }
+  // Each value one digit, but one of LONGER or more: the digit LONGER, then the value less LONGER as decodeNumbers reads it.
+  function decodeLengths(text) {
+    var out = [], longer = DIGITS.length - 1;
+    for (var i = 0; i < text.length; i++) {
+      var digit = DIGITS.indexOf(text[i]);
+      if (digit < longer) { out.push(digit); continue; }
+      var end = i + 1;
+      while (DIGITS.indexOf(text[end]) >= BASE) end++;
+      out.push(longer + decodeNumbers(text.slice(i + 1, end + 1))[0]);
+      i = end;
+    }
+    return out;
+  }
   function bucket(text, count) {
     var h = 0;
     for (var ch of text) h = (Math.imul(h, 31) + ch.codePointAt(0)) >>> 0;
@@ -807,10 +820,12 @@
     var paste = readPaste(text), forms = formsOf(paste), tokens = tokenize(forms[0].norm);
     var words = [...new Set(tokens.map(w => w[0]))].slice(0, MAX_QUERY_TERMS), lines = new Set();
     var typing = tokens.length > 0 && tokens[tokens.length - 1][2] === cpLen(forms[0].norm) && tokens[tokens.length - 1][0] === words[words.length - 1];
-    if (paste.frames.length) [paste.frames].concat(paste.causes).forEach(frames => frames.forEach(f => lines.add(f.line)));
+    if (paste.frames.length) [paste.frames].concat(paste.causes).forEach(frames => frames.forEach(f => lines.add(raiseKey(f.line, f.path))));
     return { text, query: forms[0].norm, words, typing, present: new Set(forms.flatMap(f => tokenize(f.norm).map(w => w[0]))),
       norms: forms.map(f => f.norm), lines };
   }
+  // What a traceback's frame and the raises it can be at share: the line and the file's name.
+  function raiseKey(line, path) { return line + " " + path.split("/").pop(); }
   // Whether a template of these literals (its first, until ANCHOR code points; `whole`: all of them, uncut) may
   // match any of the normalised paste forms `norms`: what generator/search/match.py anchored decides, alike.
   function anchored(literals, whole, norms) {
@@ -872,12 +887,12 @@
         readPostings([...words].map(w => path("p", w))),
         all([...typed].map(w => path("v", prefix(w))), (p, data) => { vocabulary[p] = data; }),
         all([...present].map(w => path("f", w)), (p, data) => Object.keys(data).forEach(first => {
-          if (present.has(first)) data[first].forEach(e => { if (!anchors.has(e[0])) anchors.set(e[0], []); anchors.get(e[0]).push(e.slice(1)); });
+          if (present.has(first)) data[first].forEach(e => { if (!anchors.has(e[0])) anchors.set(e[0], []); anchors.get(e[0]).push([e.slice(2), !!e[1]]); });
         })),
-        m.records ? get(FOLDER + "lengths.js").then(data => { lengths = decodeNumbers(data); }) : null,
+        m.records ? get(FOLDER + "lengths.js").then(data => { lengths = decodeLengths(data); }) : null,
         all([...ids].map(i => path("i", i)), (p, data) => { Object.keys(data).forEach(i => { if (ids.has(i)) linkedIds[i] = data[i]; }); }),
-        all([...lines].map(l => path("n", String(l))), (p, data) => Object.keys(data).forEach(line => {
-          if (lines.has(+line)) data[line].forEach(e => raises.set(e[0], [e[1], +line, !!e[2]]));
+        all([...lines].map(key => path("n", key)), (p, data) => Object.keys(data).forEach(key => {
+          if (lines.has(key)) data[key].forEach(e => raises.set(e[0], [e[1], parseInt(key, 10), !!e[2]]));
         }))]);
     }).then(() => {
       words.forEach(w => { if (idf.has(w)) terms.add(w); });
