@@ -827,10 +827,11 @@
   // What a traceback's frame and the raises it can be at share: the line and the file's name.
   function raiseKey(line, path) { return line + " " + path.split("/").pop(); }
   // Whether a template of these literals (its first, until ANCHOR code points; `whole`: all of them, uncut) may
-  // match any of the normalised paste forms `norms`: what generator/search/match.py anchored decides, alike.
+  // match any of the normalised paste forms `norms` ({norm, cps: its code points}): what
+  // generator/search/match.py anchored decides, alike.
   function anchored(literals, whole, norms) {
-    return norms.some(norm => {
-      var cps = Array.from(norm), n = cps.length, before = 0;
+    return norms.some(({ norm, cps }) => {
+      var n = cps.length, before = 0;
       for (var k = 0; k < literals.length; k++) {
         var literal = literals[k], core = literal[0] === " " ? literal.slice(1) : literal, most = 0;
         for (var q = Math.max(0, n - cpLen(core) - 1); q < n && !most; q++) {
@@ -915,7 +916,7 @@
       searched = [...searched];
       return readPostings(searched.filter(t => !idf.has(t)).map(t => path("p", t))).then(() => readLong(searched));
     }).then(() => {
-      var at = {}, byRow = new Map(), norms = plans.flatMap(p => p.norms);
+      var at = {}, byRow = new Map(), norms = plans.flatMap(p => p.norms).map(norm => ({ norm, cps: Array.from(norm) }));
       m.fields.forEach((name, i) => { at[name] = i; });
       Object.keys(linkedIds).forEach(i => byRow.set(linkedIds[i], i));
       // A row per record, with only what finds the rows that word scores, links and the traceback can make results:
