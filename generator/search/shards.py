@@ -203,13 +203,6 @@ def message_key(exception: str, message: str) -> str:
     return exception + "\n" + message
 
 
-def _anchor_entry(row: int, segs: list[str | None]) -> list[Any]:
-    """Return a template's entry in the fragment of its first word: its row, 1 when its anchor is all its literals
-    (else 0), and the anchor's literals (`match.anchor`)."""
-    literals, whole = anchor(segs)
-    return [row, int(whole), *literals]
-
-
 def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[str, bytes]:
     """Return the fragments of the whole index `index` by path: all of them, or those of `only`."""
     rows: list[list[Any]] = index["records"]
@@ -234,6 +227,9 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
         return path if path in wanted else None
 
     places: dict[str, list[str]] = {}
+    # A template's entry in the fragment of its first word: 1 when its anchor is all its literals (else 0), and the
+    # anchor's literals (`match.anchor`), with the rows of every template of that first word and anchor.
+    anchors: dict[str, dict[str, dict[tuple[Any, ...], list[int]]]] = {}
     by_rows = any(p.startswith(tuple(f"{FOLDER}{kind}/" for kind in "fins")) for p in wanted)
     for d, row in enumerate(rows if by_rows else ()):
         row_id = row[at["id"]]
@@ -243,7 +239,10 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
                 ids.append(row_id)
             path = want("f", first) if first else None
             if path:
-                out.setdefault(path, {}).setdefault(first, []).append(_anchor_entry(d, segments(pattern)))
+                literals, whole = anchor(segments(pattern))
+                found = anchors.setdefault(path, {}).setdefault(first, {}).setdefault((int(whole), *literals), [])
+                if d not in found[-1:]:
+                    found.append(d)
         path = want("i", row_id)
         if path:
             out.setdefault(path, {})[row_id] = d
@@ -252,6 +251,8 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
         if path and row[at["path"]]:
             relays = 1 if row[at["pattern"]] == [0] else 0
             out.setdefault(path, {}).setdefault(key, []).append([d, row[at["path"]], relays])
+    for path, by_first in anchors.items():
+        out[path] = {first: [[rows, *entry] for entry, rows in found.items()] for first, found in by_first.items()}
     for key, ids in places.items():
         path = want("s", key)
         if path and len(ids) > 1:
@@ -402,12 +403,11 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
     read_postings(path("p", w) for w in words)
     typed = {plan.words[-1] for plan in plans if plan.typing and len(plan.words[-1]) >= 3}
     vocabulary: dict[str, list[str]] = {p: get(p) for p in sorted({path("v", w[:PREFIX]) for w in typed})}
-    anchors: dict[int, list[tuple[list[str], bool]]] = {}
+    anchors: list[tuple[list[int], list[str], bool]] = []
     for p in sorted({path("f", w) for w in present}):
         for first, entries in get(p).items():
             if first in present:
-                for d, whole, *literals in entries:
-                    anchors.setdefault(d, []).append((literals, bool(whole)))
+                anchors += [(rows, literals, bool(whole)) for rows, whole, *literals in entries]
     lengths = decode_lengths(get(LENGTHS)) if n else []
     linked: dict[str, int] = {}
     for p in sorted({path("i", i) for i in ids}):
@@ -441,7 +441,7 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
     stubs = sub.searchable(postings, lengths, linked, raises)
     norms = [norm for plan in plans for norm in plan.norms]
     rows = sorted({d for plan in plans for d in candidate_rows(stubs, plan.text, limit)}
-                  | {d for d, marks in anchors.items() if any(anchored(literals, whole, norms) for literals, whole in marks)})
+                  | {d for rows, literals, whole in anchors if anchored(literals, whole, norms) for d in rows})
     full = {d: get(f"{FOLDER}r/{d}.js") for d in rows}
     at = field_positions(manifest)
     keys = {message_key(row[at["exception"]], message) for row in full.values()

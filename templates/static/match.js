@@ -857,7 +857,7 @@
   function loadFor(read, text, limit) {
     if (limit === undefined) limit = 10;
     var paths = [], m, count, vocabulary = {}, linkedIds = {}, lengths = [], raises = new Map(), places = new Map();
-    var postings = new Map(), idf = new Map(), long = new Map(), anchors = new Map(), terms = new Set(), fuzzy = new Set();
+    var postings = new Map(), idf = new Map(), long = new Map(), anchors = [], terms = new Set(), fuzzy = new Set();
     var plans = (groupMembers(text) || (heldMessages(text) || []).concat([text])).map(plan), present = new Set(), ids, lines = new Set();
     var words = new Set(), typed = new Set();
     plans.forEach(p => {
@@ -888,7 +888,7 @@
         readPostings([...words].map(w => path("p", w))),
         all([...typed].map(w => path("v", prefix(w))), (p, data) => { vocabulary[p] = data; }),
         all([...present].map(w => path("f", w)), (p, data) => Object.keys(data).forEach(first => {
-          if (present.has(first)) data[first].forEach(e => { if (!anchors.has(e[0])) anchors.set(e[0], []); anchors.get(e[0]).push([e.slice(2), !!e[1]]); });
+          if (present.has(first)) data[first].forEach(e => anchors.push(e));
         })),
         m.records ? get(FOLDER + "lengths.js").then(data => { lengths = decodeLengths(data); }) : null,
         all([...ids].map(i => path("i", i)), (p, data) => { Object.keys(data).forEach(i => { if (ids.has(i)) linkedIds[i] = data[i]; }); }),
@@ -931,7 +931,8 @@
       });
       var index = subIndex(m, terms, stubs, postings, p => p), rows = new Set(), full = {};
       plans.forEach(p => candidateRows(index, p.text, limit).forEach(d => rows.add(d)));
-      anchors.forEach((marks, d) => { if (marks.some(mark => anchored(mark[0], mark[1], norms))) rows.add(d); });
+      // An entry of the templates of a first word: [rows, 1 when its literals are all the template's, literals...].
+      anchors.forEach(e => { if (anchored(e.slice(2), !!e[1], norms)) e[0].forEach(d => rows.add(d)); });
       rows = Array.from(rows).sort((a, b) => a - b);
       return all(rows.map(d => FOLDER + "r/" + d + ".js"), (p, data) => { full[p] = data; }).then(() => {
         var keys = new Set();
