@@ -244,8 +244,6 @@ def match_row(row: Row, forms: list[Form], present: set[str]) -> TemplateMatch |
     return best
 
 
-
-
 ANCHOR = 24
 """Code points of a template's literal text, from its start, that `anchor` keeps."""
 

@@ -347,9 +347,10 @@ def _plan(text: str) -> Plan:
     tokens = tokenize(forms[0].norm)
     words = list(dict.fromkeys(w for w, _, _ in tokens))[:MAX_QUERY_TERMS]
     typing = bool(tokens) and tokens[-1][2] == len(forms[0].norm) and tokens[-1][0] == words[-1]
-    lines = {raise_key(f.line, f.path) for frames in (paste.frames, *paste.causes) for f in frames} if paste.frames else set()
+    chains = (paste.frames, *paste.causes) if paste.frames else ()
+    frames = {raise_key(f.line, f.path) for chain in chains for f in chain}
     return Plan(text, forms[0].norm, words, typing, {w for form in forms for w, _, _ in tokenize(form.norm)},
-                [form.norm for form in forms], lines)
+                [form.norm for form in forms], frames)
 
 
 def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
@@ -360,11 +361,12 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
     message an error holds, and the whole text): the manifest; the postings of the query's words,
     the templates whose first word the paste has, the vocabulary around a word being typed, the
     rows' lengths, the ids the paste links to and the rows of a raise at a line and in a file of a
-    frame of its traceback; the postings of the completions of a word being typed, the ASCII terms of the lengths near spellings need, and
-    the long postings of the query's words; the postings of the near spellings; the long postings of
-    the completions and near spellings; then each row that can be a result: a template's anchor is
-    in the paste, the traceback names it, it is among the best `limit` word scores, or the paste
-    links to it; last, the other records that raise those rows' messages.
+    frame of its traceback; the postings of the completions of a word being typed, the ASCII terms of
+    the lengths near spellings need, and the long postings of the query's words; the postings of the
+    near spellings; the long postings of the completions and near spellings; then each row that can
+    be a result: a template's anchor is in the paste, the traceback names it, it is among the best
+    `limit` word scores, or the paste links to it; last, the other records that raise those rows'
+    messages.
     """
     paths: list[str] = []
 
@@ -430,7 +432,8 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
         fuzzy |= set([w for w in plan.words if w not in idf and len(w) >= 4 and w.isascii() and not w.isdigit()]
                      [:MAX_FUZZY_TOKENS])
     read_postings(path("p", t) for t in terms - idf.keys())
-    for p in sorted({length_name(m) for w in fuzzy for m in range(len(w) - fuzzy_limit(w), len(w) + fuzzy_limit(w) + 1)}):
+    near = {length_name(len(w) + k) for w in fuzzy for k in range(-fuzzy_limit(w), fuzzy_limit(w) + 1)}
+    for p in sorted(near):
         terms.update(get(p))
     read_long(w for w in words if w in idf)
     sub = SubIndex(manifest, sorted(terms))
