@@ -2,6 +2,7 @@
 
 Run: python benchmarks/library_bench.py [--package sglang==0.5.23 ...] [--source DIR] [--work DIR]
                                         [--sample N] [--lookups N] [--seed S] [--load N] [--extract-only]
+     python benchmarks/library_bench.py --site DIR [--sample N] [--seed S]
 
 The library comes from the registry (`pip download NAME==VERSION --no-deps`: a wheel holds its
 sources) or from a folder (`--source`, e.g. an installed package in site-packages). Its Python
@@ -23,7 +24,8 @@ its records' templates, filled as programs fill them and pasted in every form of
 wrap, ...), each read through the index's fragments as the search page reads them
 (`search.shards.load_for`, the steps match.js takes: tests/test_match.py checks that both read the
 same fragments). It reports the median and the worst bytes a search loaded, and that every search
-gave the whole index's answer.
+gave the whole index's answer. `--site DIR` measures only that, on a site already built: per paste
+form, with what the heaviest searches loaded of each kind of fragment.
 
 The goals are printed beside each figure; the script exits 1 when one is missed.
 """
@@ -145,8 +147,8 @@ def make_repository(package: str | None, source: Path | None, work: Path) -> Pat
     return repo
 
 
-def pastes(index: dict[str, Any], sample: int, seed: int) -> list[str]:
-    """Return every paste form of `sample` of the index's messages, filled as programs fill them."""
+def pastes(index: dict[str, Any], sample: int, seed: int) -> list[tuple[str, str]]:
+    """Return every paste form of `sample` of the index's messages, filled as programs fill them, as (form, text)."""
     rng = random.Random(seed)
     at = field_positions(index)
     rows = rng.sample(index["records"], min(sample, len(index["records"])))
@@ -155,26 +157,59 @@ def pastes(index: dict[str, Any], sample: int, seed: int) -> list[str]:
         record = {"exception": row[at["exception"]], "path": row[at["path"]], "line": row[at["line"]],
                   "function": row[at["function"]]}
         out += list(paste_forms(record, render(row[at["message"]], rng), Path("/usr/lib/python3/site-packages"),
-                                rng).values())
+                                rng).items())
     return out
 
 
-def search_bytes(site: Path, texts: list[str]) -> tuple[list[int], int]:
-    """Return the bytes of the fragments each search of `texts` loaded, and how many answers differed from the whole index's."""
+def search_loads(site: Path, texts: list[str]) -> tuple[list[dict[str, int]], int]:
+    """Return the bytes each search of `texts` loaded by kind of fragment (`kind`), and how many answers differed
+    from the whole index's."""
     index = load_index(read_index_script((site / "search-index.js").read_bytes()) or {})
-    sizes, differ = [], 0
+    loads, differ = [], 0
     for text in texts:
-        loaded: list[int] = []
+        loaded: dict[str, int] = {}
 
         def read(path: str) -> Any:
             body = (site / path).read_bytes()
-            loaded.append(len(body))
+            loaded[kind(path)] = loaded.get(kind(path), 0) + len(body)
             return shards.read_script(body)
 
         found = shards.search_loaded(shards.load_for(read, text, 20), text, 20)
         differ += found != search(index, text, 20)
-        sizes.append(sum(loaded))
-    return sizes, differ
+        loads.append(loaded)
+    return loads, differ
+
+
+def search_bytes(site: Path, texts: list[str]) -> tuple[list[int], int]:
+    """Return the bytes of the fragments each search of `texts` loaded, and how many answers differed from the whole index's."""
+    loads, differ = search_loads(site, texts)
+    return [sum(loaded.values()) for loaded in loads], differ
+
+
+def kind(path: str) -> str:
+    """Return the kind of a fragment: its folder under search/ (`p`, `f`, `r`, ...), or its name (`lengths`)."""
+    parts = path.removeprefix(shards.FOLDER).split("/")
+    return parts[0] if len(parts) > 1 else parts[0].removesuffix(".js")
+
+
+def measure_site(site: Path, sample: int, seed: int, heaviest: int = 8) -> dict[str, float]:
+    """Print what one search of a built site loads, per paste form and for the heaviest searches by kind of
+    fragment; return the figures."""
+    texts = pastes(read_index_script((site / "search-index.js").read_bytes()) or {}, sample, seed)
+    loads, differ = search_loads(site, [text for _, text in texts])
+    sizes = [sum(loaded.values()) for loaded in loads]
+    print("| paste form | median KB | worst KB |\n| --- | ---: | ---: |")
+    for form in dict.fromkeys(form for form, _ in texts):
+        mine = [size for (f, _), size in zip(texts, sizes) if f == form]
+        print(f"| {form} | {statistics.median(mine) / 1024:.1f} | {max(mine) / 1024:.1f} |")
+    print("\nheaviest searches, KB by kind of fragment:")
+    for k in sorted(range(len(sizes)), key=lambda k: -sizes[k])[:heaviest]:
+        parts = " ".join(f"{name} {size / 1024:.1f}" for name, size in sorted(loads[k].items(), key=lambda kv: -kv[1]))
+        print(f"  {sizes[k] / 1024:6.1f} {texts[k][0]:14} {parts}")
+    fragments = [p for p in (site / shards.FOLDER).rglob("*.js") if shards.is_fragment(p.relative_to(site).as_posix())]
+    return {"searches": len(sizes), "search KB median": statistics.median(sizes) / 1024,
+            "search KB worst": max(sizes) / 1024, "answers unlike the whole index": differ,
+            "fragments MB": sum(p.stat().st_size for p in fragments) / 1024**2, "fragments": len(fragments)}
 
 
 def files_changed(repo: Path, count: int, commit: bool) -> None:
@@ -223,7 +258,8 @@ def measure(package: str | None, source: Path | None, work: Path, args: argparse
     figures["build s"], figures["build MB"], out = run([*ERRORSITE, "build", "--content", "content", "--out", "site"], repo)
     print(out.strip().splitlines()[-1])
     site = repo / "site"
-    texts = pastes(read_index_script((site / "search-index.js").read_bytes()) or {}, args.sample, args.seed)
+    texts = [text for _, text in pastes(read_index_script((site / "search-index.js").read_bytes()) or {},
+                                        args.sample, args.seed)]
     sizes, differ = search_bytes(site, texts)
     figures["searches"] = len(sizes)
     figures["search KB median"] = statistics.median(sizes) / 1024
@@ -269,7 +305,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--load", type=int, default=0, help="busy processes kept running meanwhile (default: none)")
     parser.add_argument("--extract-only", action="store_true", help="measure extract and check alone, not build and search")
+    parser.add_argument("--site", type=Path, help="measure only what a search loads, of this site already built")
     args = parser.parse_args()
+    if args.site:
+        missed = report(f"{args.site}, searches", measure_site(args.site, args.sample, args.seed))
+        sys.exit(1 if missed else 0)
     work = args.work or Path(tempfile.mkdtemp(prefix="library-bench-"))
     libraries: list[tuple[str | None, Path | None]] = [(None, args.source)] if args.source else [
         (package, None) for package in args.package or ["sglang==0.5.23", "sympy==1.14.0"]]

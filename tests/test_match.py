@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
 import shutil
+import sys
 import subprocess
 import time
 from pathlib import Path
@@ -15,9 +17,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from errorsite.search import shards
-from errorsite.search.index import INDEX_FIELDS, INDEX_VERSION, build_index, load_index
+from errorsite.search.index import INDEX_FIELDS, INDEX_VERSION, Template, build_index, load_index
+from errorsite.search.match import anchor, anchored, forms_of, match_template, value_form
+from errorsite.search.paste import read_paste
 from errorsite.search.rank import search
-from errorsite.search.template import compile_template
+from errorsite.search.template import compile_template, first_word
 from errorsite.search.text import lower, lower_table
 from errorsite.search.walk import fill
 
@@ -276,6 +280,26 @@ def test_fill_recovers_a_rendered_template(pair: tuple[str, str]) -> None:
     assert len(values) == compile_template(template).count(None)
 
 
+@settings(max_examples=300, deadline=None)
+@given(template_and_text(), st.text(CHARS, max_size=20), st.text(CHARS, max_size=20), st.integers(0, 40))
+def test_a_template_matches_only_a_paste_that_holds_its_anchor(pair: tuple[str, str], before: str, after: str,
+                                                               cut: int) -> None:
+    # What a search of the fragments loads of the templates: a row whose template matches must be among them.
+    template, text = pair
+    assume(template.strip())  # a message of white space alone is no message
+    segments = compile_template(template)
+    for pasted in (text, before + text, text + after, before + text + after, text[:cut], (before + text)[:cut]):
+        forms = forms_of(read_paste(pasted))
+        found = match_template(Template(template, segments, (), first_word(segments), ()), forms, None)
+        values = [value_form(v) for v in found.values] if found and found.end == "full" else []
+        for form in values:
+            inner = match_template(Template(template, segments, (), first_word(segments), ()), [form], None)
+            if inner and inner.end == "full":
+                assert anchored(*anchor(segments), [form.norm]), (template, form.raw)
+        if found:
+            assert anchored(*anchor(segments), [f.norm for f in forms]), (template, pasted, found)
+
+
 @pytest.mark.node
 @settings(max_examples=5, deadline=None)
 @given(st.lists(template_and_text(), min_size=60, max_size=60), st.lists(st.text(CHARS, max_size=60), min_size=20, max_size=20))
@@ -367,14 +391,46 @@ def test_fragments_give_the_whole_index_answer(index: dict[str, Any], fragments:
     assert paths[0] == shards.MANIFEST
 
 
+def paste_forms() -> list[str]:
+    """Return the cases' records' messages, filled, in every form a benchmark pastes: log lines, tracebacks (chained
+    ones too), wrapped by a terminal..."""
+    sys.path.insert(0, str(HERE.parent))
+    try:
+        from benchmarks.match_eval import paste_forms as forms, render
+    finally:
+        sys.path.remove(str(HERE.parent))
+    rng = random.Random(5)
+    return [text for record in CASES["records"][::9]
+            for text in forms(record, render(record["message"], rng), Path("/srv/site-packages"), rng).values()]
+
+
 @pytest.mark.node
 def test_js_reads_the_same_fragments_and_gives_the_same_answers(index: dict[str, Any], fragments: Path) -> None:
-    texts = [case["input"] for case in CASES["cases"]] + ["constructor __proto__ toString", "chunk_si"]
+    texts = [case["input"] for case in CASES["cases"]] + ["constructor __proto__ toString", "chunk_si"] + paste_forms()
     answers = run_node(index, [["sharded", str(fragments), text, 10] for text in texts])
     for text, answer in zip(texts, answers):
         found, paths = sharded_search(fragments, text)
         assert answer["results"] == found == search(index, text), text
         assert sorted(answer["paths"]) == sorted(paths), text
+
+
+@pytest.mark.node
+def test_long_postings_are_read_from_their_own_fragments_alike(index: dict[str, Any], tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a large site a word of most records has a posting too long to share a fragment: here, of 3 records or more.
+    monkeypatch.setattr(shards, "LONG_POSTING", 2)
+    for path, body in shards.fragments(index).items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(body)
+    texts = [case["input"] for case in CASES["cases"][::4]] + paste_forms()[::3] + ["must be posi", "tp_sise must"]
+    answers = run_node(index, [["sharded", str(tmp_path), text, 10] for text in texts])
+    read = set()
+    for text, answer in zip(texts, answers):
+        found, paths = sharded_search(tmp_path, text)
+        assert answer["results"] == found == search(index, text), text
+        assert sorted(answer["paths"]) == sorted(paths), text
+        read |= {p for p in paths if p.startswith("search/t/")}
+    assert read, "no long posting read"
 
 
 def test_a_search_reads_only_the_fragments_its_words_need(index: dict[str, Any], fragments: Path) -> None:
@@ -386,9 +442,25 @@ def test_a_search_reads_only_the_fragments_its_words_need(index: dict[str, Any],
     _, typo = sharded_search(fragments, " ".join(words) + " " + words[0][::-1] + ".")
     # A word that is no term: the terms of 6 to 10 letters give its near spellings.
     assert {p for p in typo if p.startswith("search/l/")} == {f"search/l/{n}.js" for n in range(6, 11)}
+    _, short = sharded_search(fragments, " ".join(words) + " " + words[0][:6][::-1] + ".")
+    # Of 6 letters, its near spellings are one edit away: the terms of 5 to 7 letters.
+    assert {p for p in short if p.startswith("search/l/")} == {f"search/l/{n}.js" for n in range(5, 8)}
+    assert not any(p.startswith("search/v/") for p in paths + typo + short), "no word is being typed"
+    _, typed = sharded_search(fragments, " ".join(words) + " " + words[0][:4])
+    assert [p for p in typed if p.startswith("search/v/")] == [f"search/v/{shards.bucket(words[0][:2], count)}.js"
+                                                               for count in [shards.buckets(len(index['records']))]]
 
 
 def test_numbers_round_trip() -> None:
     values = [0, 1, 44, 45, 46, 2024, 45 ** 3, 10 ** 9]
     assert shards.decode_numbers(shards.encode_numbers(values)) == values
     assert set(shards.encode_numbers(values)).isdisjoint('\\"<')
+
+
+def test_lengths_round_trip_one_digit_each_but_long_ones(index: dict[str, Any]) -> None:
+    values = [0, 1, shards.LONGER - 1, shards.LONGER, shards.LONGER + 45, 10 ** 6, 7]
+    assert shards.decode_lengths(shards.encode_lengths(values)) == values
+    assert len(shards.encode_lengths(range(shards.LONGER))) == shards.LONGER
+    # The cases' index has rows that long: both runtimes read them (test_js_reads_the_same_fragments...).
+    dl = index["fields"].index("dl")
+    assert max(row[dl] for row in index["records"]) >= shards.LONGER

@@ -91,7 +91,10 @@ def _pastes(index: dict[str, Any]) -> list[str]:
     filled = [r[message].replace("{", "").replace("}", "").replace("%d", "4096").replace("%s", "'auto'") for r in rows]
     traceback = ("Traceback (most recent call last):\n  File \"/srv/app/main.py\", line 3, in <module>\n    main()\n"
                  f"  File \"/usr/lib/python3/site-packages/tinyserve/part_7.py\", line 40, in check\nValueError: {filled[0]}")
-    return filled[:6] + ["ValueError: " + filled[6], traceback, "chunk size must be at le", "kv cache"]
+    chained = ("Traceback (most recent call last):\n  File \"/srv/app/store.py\", line 40, in get\n"
+               "    return self._data[key]\nKeyError: 'missing'\n\n"
+               "The above exception was the direct cause of the following exception:\n\n" + traceback)
+    return filled[:6] + ["ValueError: " + filled[6], traceback, chained, "chunk size must be at le", "kv cache"]
 
 
 def test_a_search_downloads_a_small_part_of_a_large_index(browser: Any, server_url: str,

@@ -243,3 +243,50 @@ def match_row(row: Row, forms: list[Form], present: set[str]) -> TemplateMatch |
             best = found
     return best
 
+
+ANCHOR = 24
+"""Code points of a template's literal text, from its start, that `anchor` keeps."""
+
+
+def anchor(segs: Segments) -> tuple[list[str], bool]:
+    """Return what of a template a paste must hold for it to match: its literals from the first, until they reach
+    ANCHOR code points (the last cut there), and whether they are all of them, uncut."""
+    literals = [seg for seg in segs if seg is not None]
+    out: list[str] = []
+    room = ANCHOR
+    for literal in literals:
+        out.append(literal[:room])
+        room -= len(literal)
+        if room <= 0:
+            break
+    return out, room >= 0 and len(out) == len(literals)
+
+
+def anchored(literals: list[str], whole: bool, norms: list[str]) -> bool:
+    """Return whether a template of this `anchor` may match any of the normalised paste forms `norms`.
+
+    A match (`match_template`, every end) finds each literal of the template in the form (but a
+    space that starts it, or that ends the last before a placeholder that ends the template), or
+    stops at one that is not where it must be, the form ending with a prefix of it (maybe none).
+    Then the literal text found, those before it and that prefix, must be MIN_LITERAL code points or
+    half the form. So a form that a template matches holds every literal of its anchor, or holds
+    those before one and ends with a prefix of it, long enough together; the converse need not hold.
+    The value of a full match is a part of a form: a message found inside it (`composed`) holds every
+    literal too.
+    """
+    for norm in norms:
+        before = 0
+        for k, literal in enumerate(literals):
+            core = literal[1:] if literal[:1] == " " else literal
+            # A cut may cover one code point more than the form has: the space a placeholder before it left out.
+            got = before + max((len(norm) - q + 1 for q in range(max(0, len(norm) - len(core) - 1), len(norm))
+                                if norm[q:].lstrip(" ") and core.startswith(norm[q:].lstrip(" "))), default=0)
+            if got >= MIN_LITERAL or 0 < got and 2 * got >= len(norm):
+                return True
+            last = whole and k == len(literals) - 1
+            if core not in norm and not (last and core[-1:] == " " and norm.endswith(core[:-1])):
+                break
+            before += len(literal)
+        else:
+            return True
+    return False

@@ -3,8 +3,9 @@
 The whole index (`index.build_index`) is 0.5 KB a record: 6 MB for a library of 12,000 errors,
 more than a reader should download to search once. Its fragments hold the same values, cut by
 what a search looks up (docs/matching.md, Fragments): the words of the paste name the fragments
-of their terms' postings, of the templates whose first word they are, and of the vocabulary
-around them; the rows come last, only those that can be results. A search over the rows and
+of their terms' postings and of the templates whose first word they are, each template only by
+what a paste must hold for it to match (`match.anchor`); the rows come last, only those that can
+be results. A search over the rows and
 terms it loaded gives what a search of the whole index gives, value for value: `sub_index` makes
 an index of them in the whole index's form, and `rank.search` runs on it (`match.js` alike).
 
@@ -21,14 +22,14 @@ from typing import Any
 
 from ..scriptdata import script_safe
 from .index import INDEX_VERSION, Row, SearchIndex, Template, field_positions, load_index, segments
-from .match import forms_of
+from .match import anchor, anchored, forms_of
 from .paste import group_members, held_messages, page_ids, read_paste
 from .template import compile_template, first_word
+from .words import MAX_FUZZY_TOKENS, MAX_PREFIX_TERMS, MAX_QUERY_TERMS, fuzzy_limit, query
 from .text import tokenize
 from .rank import answer_places, candidate_rows, search
-from .words import MAX_FUZZY_TOKENS, MAX_PREFIX_TERMS, MAX_QUERY_TERMS, query
 
-SHARDS_VERSION = 2
+SHARDS_VERSION = 3
 """The format of the fragments; a reader of another version must not guess."""
 FOLDER = "search/"
 """Where the fragments are, relative to the site's root."""
@@ -43,6 +44,9 @@ PER_BUCKET = 16
 PREFIX = 2
 """Code points of a term that name its fragment of the vocabulary: every completion of a word of 3+
 code points is in the fragment of the word itself."""
+LONG_POSTING = 1024
+"""A posting of more digits than this is in a fragment of its own kind (`t`), read only when its term is searched:
+such a term (`sglang` in every record of sglang) would weigh on each search of another word of its bucket."""
 CALL = b"ERRORSITE_SHARD("
 """How every fragment starts; then its name as JSON, a comma, its data as JSON, and END."""
 END = b");\n"
@@ -68,6 +72,32 @@ def encode_numbers(values: Iterable[int]) -> str:
 
 
 _VALUE = {ch: i for i, ch in enumerate(DIGITS)}
+LONGER = len(DIGITS) - 1
+"""In `encode_lengths`, the digit before a value of LONGER or more, written as `encode_numbers` does."""
+
+
+def encode_lengths(values: Iterable[int]) -> str:
+    """Return non-negative integers, most below LONGER, as one digit each (see DIGITS); a larger one as the digit
+    LONGER and its value less LONGER, as `encode_numbers` writes it."""
+    return "".join(DIGITS[v] if v < LONGER else DIGITS[LONGER] + encode_numbers([v - LONGER]) for v in values)
+
+
+def decode_lengths(text: str) -> list[int]:
+    """Return the integers `encode_lengths` wrote."""
+    out = []
+    i = 0
+    while i < len(text):
+        digit = _VALUE[text[i]]
+        i += 1
+        if digit < LONGER:
+            out.append(digit)
+            continue
+        end = i
+        while _VALUE[text[end]] >= BASE:
+            end += 1
+        out.append(LONGER + decode_numbers(text[i:end + 1])[0])
+        i = end + 1
+    return out
 
 
 def decode_numbers(text: str) -> list[int]:
@@ -84,8 +114,9 @@ def decode_numbers(text: str) -> list[int]:
     return out
 
 
-KINDS = "finpsv"
-"""The families of buckets: templates by first word, ids, rows by line, postings, places by message, vocabulary."""
+KINDS = "finpstv"
+"""The families of buckets: templates by first word, ids, rows by line, postings, places by message, long postings,
+vocabulary."""
 TEMPLATE_SPREAD = 8
 """Templates by first word have this many times the buckets of the others: a search loads every template of
 each first word in the paste, and a shared bucket adds another word's (on sglang, half of what a traceback loaded)."""
@@ -161,6 +192,12 @@ def _templates(row: list[Any], at: dict[str, int]) -> list[tuple[str, Any, Any, 
     return [main] + [(v["first"], v["pattern"], v["reprs"], v["message"]) for v in row[at["variants"]]]
 
 
+def raise_key(line: int, path: str) -> str:
+    """Return what a traceback's frame and the raises it can be at share: the line and the file's name (a frame is
+    at a raise when its path ends with the raise's last two parts, `rank.frame_hit`)."""
+    return f"{line} {path.rsplit('/', 1)[-1]}"
+
+
 def message_key(exception: str, message: str) -> str:
     """Return what records that raise one message share, as one string: the exception and the wording."""
     return exception + "\n" + message
@@ -179,7 +216,7 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
                          "base_url": index["base_url"], "avgdl": index["avgdl"], "records": n, "buckets": count,
                          "fields": index["fields"], "stop": index["stop"]}
     if LENGTHS in wanted:
-        out[LENGTHS] = encode_numbers(row[at["dl"]] for row in rows)
+        out[LENGTHS] = encode_lengths(row[at["dl"]] for row in rows)
     for d, row in enumerate(rows):
         if f"{FOLDER}r/{d}.js" in wanted:
             out[f"{FOLDER}r/{d}.js"] = row
@@ -189,44 +226,51 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
         path = f"{FOLDER}{kind}/{bucket(key, count * spread(kind))}.js"
         return path if path in wanted else None
 
-    firsts: set[str] = set()
     places: dict[str, list[str]] = {}
-    by_rows = any(p.startswith(tuple(f"{FOLDER}{kind}/" for kind in "finsv")) for p in wanted)
+    # A template's entry in the fragment of its first word: 1 when its anchor is all its literals (else 0), and the
+    # anchor's literals (`match.anchor`), with the rows of every template of that first word and anchor.
+    anchors: dict[str, dict[str, dict[tuple[Any, ...], list[int]]]] = {}
+    by_rows = any(p.startswith(tuple(f"{FOLDER}{kind}/" for kind in "fins")) for p in wanted)
     for d, row in enumerate(rows if by_rows else ()):
         row_id = row[at["id"]]
-        for k, (first, pattern, reprs, message) in enumerate(_templates(row, at)):
+        for first, pattern, _, message in _templates(row, at):
             ids = places.setdefault(message_key(row[at["exception"]], message), [])
             if row_id not in ids[-1:]:
                 ids.append(row_id)
-            if not first:
-                continue
-            firsts.add(first)
-            path = want("f", first)
+            path = want("f", first) if first else None
             if path:
-                out.setdefault(path, {}).setdefault(first, []).append([d, k, pattern, reprs])
+                literals, whole = anchor(segments(pattern))
+                found = anchors.setdefault(path, {}).setdefault(first, {}).setdefault((int(whole), *literals), [])
+                if d not in found[-1:]:
+                    found.append(d)
         path = want("i", row_id)
         if path:
             out.setdefault(path, {})[row_id] = d
-        path = want("n", str(row[at["line"]]))
+        key = raise_key(row[at["line"]], row[at["path"]])
+        path = want("n", key)
         if path and row[at["path"]]:
             relays = 1 if row[at["pattern"]] == [0] else 0
-            out.setdefault(path, {}).setdefault(str(row[at["line"]]), []).append([d, row[at["path"]], relays])
+            out.setdefault(path, {}).setdefault(key, []).append([d, row[at["path"]], relays])
+    for path, by_first in anchors.items():
+        out[path] = {first: [[rows, *entry] for entry, rows in found.items()] for first, found in by_first.items()}
     for key, ids in places.items():
         path = want("s", key)
         if path and len(ids) > 1:
             out.setdefault(path, {})[key] = ids
     for t, term in enumerate(terms):
-        path = want("p", term)
-        if path:
-            out.setdefault(path, {})[term] = [index["idf"][t], encode_numbers(index["postings"][t])]
+        path, long = want("p", term), want("t", term)
+        if path or long:
+            posting = encode_numbers(index["postings"][t])
+            if path:
+                out.setdefault(path, {})[term] = [index["idf"][t]] + ([] if len(posting) > LONG_POSTING else [posting])
+            if long and len(posting) > LONG_POSTING:
+                out.setdefault(long, {})[term] = posting
         path = want("v", term[:PREFIX])
         if path:
-            out.setdefault(path, {"terms": [], "first": []})["terms"].append(term)
-            if term in firsts:
-                out[path]["first"].append(term)
+            out.setdefault(path, []).append(term)
         if term.isascii() and length_name(len(term)) in wanted:
             out.setdefault(length_name(len(term)), []).append(term)
-    empty: dict[str, Any] = {"f": {}, "i": {}, "n": {}, "p": {}, "s": {}, "v": {"terms": [], "first": []}, "l": []}
+    empty: dict[str, Any] = {"f": {}, "i": {}, "n": {}, "p": {}, "s": {}, "t": {}, "v": [], "l": []}
     return {path: script(path[len(FOLDER):-3], out[path] if path in out else empty[path.split("/")[1]])
             for path in sorted(wanted)}
 
@@ -247,18 +291,18 @@ def touched(index: dict[str, Any], changes: Iterable[tuple[dict[str, Any], dict[
     position = {row[at["id"]]: d for d, row in enumerate(rows)}
     out = {MANIFEST, LENGTHS}
     for term in terms:
-        out |= {f"{FOLDER}p/{bucket(term, count)}.js", f"{FOLDER}v/{bucket(term[:PREFIX], count)}.js"}
+        out |= {f"{FOLDER}{kind}/{bucket(term, count)}.js" for kind in "pt"}
+        out.add(f"{FOLDER}v/{bucket(term[:PREFIX], count)}.js")
         if term.isascii():
             out.add(length_name(len(term)))
     for entry in (e for change in changes for e in change):
         out.add(f"{FOLDER}r/{position[entry['id']]}.js")
-        out.add(f"{FOLDER}n/{bucket(str(entry.get('line') or 0), count)}.js")
+        out.add(f"{FOLDER}n/{bucket(raise_key(entry.get('line') or 0, entry.get('path') or ''), count)}.js")
         for message in (entry["message"], *entry["variants"]):
             out.add(f"{FOLDER}s/{bucket(message_key(entry['exception'], message), count)}.js")
             first = first_word(compile_template(message))
             if first:
-                out |= {f"{FOLDER}f/{bucket(first, count * TEMPLATE_SPREAD)}.js",
-                        f"{FOLDER}v/{bucket(first[:PREFIX], count)}.js"}
+                out.add(f"{FOLDER}f/{bucket(first, count * TEMPLATE_SPREAD)}.js")
     return sorted(out)
 
 
@@ -291,8 +335,10 @@ class Plan:
     """The last word ends the text: it is completed."""
     present: set[str]
     """Every word of every paste form: the first words of templates it may match."""
-    lines: set[int]
-    """The lines of its traceback's frames, chained ones included."""
+    norms: list[str]
+    """Every paste form, normalised: what a template's anchor is looked for in."""
+    frames: set[str]
+    """The line and file name of its traceback's frames, chained ones included (`raise_key`)."""
 
 
 def _plan(text: str) -> Plan:
@@ -301,8 +347,10 @@ def _plan(text: str) -> Plan:
     tokens = tokenize(forms[0].norm)
     words = list(dict.fromkeys(w for w, _, _ in tokens))[:MAX_QUERY_TERMS]
     typing = bool(tokens) and tokens[-1][2] == len(forms[0].norm) and tokens[-1][0] == words[-1]
-    lines = {f.line for frames in (paste.frames, *paste.causes) for f in frames} if paste.frames else set()
-    return Plan(text, forms[0].norm, words, typing, {w for form in forms for w, _, _ in tokenize(form.norm)}, lines)
+    chains = (paste.frames, *paste.causes) if paste.frames else ()
+    frames = {raise_key(f.line, f.path) for chain in chains for f in chain}
+    return Plan(text, forms[0].norm, words, typing, {w for form in forms for w, _, _ in tokenize(form.norm)},
+                [form.norm for form in forms], frames)
 
 
 def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
@@ -310,13 +358,15 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
     (of a `readable` manifest).
 
     Steps, as match.js takes them, each for every part of an exception group's output (or each
-    message an error holds, and the whole text): the
-    manifest; the vocabulary of the paste's words, the rows' lengths, the ids the paste links to
-    and the rows at its traceback's lines; the postings of its words (and of the completions of a
-    word being typed), the templates whose first word it has, and the ASCII terms of the lengths
-    near spellings need; the postings of those near spellings; then, of the rows that a template
-    matched, the traceback names, the words reached among the best `limit`, or the paste links to,
-    each row; last, the other records that raise those rows' messages.
+    message an error holds, and the whole text): the manifest; the postings of the query's words,
+    the templates whose first word the paste has, the vocabulary around a word being typed, the
+    rows' lengths, the ids the paste links to and the rows of a raise at a line and in a file of a
+    frame of its traceback; the postings of the completions of a word being typed, the ASCII terms of
+    the lengths near spellings need, and the long postings of the query's words; the postings of the
+    near spellings; the long postings of the completions and near spellings; then each row that can
+    be a result: a template's anchor is in the paste, the traceback names it, it is among the best
+    `limit` word scores, or the paste links to it; last, the other records that raise those rows'
+    messages.
     """
     paths: list[str] = []
 
@@ -329,58 +379,72 @@ def load_for(read: Read, text: str, limit: int = 10) -> Loaded:
     plans = [_plan(t) for t in group_members(text) or [*(held_messages(text) or ()), text]]
     ids = page_ids(text, manifest["base_url"])
     present = {w for plan in plans for w in plan.present | set(plan.words)}
+    words = {w for plan in plans for w in plan.words}
 
     def path(kind: str, key: str) -> str:
         return f"{FOLDER}{kind}/{bucket(key, count * spread(kind))}.js"
 
-    vocabulary: dict[str, dict[str, Any]] = {}
-    for p in sorted({path("v", w[:PREFIX]) for w in present}):
-        vocabulary[p] = get(p)
-    lengths = decode_numbers(get(LENGTHS)) if n else []
+    postings: dict[str, list[Any]] = {}
+    idf: dict[str, float] = {}
+    """The weight of every term of the postings' fragments read: a term is known when its fragment has it."""
+    long: dict[str, str] = {}
+
+    def read_postings(names: Iterable[str]) -> None:
+        for p in sorted(set(names)):
+            for term, (weight, *posting) in get(p).items():
+                idf[term] = weight
+                if posting:
+                    postings[term] = [weight, posting[0]]
+
+    def read_long(terms: Iterable[str]) -> None:
+        wanted = {t for t in terms if t in idf and t not in postings}
+        for p in sorted({path("t", t) for t in wanted} - set(paths)):
+            long.update(get(p))
+        postings.update({t: [idf[t], long[t]] for t in wanted})
+
+    read_postings(path("p", w) for w in words)
+    typed = {plan.words[-1] for plan in plans if plan.typing and len(plan.words[-1]) >= 3}
+    vocabulary: dict[str, list[str]] = {p: get(p) for p in sorted({path("v", w[:PREFIX]) for w in typed})}
+    anchors: list[tuple[list[int], list[str], bool]] = []
+    for p in sorted({path("f", w) for w in present}):
+        for first, entries in get(p).items():
+            if first in present:
+                anchors += [(rows, literals, bool(whole)) for rows, whole, *literals in entries]
+    lengths = decode_lengths(get(LENGTHS)) if n else []
     linked: dict[str, int] = {}
     for p in sorted({path("i", i) for i in ids}):
         linked.update({i: d for i, d in get(p).items() if i in ids})
-    lines = {line for plan in plans for line in plan.lines}
+    frames = {key for plan in plans for key in plan.frames}
     raises: dict[int, tuple[str, int, bool]] = {}
-    for p in sorted({path("n", str(line)) for line in lines}):
-        for line, found in get(p).items():
-            if int(line) in lines:
-                raises.update({d: (where, int(line), bool(relays)) for d, where, relays in found})
+    for p in sorted({path("n", key) for key in frames}):
+        for key, found in get(p).items():
+            if key in frames:
+                line = int(key.split(" ", 1)[0])
+                raises.update({d: (where, line, bool(relays)) for d, where, relays in found})
 
-    def known(word: str) -> bool:
-        return word in vocabulary[path("v", word[:PREFIX])]["terms"]
-
-    terms = {t for v in vocabulary.values() for t in v["terms"]}
-    needed: set[str] = set()
+    terms = {w for w in words if w in idf}
     fuzzy: set[str] = set()
     for plan in plans:
-        needed |= {w for w in plan.words if known(w)}
         last = plan.words[-1] if plan.words else ""
         if plan.typing and len(last) >= 3:
-            needed |= set([t for t in vocabulary[path("v", last[:PREFIX])]["terms"] if t.startswith(last) and t != last]
-                          [:MAX_PREFIX_TERMS])
-        fuzzy |= set([w for w in plan.words if not known(w) and len(w) >= 4 and w.isascii() and not w.isdigit()]
+            terms |= set([t for t in vocabulary[path("v", last[:PREFIX])] if t.startswith(last) and t != last]
+                         [:MAX_PREFIX_TERMS])
+        fuzzy |= set([w for w in plan.words if w not in idf and len(w) >= 4 and w.isascii() and not w.isdigit()]
                      [:MAX_FUZZY_TOKENS])
-    for p in sorted({length_name(m) for w in fuzzy for m in range(len(w) - 2, len(w) + 3)}):
+    read_postings(path("p", t) for t in terms - idf.keys())
+    near = {length_name(len(w) + k) for w in fuzzy for k in range(-fuzzy_limit(w), fuzzy_limit(w) + 1)}
+    for p in sorted(near):
         terms.update(get(p))
-    firsts = {w for w in present if w in vocabulary[path("v", w[:PREFIX])]["first"]}
-    templates: dict[int, list[tuple[int, str, Any, Any]]] = {}
-    for p in sorted({path("f", w) for w in firsts}):
-        for first, entries in get(p).items():
-            if first in firsts:
-                for d, k, pattern, reprs in entries:
-                    templates.setdefault(d, []).append((k, first, pattern, reprs))
-    postings: dict[str, list[Any]] = {}
-    for p in sorted({path("p", t) for t in needed}):
-        postings.update(get(p))
+    read_long(w for w in words if w in idf)
     sub = SubIndex(manifest, sorted(terms))
-    if fuzzy:
-        vocab = sub.vocabulary()
-        near = {sub.terms[e.term] for plan in plans for token in query(vocab, plan.query) for e in token.expansions}
-        for p in sorted({path("p", t) for t in near - postings.keys()}):
-            postings.update(get(p))
-    stubs = sub.searchable(postings, lengths, templates, linked, raises)
-    rows = sorted({d for plan in plans for d in candidate_rows(stubs, plan.text, limit)})
+    vocab = sub.vocabulary()
+    searched = {sub.terms[e.term] for plan in plans for token in query(vocab, plan.query) for e in token.expansions}
+    read_postings(path("p", t) for t in searched - idf.keys())
+    read_long(searched)
+    stubs = sub.searchable(postings, lengths, linked, raises)
+    norms = [norm for plan in plans for norm in plan.norms]
+    rows = sorted({d for plan in plans for d in candidate_rows(stubs, plan.text, limit)}
+                  | {d for rows, literals, whole in anchors if anchored(literals, whole, norms) for d in rows})
     full = {d: get(f"{FOLDER}r/{d}.js") for d in rows}
     at = field_positions(manifest)
     keys = {message_key(row[at["exception"]], message) for row in full.values()
@@ -420,29 +484,25 @@ class SubIndex:
                 "fields": m["fields"], "stop": m["stop"], "records": rows, "terms": self.terms, "idf": idf,
                 "postings": postings}
 
-    def _stubs(self, lengths: list[int], templates: dict[int, list[tuple[int, str, Any, Any]]],
-               linked: dict[str, int], raises: dict[int, tuple[str, int, bool]]) -> tuple[Row, ...]:
-        """Return a row per record, with only what finds the rows that can be results: length, the templates the
-        paste's words start, linked id, and the place of a raise the traceback may name.
+    def _stubs(self, lengths: list[int], linked: dict[str, int],
+               raises: dict[int, tuple[str, int, bool]]) -> tuple[Row, ...]:
+        """Return a row per record, with only what finds the rows that word scores, links and the traceback can make
+        results: length, linked id, and the place of a raise the traceback may name.
 
         Rows of none of these are only their length, and share one object a length."""
         ids = {d: i for i, d in linked.items()}
         plain: dict[int, Row] = {}
         out = []
         for d, length in enumerate(lengths):
-            found = templates.get(d)
-            if not found and d not in ids and d not in raises:
+            if d not in ids and d not in raises:
                 if length not in plain:
                     plain[length] = Row("", "", "", "", 0, "", False, False, length, (), False)
                 out.append(plain[length])
                 continue
             where, line, relays = raises.get(d, ("", 0, False))
-            # A template the paste's words do not start is never tried: it stands in only for its place.
-            tpls = [Template("", [None] if relays and k == 0 else [""], (), "", ())
-                    for k in range(1 + max((k for k, *_ in found or ()), default=0))]
-            for k, first, pattern, reprs in found or ():
-                tpls[k] = Template("", segments(pattern), (), first, tuple(reprs))
-            out.append(Row(ids.get(d, ""), "", "", where, line, "", False, False, length, tuple(tpls), False))
+            # No template is tried: the message stands in only for whether it passes on a handled error's text.
+            template = Template("", [None] if relays else [""], (), "", ())
+            out.append(Row(ids.get(d, ""), "", "", where, line, "", False, False, length, (template,), False))
         return tuple(out)
 
     def _lists(self, postings: dict[str, list[Any]], keep: Callable[[list[int]], list[int]]) -> tuple[list[list[int]], list[float]]:
@@ -453,13 +513,13 @@ class SubIndex:
         """Return an index of no rows with the terms loaded: enough to expand the words of a query."""
         return load_index(self._index([], [[] for _ in self.terms], [0.0] * len(self.terms)))
 
-    def searchable(self, postings: dict[str, list[Any]], lengths: list[int],
-                   templates: dict[int, list[tuple[int, str, Any, Any]]], linked: dict[str, int],
+    def searchable(self, postings: dict[str, list[Any]], lengths: list[int], linked: dict[str, int],
                    raises: dict[int, tuple[str, int, bool]]) -> SearchIndex:
-        """Return an index of every record, each with only what finds the rows that can be results (`_stubs`)."""
+        """Return an index of every record, each with only what finds the rows word scores, links and the traceback
+        can make results (`_stubs`)."""
         lists, idf = self._lists(postings, lambda p: p)
         vocabulary = self.vocabulary()
-        return SearchIndex(self._stubs(lengths, templates, linked, raises), vocabulary.terms, vocabulary.number, idf,
+        return SearchIndex(self._stubs(lengths, linked, raises), vocabulary.terms, vocabulary.number, idf,
                            lists, vocabulary.avgdl, vocabulary.stop, vocabulary.base_url)
 
     def whole(self, rows: dict[int, list[Any]], postings: dict[str, list[Any]]) -> dict[str, Any]:

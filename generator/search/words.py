@@ -79,9 +79,14 @@ def _completions(index: SearchIndex, token: str) -> list[Expansion]:
     return [Expansion(i, PREFIX_WEIGHT, False) for i in found[:MAX_PREFIX_TERMS]]
 
 
+def fuzzy_limit(token: str) -> int:
+    """Return the edit distance of the near spellings of `token`: 1, or 2 for tokens longer than 6."""
+    return 1 if len(token) <= 6 else 2
+
+
 def _near_spellings(index: SearchIndex, token: str) -> list[Expansion]:
-    """Return the ASCII terms within edit distance 1 (2 for tokens longer than 6) of `token`."""
-    limit = 1 if len(token) <= 6 else 2
+    """Return the ASCII terms within edit distance `fuzzy_limit` of `token`."""
+    limit = fuzzy_limit(token)
     out = []
     for i, term in enumerate(index.terms):
         if abs(len(term) - len(token)) <= limit and term.isascii():

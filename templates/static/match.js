@@ -351,8 +351,10 @@
     ix.terms.forEach((t, i) => { if (out.length < MAX_PREFIX_TERMS && t !== token && t.startsWith(token)) out.push({ term: i, weight: PREFIX_WEIGHT, near: false }); });
     return out;
   }
+  // The edit distance of a token's near spellings: 1, or 2 for tokens longer than 6.
+  function fuzzyLimit(token) { return token.length <= 6 ? 1 : 2; }
   function nearSpellings(ix, token) {
-    var limit = token.length <= 6 ? 1 : 2, out = [];
+    var limit = fuzzyLimit(token), out = [];
     ix.terms.forEach((t, i) => {
       if (Math.abs(t.length - token.length) <= limit && ASCII.test(t)) {
         var d = edits(token, t, limit);
@@ -773,7 +775,7 @@
   function record(index, id) { var ix = load(index); return ix.rows[ix.byId.get(id)]; }
 
   // --- the index in fragments (generator/search/shards.py): what one search loads, and the index of it
-  var SHARDS_VERSION = 2, TEMPLATE_SPREAD = 8, INDEX_VERSION = 3, FOLDER = "search/", PREFIX = 2, SHORTEST = 2, LONGEST = 24;
+  var SHARDS_VERSION = 3, TEMPLATE_SPREAD = 8, INDEX_VERSION = 3, FOLDER = "search/", PREFIX = 2, SHORTEST = 2, LONGEST = 24;
   var DIGITS = "", BASE;
   for (var c = 0x23; c < 0x7f; c++) if (c !== 0x5c && c !== 0x3c) DIGITS += String.fromCharCode(c);
   BASE = DIGITS.length / 2;
@@ -784,6 +786,19 @@
       digit -= (digit > 0x3c - 0x23) + (digit > 0x5c - 0x23);
       if (digit >= BASE) value = value * BASE + digit - BASE;
       else { out.push(value * BASE + digit); value = 0; }
+    }
+    return out;
+  }
+  // Each value one digit, but one of LONGER or more: the digit LONGER, then the value less LONGER as decodeNumbers reads it.
+  function decodeLengths(text) {
+    var out = [], longer = DIGITS.length - 1;
+    for (var i = 0; i < text.length; i++) {
+      var digit = DIGITS.indexOf(text[i]);
+      if (digit < longer) { out.push(digit); continue; }
+      var end = i + 1;
+      while (DIGITS.indexOf(text[end]) >= BASE) end++;
+      out.push(longer + decodeNumbers(text.slice(i + 1, end + 1))[0]);
+      i = end;
     }
     return out;
   }
@@ -805,8 +820,32 @@
     var paste = readPaste(text), forms = formsOf(paste), tokens = tokenize(forms[0].norm);
     var words = [...new Set(tokens.map(w => w[0]))].slice(0, MAX_QUERY_TERMS), lines = new Set();
     var typing = tokens.length > 0 && tokens[tokens.length - 1][2] === cpLen(forms[0].norm) && tokens[tokens.length - 1][0] === words[words.length - 1];
-    if (paste.frames.length) [paste.frames].concat(paste.causes).forEach(frames => frames.forEach(f => lines.add(f.line)));
-    return { text, query: forms[0].norm, words, typing, present: new Set(forms.flatMap(f => tokenize(f.norm).map(w => w[0]))), lines };
+    if (paste.frames.length) [paste.frames].concat(paste.causes).forEach(frames => frames.forEach(f => lines.add(raiseKey(f.line, f.path))));
+    return { text, query: forms[0].norm, words, typing, present: new Set(forms.flatMap(f => tokenize(f.norm).map(w => w[0]))),
+      norms: forms.map(f => f.norm), lines };
+  }
+  // What a traceback's frame and the raises it can be at share: the line and the file's name.
+  function raiseKey(line, path) { return line + " " + path.split("/").pop(); }
+  // Whether a template of these literals (its first, until ANCHOR code points; `whole`: all of them, uncut) may
+  // match any of the normalised paste forms `norms` ({norm, cps: its code points}): what
+  // generator/search/match.py anchored decides, alike.
+  function anchored(literals, whole, norms) {
+    return norms.some(({ norm, cps }) => {
+      var n = cps.length, before = 0;
+      for (var k = 0; k < literals.length; k++) {
+        var literal = literals[k], core = literal[0] === " " ? literal.slice(1) : literal, most = 0;
+        for (var q = Math.max(0, n - cpLen(core) - 1); q < n && !most; q++) {
+          var tail = cps.slice(q).join("").replace(/^ +/, "");
+          if (tail && core.startsWith(tail)) most = n - q + 1;
+        }
+        var got = before + most;
+        if (got >= MIN_LITERAL || (got > 0 && 2 * got >= n)) return true;
+        var last = whole && k === literals.length - 1;
+        if (!norm.includes(core) && !(last && core.endsWith(" ") && norm.endsWith(core.slice(0, -1)))) return false;
+        before += cpLen(literal);
+      }
+      return true;
+    });
   }
   function templatesOf(row, at) {
     return [[row[at.first], row[at.pattern], row[at.reprs], row[at.message]]].concat(row[at.variants].map(v => [v.first, v.pattern, v.reprs, v.message]));
@@ -818,68 +857,82 @@
   function loadFor(read, text, limit) {
     if (limit === undefined) limit = 10;
     var paths = [], m, count, vocabulary = {}, linkedIds = {}, lengths = [], raises = new Map(), places = new Map();
-    var postings = new Map(), templates = new Map(), terms = new Set(), needed = new Set(), fuzzy = new Set(), firsts = new Set();
+    var postings = new Map(), idf = new Map(), long = new Map(), anchors = [], terms = new Set(), fuzzy = new Set();
     var plans = (groupMembers(text) || (heldMessages(text) || []).concat([text])).map(plan), present = new Set(), ids, lines = new Set();
-    plans.forEach(p => { p.present.forEach(w => present.add(w)); p.words.forEach(w => present.add(w)); p.lines.forEach(l => lines.add(l)); });
+    var words = new Set(), typed = new Set();
+    plans.forEach(p => {
+      p.present.forEach(w => present.add(w)); p.words.forEach(w => { present.add(w); words.add(w); }); p.lines.forEach(l => lines.add(l));
+      if (p.typing && cpLen(p.words[p.words.length - 1]) >= 3) typed.add(p.words[p.words.length - 1]);
+    });
     function get(path) { paths.push(path); return read(path); }
     function all(list, each) {
       list = Array.from(new Set(list)).sort(cmp);
       return Promise.all(list.map(get)).then(found => found.forEach((data, i) => each(list[i], data)));
     }
-    function addPostings(data) { Object.keys(data).forEach(t => postings.set(t, data[t])); }
+    // A term is known when the postings' fragment of its bucket has it; a long posting is in a fragment of its own.
+    function readPostings(list) {
+      return all(list, (p, data) => Object.keys(data).forEach(t => {
+        idf.set(t, data[t][0]);
+        if (data[t].length > 1) postings.set(t, data[t]);
+      }));
+    }
+    function readLong(list) {
+      var wanted = list.filter(t => idf.has(t) && !postings.has(t));
+      return all(wanted.map(t => path("t", t)).filter(p => paths.indexOf(p) < 0), (p, data) => Object.keys(data).forEach(t => long.set(t, data[t])))
+        .then(() => wanted.forEach(t => postings.set(t, [idf.get(t), long.get(t)])));
+    }
     function path(kind, key) { return FOLDER + kind + "/" + bucket(key, count * (kind === "f" ? TEMPLATE_SPREAD : 1)) + ".js"; }
-    function vocab(word) { return vocabulary[path("v", prefix(word))]; }
-    function known(word) { return vocab(word).terms.indexOf(word) >= 0; }
     return get(MANIFEST).then(found => {
       m = found; count = m.buckets; ids = pageIds(text, m.base_url || "");
       return Promise.all([
-        all([...present].map(w => path("v", prefix(w))), (p, data) => { vocabulary[p] = data; data.terms.forEach(t => terms.add(t)); }),
-        m.records ? get(FOLDER + "lengths.js").then(data => { lengths = decodeNumbers(data); }) : null,
+        readPostings([...words].map(w => path("p", w))),
+        all([...typed].map(w => path("v", prefix(w))), (p, data) => { vocabulary[p] = data; }),
+        all([...present].map(w => path("f", w)), (p, data) => Object.keys(data).forEach(first => {
+          if (present.has(first)) data[first].forEach(e => anchors.push(e));
+        })),
+        m.records ? get(FOLDER + "lengths.js").then(data => { lengths = decodeLengths(data); }) : null,
         all([...ids].map(i => path("i", i)), (p, data) => { Object.keys(data).forEach(i => { if (ids.has(i)) linkedIds[i] = data[i]; }); }),
-        all([...lines].map(l => path("n", String(l))), (p, data) => Object.keys(data).forEach(line => {
-          if (lines.has(+line)) data[line].forEach(e => raises.set(e[0], [e[1], +line, !!e[2]]));
+        all([...lines].map(key => path("n", key)), (p, data) => Object.keys(data).forEach(key => {
+          if (lines.has(key)) data[key].forEach(e => raises.set(e[0], [e[1], parseInt(key, 10), !!e[2]]));
         }))]);
     }).then(() => {
+      words.forEach(w => { if (idf.has(w)) terms.add(w); });
       plans.forEach(p => {
-        p.words.forEach(w => { if (known(w)) needed.add(w); });
         var last = p.words.length ? p.words[p.words.length - 1] : "";
         if (p.typing && cpLen(last) >= 3)
-          vocab(last).terms.filter(t => t.startsWith(last) && t !== last).slice(0, MAX_PREFIX_TERMS).forEach(t => needed.add(t));
-        p.words.filter(w => !known(w) && w.length >= 4 && ASCII.test(w) && !/^[0-9]+$/.test(w)).slice(0, MAX_FUZZY_TOKENS).forEach(w => fuzzy.add(w));
+          vocabulary[path("v", prefix(last))].filter(t => t.startsWith(last) && t !== last).slice(0, MAX_PREFIX_TERMS).forEach(t => terms.add(t));
+        p.words.filter(w => !idf.has(w) && w.length >= 4 && ASCII.test(w) && !/^[0-9]+$/.test(w)).slice(0, MAX_FUZZY_TOKENS).forEach(w => fuzzy.add(w));
       });
-      present.forEach(w => { if (vocab(w).first.indexOf(w) >= 0) firsts.add(w); });
+      var near = [];
+      fuzzy.forEach(w => { for (var k = -fuzzyLimit(w); k <= fuzzyLimit(w); k++) near.push(lengthName(w.length + k)); });
       return Promise.all([
-        all([...fuzzy].flatMap(w => [-2, -1, 0, 1, 2].map(k => lengthName(w.length + k))), (p, data) => data.forEach(t => terms.add(t))),
-        all([...firsts].map(w => path("f", w)), (p, data) => Object.keys(data).forEach(first => {
-          if (firsts.has(first)) data[first].forEach(e => { if (!templates.has(e[0])) templates.set(e[0], []); templates.get(e[0]).push([e[1], first, e[2], e[3]]); });
-        })),
-        all([...needed].map(t => path("p", t)), (p, data) => addPostings(data))]);
+        readPostings([...terms].filter(t => !idf.has(t)).map(t => path("p", t))),
+        all(near, (p, data) => data.forEach(t => terms.add(t))),
+        readLong([...words])]);
     }).then(() => {
       terms = Array.from(terms).sort(cmp);
-      if (!fuzzy.size) return null;
-      var ix = load(subIndex(m, terms, [], new Map(), p => p)), near = [];
-      plans.forEach(p => query(ix, p.query).forEach(token => token.expansions.forEach(e => { if (!postings.has(ix.terms[e.term])) near.push(ix.terms[e.term]); })));
-      return all(near.map(t => path("p", t)), (p, data) => addPostings(data));
+      var ix = load(subIndex(m, terms, [], new Map(), p => p)), searched = new Set();
+      plans.forEach(p => query(ix, p.query).forEach(token => token.expansions.forEach(e => searched.add(ix.terms[e.term]))));
+      searched = [...searched];
+      return readPostings(searched.filter(t => !idf.has(t)).map(t => path("p", t))).then(() => readLong(searched));
     }).then(() => {
-      var at = {}, byRow = new Map();
+      var at = {}, byRow = new Map(), norms = plans.flatMap(p => p.norms).map(norm => ({ norm, cps: Array.from(norm) }));
       m.fields.forEach((name, i) => { at[name] = i; });
       Object.keys(linkedIds).forEach(i => byRow.set(linkedIds[i], i));
-      // A row per record, with only what finds the rows that can be results: length, the templates the paste's
-      // words start, linked id, and the place of a raise the traceback may name.
+      // A row per record, with only what finds the rows that word scores, links and the traceback can make results:
+      // length, linked id, and the place of a raise the traceback may name.
       var stubs = lengths.map((length, d) => {
-        var row = m.fields.map(() => ""), found = templates.get(d) || [], raise = raises.get(d) || ["", 0, false];
-        var tpls = [];
-        for (var k = 0; k <= found.reduce((x, f) => Math.max(x, f[0]), 0); k++)
-          tpls.push({ first: "", pattern: raise[2] && k === 0 ? [0] : ["\u0000"], reprs: [], message: "", spans: [] });
-        found.forEach(f => { tpls[f[0]] = { first: f[1], pattern: f[2], reprs: f[3], message: "", spans: [] }; });
+        var row = m.fields.map(() => ""), raise = raises.get(d) || ["", 0, false];
         row[at.id] = byRow.get(d) || ""; row[at.dl] = length; row[at.path] = raise[0]; row[at.line] = raise[1];
-        row[at.first] = tpls[0].first; row[at.pattern] = tpls[0].pattern; row[at.reprs] = tpls[0].reprs; row[at.message] = "";
-        row[at.spans] = []; row[at.variants] = tpls.slice(1);
+        row[at.first] = ""; row[at.pattern] = raise[2] ? [0] : ["\u0000"]; row[at.reprs] = []; row[at.message] = "";
+        row[at.spans] = []; row[at.variants] = [];
         row[at.removed] = row[at.written] = row[at.yielded] = 0;
         return row;
       });
       var index = subIndex(m, terms, stubs, postings, p => p), rows = new Set(), full = {};
       plans.forEach(p => candidateRows(index, p.text, limit).forEach(d => rows.add(d)));
+      // An entry of the templates of a first word: [rows, 1 when its literals are all the template's, literals...].
+      anchors.forEach(e => { if (anchored(e.slice(2), !!e[1], norms)) e[0].forEach(d => rows.add(d)); });
       rows = Array.from(rows).sort((a, b) => a - b);
       return all(rows.map(d => FOLDER + "r/" + d + ".js"), (p, data) => { full[p] = data; }).then(() => {
         var keys = new Set();
