@@ -60,8 +60,8 @@ class Packed(NamedTuple):
     """The blob id of the file's bytes (or the digest the entry is named by)."""
     part: str
     """Which of the file's facts it is (`FactStore._name`)."""
-    body: bytes
-    """The entry's pickle, authenticated with the pack."""
+    body: bytes | memoryview
+    """The entry's pickle, authenticated with the pack (a view of the pack read, never a copy)."""
 
 
 CARRIED = frozenset({"", "index", "annotations"})
@@ -234,25 +234,37 @@ class FactStore:
         if kept == self.packed:
             _touch(self.folder / self.pack)
             return
-        body = pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL)
-        write_cached(self.folder / self.pack, self._code(self.pack, body) + body)
+        # The entries' bodies follow their table, one after the other: a pack read is one buffer that each entry
+        # is a view of, never a copy (a pickle of the bodies would double the memory of reading the pack).
+        table: dict[str, tuple[str, str, str, int, int]] = {}
+        at = 0
+        for name, entry in kept.items():
+            table[name] = (entry.path, entry.blob, entry.part, at, at + len(entry.body))
+            at += len(entry.body)
+        head = pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)
+        chunks = [len(head).to_bytes(8, "big"), head, *(entry.body for entry in kept.values())]
+        write_cached(self.folder / self.pack, self._code(self.pack, *chunks), *chunks)
 
     def _read_pack(self) -> dict[str, Packed]:
         assert self.pack is not None
-        packed = self._authentic(self.pack, MAX_PACK_BYTES)
+        view = self._authentic(self.pack, MAX_PACK_BYTES)
+        if view is None:
+            return {}
         try:
-            value = pickle.loads(packed) if packed is not None else {}
+            size = int.from_bytes(view[:8], "big")
+            table = pickle.loads(view[8:8 + size])
+            bodies = view[8 + size:]
+            return {name: Packed(path, blob, part, bodies[start:end])
+                    for name, (path, blob, part, start, end) in table.items()}
         except Exception:  # authenticated, so ours: see `_read`
             return {}
-        return value if isinstance(value, dict) else {}
 
     def _read(self, path: str, blob: str, part: str = "") -> object:
         name = self._name(path, blob, part)
         entry = self.packed.get(name)
-        read = entry.body if entry is not None else self._authentic(name, MAX_ENTRY_BYTES)
-        if read is None:
+        body = entry.body if entry is not None else self._authentic(name, MAX_ENTRY_BYTES)
+        if body is None:
             return None
-        body = bytes(read)
         try:
             value = pickle.loads(body)
         except Exception:  # authenticated, so ours: an unpickling error means another Python wrote it
@@ -281,7 +293,7 @@ class FactStore:
             return  # written in this process
         body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         if not written:
-            write_cached(self.folder / name, self._code(name, body) + body)
+            write_cached(self.folder / name, self._code(name, body), body)
         self.used[name] = Packed(path, blob, part, body)
 
     def _name(self, path: str, blob: str, part: str = "") -> str:
@@ -289,9 +301,11 @@ class FactStore:
         not depend on where the file is)."""
         return _entry_name(self.salt, part, path, blob)
 
-    def _code(self, name: str, body: bytes | memoryview) -> bytes:
+    def _code(self, name: str, *body: bytes | memoryview) -> bytes:
+        """Return the authentication of an entry whose body is `body`'s chunks, one after the other."""
         code = hmac.new(self.secret, name.encode() + b"\0", hashlib.sha256)
-        code.update(body)
+        for chunk in body:
+            code.update(chunk)
         return code.digest()
 
 

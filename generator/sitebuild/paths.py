@@ -205,8 +205,8 @@ def read_cached(path: Path, limit: int) -> bytes | None:
     return data if len(data) <= limit else None
 
 
-def write_cached(path: Path, data: bytes) -> None:
-    """Replace a file of the user's cache by `data`, whole or not at all.
+def write_cached(path: Path, *chunks: bytes | memoryview) -> None:
+    """Replace a file of the user's cache by `chunks`, one after the other, whole or not at all.
 
     The bytes go to a file of a name nobody can have chosen, created exclusively without
     following a link (`mkstemp`), renamed over `path`: the rename replaces the entry, never a
@@ -215,7 +215,8 @@ def write_cached(path: Path, data: bytes) -> None:
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(data)
+            for chunk in chunks:
+                out.write(chunk)
         os.replace(name, path)
     except BaseException:
         os.unlink(name)
