@@ -377,6 +377,23 @@ def fragments(index: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -
     return folder
 
 
+def test_any_fragments_made_alone_are_those_of_the_whole_index(index: dict[str, Any]) -> None:
+    # An edit makes only the fragments it touches (`fragments(index, only)`): of one kind, or of several.
+    whole = shards.fragments(index)
+    empty = {shards.script(n[len(shards.FOLDER):-3], v) for n in whole for v in ({}, [])}
+    full = sorted(n for n, body in whole.items() if body not in empty)
+    by_kind: dict[str, list[str]] = {}
+    for name in full:
+        by_kind.setdefault(name[len(shards.FOLDER):].split("/")[0] if name.startswith(shards.FOLDER) else "", []).append(name)
+    assert {"f", "i", "n", "p", "s", "r"} <= by_kind.keys()
+    rng = random.Random(7)
+    for kind, names in by_kind.items():
+        only = rng.sample(names, min(8, len(names)))
+        assert shards.fragments(index, only) == {n: whole[n] for n in only}, kind
+    mixed = rng.sample(sorted(whole), 40)
+    assert shards.fragments(index, mixed) == {n: whole[n] for n in sorted(mixed)}
+
+
 def sharded_search(folder: Path, text: str, limit: int = 10) -> tuple[list[dict[str, Any]], list[str]]:
     """Return the results of a search of the fragments in `folder`, and the fragments it read."""
     loaded = shards.load_for(lambda path: shards.read_script((folder / path).read_bytes()), text, limit)

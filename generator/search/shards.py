@@ -222,7 +222,13 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
             out[f"{FOLDER}r/{d}.js"] = row
     terms: list[str] = index["terms"]
 
+    # The kinds of the fragments wanted: a key of another kind is not hashed (an edit wants a few fragments, and
+    # hashing every id and raise key of the index cost most of cutting them).
+    kinds = {path[len(FOLDER):].split("/")[0] for path in wanted if path.startswith(FOLDER)}
+
     def want(kind: str, key: str) -> str | None:
+        if kind not in kinds:
+            return None
         path = f"{FOLDER}{kind}/{bucket(key, count * spread(kind))}.js"
         return path if path in wanted else None
 
