@@ -394,6 +394,42 @@ def test_any_fragments_made_alone_are_those_of_the_whole_index(index: dict[str, 
     assert shards.fragments(index, mixed) == {n: whole[n] for n in sorted(mixed)}
 
 
+EDITS = {
+    "title": lambda r: r.update(title="A title of its own"),
+    "tags": lambda r: r.update(tags=["edited"]),
+    "meaning": lambda r: r.update(meaning="A meaning written anew."),
+    "message": lambda r: r.update(message=r["message"] + " (edited)"),
+    "exception": lambda r: r.update(exception="LookupError"),
+    "line": lambda r: r.update(line=r["line"] + 7),
+    "path": lambda r: r.update(path="pkg/moved.py"),
+    "variants": lambda r: r.update(variants=["an earlier wording of {name}"]),
+    "removed": lambda r: r.update(status="removed"),
+}
+"""Edits of one record, each of one field of its search entry."""
+
+
+@pytest.mark.parametrize("kind", sorted(EDITS))
+def test_the_fragments_an_edit_touches_are_all_that_change(kind: str) -> None:
+    from errorsite.search.index import document_terms
+
+    records = [dict(r, variants=list(r.get("variants") or ())) for r in CASES["records"]]
+    before = json.loads(json.dumps(build_index(records, base_url=CASES["base_url"])))
+    whole_before = shards.fragments(before)
+    for number in (3, 17):
+        edited = [dict(r) for r in records]
+        EDITS[kind](edited[number])
+        after = json.loads(json.dumps(build_index(edited, base_url=CASES["base_url"])))
+        old_terms, new_terms = document_terms(records[number]), document_terms(edited[number])
+        terms = {t for t in old_terms.keys() | new_terms.keys() if old_terms.get(t) != new_terms.get(t)}
+        touched = shards.touched(after, [(records[number], edited[number])], terms)
+        whole_after = shards.fragments(after)
+        changed = {n for n in whole_after if whole_after[n] != whole_before.get(n)}
+        assert changed <= set(touched), (kind, number, sorted(changed - set(touched)))
+        if kind in ("title", "tags", "meaning"):
+            # Nothing of a raise key, a place or a template changed: none of their fragments is made again.
+            assert not any(n.startswith(tuple(f"{shards.FOLDER}{k}/" for k in "fns")) for n in touched), touched
+
+
 def sharded_search(folder: Path, text: str, limit: int = 10) -> tuple[list[dict[str, Any]], list[str]]:
     """Return the results of a search of the fragments in `folder`, and the fragments it read."""
     loaded = shards.load_for(lambda path: shards.read_script((folder / path).read_bytes()), text, limit)

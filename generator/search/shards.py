@@ -287,6 +287,10 @@ def readable(manifest: Any) -> bool:
         and manifest.get("index") == INDEX_VERSION
 
 
+PLACED = ("line", "path", "message", "exception", "variants")
+"""The fields of a search entry that the fragments of raise keys, places and templates hold something of."""
+
+
 def touched(index: dict[str, Any], changes: Iterable[tuple[dict[str, Any], dict[str, Any]]],
             terms: Iterable[str]) -> list[str]:
     """Return the fragments that can change when records change from the first search entry to the second of
@@ -301,14 +305,17 @@ def touched(index: dict[str, Any], changes: Iterable[tuple[dict[str, Any], dict[
         out.add(f"{FOLDER}v/{bucket(term[:PREFIX], count)}.js")
         if term.isascii():
             out.add(length_name(len(term)))
-    for entry in (e for change in changes for e in change):
-        out.add(f"{FOLDER}r/{position[entry['id']]}.js")
-        out.add(f"{FOLDER}n/{bucket(raise_key(entry.get('line') or 0, entry.get('path') or ''), count)}.js")
-        for message in (entry["message"], *entry["variants"]):
-            out.add(f"{FOLDER}s/{bucket(message_key(entry['exception'], message), count)}.js")
-            first = first_word(compile_template(message))
-            if first:
-                out.add(f"{FOLDER}f/{bucket(first, count * TEMPLATE_SPREAD)}.js")
+    for before, after in changes:
+        out |= {f"{FOLDER}r/{position[entry['id']]}.js" for entry in (before, after)}
+        if all(before.get(field) == after.get(field) for field in PLACED):
+            continue  # its raise key, places and templates are as they were: a new title, tags or prose
+        for entry in (before, after):
+            out.add(f"{FOLDER}n/{bucket(raise_key(entry.get('line') or 0, entry.get('path') or ''), count)}.js")
+            for message in (entry["message"], *entry["variants"]):
+                out.add(f"{FOLDER}s/{bucket(message_key(entry['exception'], message), count)}.js")
+                first = first_word(compile_template(message))
+                if first:
+                    out.add(f"{FOLDER}f/{bucket(first, count * TEMPLATE_SPREAD)}.js")
     return sorted(out)
 
 
