@@ -11,9 +11,9 @@ from contextlib import contextmanager
 def collector_off() -> Iterator[None]:
     """Turn the cyclic garbage collector off for the block, and back on after it if it was on.
 
-    For blocks that make many objects and few cycles (a scan, where every tree stays alive to the end; thousands
-    of records read, matched, checked or written): the collector would walk them all again and again for nothing,
-    a sixth of a re-extract's time on a large library.
+    For blocks that make many objects and few cycles (a scan, where every tree stays alive to the end; a build's
+    reading and planning): the collector would walk them all again and again for nothing. A command that ends
+    without tidying turns it off for good instead (`cli._leave_to_exit`).
     """
     collecting = gc.isenabled()
     gc.disable()

@@ -446,22 +446,10 @@ def test_an_edit_of_a_title_renders_the_pages_that_link_it_without_markdown_it(t
     assert "A new title" in (tmp_path / "site" / "errors" / record_id / "index.html").read_text()
 
 
-def test_files_written_just_before_a_build_are_later_known_by_their_time(tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    # A file changed within two seconds of the build that read it is compared by its hash (its
-    # size and time could stay the same through another write); once its time is older, a build
-    # saves it, and the builds after that read no record file to find that nothing changed.
-    import os
-    import time
-
+def record_reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Return the list of every file `load.read_bytes` reads from now on."""
     from errorsite import load
 
-    content = tmp_path / "content"
-    synthesize(5, content)
-    pipeline.build(content, tmp_path / "site", jobs=1)
-    hours_ago = time.time_ns() - 7200 * 10**9
-    for path in (content / "errors").glob("*.json"):
-        os.utime(path, ns=(hours_ago, hours_ago))
     read: list[Path] = []
     real = load.read_bytes
 
@@ -470,29 +458,17 @@ def test_files_written_just_before_a_build_are_later_known_by_their_time(tmp_pat
         return real(path, *args, **kwargs)
 
     monkeypatch.setattr(load, "read_bytes", counted)
-    assert pipeline.build(content, tmp_path / "site", jobs=1).rendered == 0
-    assert len([p for p in read if p.suffix == ".json"]) == 5  # compared by hash, then saved by time
-    read.clear()
-    assert pipeline.build(content, tmp_path / "site", jobs=1).rendered == 0
-    assert [p for p in read if p.suffix == ".json"] == []
+    return read
 
 
-def test_a_whole_build_of_files_written_just_before_it_saves_them_by_their_time(tmp_path: Path,
-                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    # A fresh clone writes every record file just before its first build; once that build ends long enough after
-    # their times, it checks their bytes again and saves their times, so that the next build (the first edit) reads
-    # no record file to find which changed.
+def long_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the next build a long one: the clock it reads runs three seconds on once it has looked at the record
+    files, so that files written just before it are long past when it ends."""
     import time
 
-    from errorsite import load
-
-    content = tmp_path / "content"
-    synthesize(5, content)
     later = {"ns": 0}
 
     class Clock:
-        """The real clock, three seconds on once the build has looked at the record files (a long build)."""
-
         @staticmethod
         def time_ns() -> int:
             return time.time_ns() + later["ns"]
@@ -506,17 +482,41 @@ def test_a_whole_build_of_files_written_just_before_it_saves_them_by_their_time(
 
     monkeypatch.setattr(inputs, "time", Clock)
     monkeypatch.setattr(inputs, "scan", scan)
-    assert pipeline.build(content, tmp_path / "site", jobs=1).full
-    monkeypatch.setattr(inputs, "time", time)
-    monkeypatch.setattr(inputs, "scan", real_scan)
-    read: list[Path] = []
-    real = load.read_bytes
 
-    def counted(path: Path, *args: Any, **kwargs: Any) -> bytes:
-        read.append(path)
-        return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(load, "read_bytes", counted)
+def test_files_written_just_before_a_build_are_later_known_by_their_time(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # A file changed within two seconds of the build that read it is compared by its hash (its
+    # size and time could stay the same through another write); once its time is older, a build
+    # saves it, and the builds after that read no record file to find that nothing changed.
+    import os
+    import time
+
+    content = tmp_path / "content"
+    synthesize(5, content)
+    pipeline.build(content, tmp_path / "site", jobs=1)
+    hours_ago = time.time_ns() - 7200 * 10**9
+    for path in (content / "errors").glob("*.json"):
+        os.utime(path, ns=(hours_ago, hours_ago))
+    read = record_reads(monkeypatch)
+    assert pipeline.build(content, tmp_path / "site", jobs=1).rendered == 0
+    assert len([p for p in read if p.suffix == ".json"]) == 5  # compared by hash, then saved by time
+    read.clear()
+    assert pipeline.build(content, tmp_path / "site", jobs=1).rendered == 0
+    assert [p for p in read if p.suffix == ".json"] == []
+
+
+def test_a_whole_build_of_files_written_just_before_it_saves_them_by_their_time(tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fresh clone writes every record file just before its first build; once that build ends long enough after
+    # their times, it checks their bytes again and saves their times, so that the next build (the first edit) reads
+    # no record file to find which changed.
+    content = tmp_path / "content"
+    synthesize(5, content)
+    with pytest.MonkeyPatch.context() as long:
+        long_build(long)
+        assert pipeline.build(content, tmp_path / "site", jobs=1).full
+    read = record_reads(monkeypatch)
     assert pipeline.build(content, tmp_path / "site", jobs=1).rendered == 0
     assert [p for p in read if p.suffix == ".json"] == []
 
@@ -526,24 +526,11 @@ def test_a_file_written_again_with_the_same_size_and_time_is_never_saved_by_its_
     # The hazard the hash guards against: a write after the build read a file, in the same clock tick and of the
     # same size. The whole build must not save that file by its time; the next build sees the new bytes.
     import os
-    import time
 
     content = tmp_path / "content"
     synthesize(5, content)
     record = sorted((content / "errors").glob("*.json"))[2]
-    later = {"ns": 0}
-
-    class Clock:
-        @staticmethod
-        def time_ns() -> int:
-            return time.time_ns() + later["ns"]
-
-    real_scan, real_settled = inputs.scan, inputs.Inputs.settled
-
-    def scan(errors: Path) -> dict[str, state.FileStat]:
-        found = real_scan(errors)
-        later["ns"] = 3 * 10**9
-        return found
+    real_settled = inputs.Inputs.settled
 
     def settled(self: inputs.Inputs, shas: dict[str, str]) -> dict[str, state.Stamp]:
         before = record.stat()
@@ -555,8 +542,7 @@ def test_a_file_written_again_with_the_same_size_and_time_is_never_saved_by_its_
         assert record.stat().st_size == before.st_size
         return real_settled(self, shas)
 
-    monkeypatch.setattr(inputs, "time", Clock)
-    monkeypatch.setattr(inputs, "scan", scan)
+    long_build(monkeypatch)
     monkeypatch.setattr(inputs.Inputs, "settled", settled)
     assert pipeline.build(content, tmp_path / "site", jobs=1).full
     monkeypatch.undo()

@@ -205,11 +205,8 @@ def test_an_edit_of_what_another_files_raises_read_finds_those_raises_again(path
     assert _scan(files, store) == _scan(files, None)
 
 
-def test_a_body_edit_keeps_the_other_files_sites_and_finds_the_edited_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    files = _library()
-    store = FactStore.open(True, True)
-    _scan(files, store)
-    files["lib/fields.py"] = files["lib/fields.py"].replace(b"string too long", b"string longer than ten")
+def _puts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Return the list of the path of every file whose sites a scan keeps (finds again) from now on."""
     found: list[str] = []
     original = FactStore.put
 
@@ -218,6 +215,15 @@ def test_a_body_edit_keeps_the_other_files_sites_and_finds_the_edited_ones(monke
         original(self, path, blob, kept)  # type: ignore[arg-type]
 
     monkeypatch.setattr(FactStore, "put", put)
+    return found
+
+
+def test_a_body_edit_keeps_the_other_files_sites_and_finds_the_edited_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _library()
+    store = FactStore.open(True, True)
+    _scan(files, store)
+    files["lib/fields.py"] = files["lib/fields.py"].replace(b"string too long", b"string longer than ten")
+    found = _puts(monkeypatch)
     scan = _scan(files, store)
     assert scan == _scan(files, None)
     assert "string longer than ten" in scan
@@ -396,14 +402,7 @@ def test_a_new_call_that_makes_no_helper_keeps_the_other_files_sites(monkeypatch
     files = _library()
     store = FactStore.open(True, True)
     _scan(files, store)
-    found: list[str] = []
-    original = FactStore.put
-
-    def put(self: FactStore, path: str, blob: str, kept: object) -> None:
-        found.append(path)
-        original(self, path, blob, kept)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(FactStore, "put", put)
+    found = _puts(monkeypatch)
     # Calls that pass a parameter on are what helpers are found from: this one makes none.
     files["lib/cli.py"] = files["lib/cli.py"].replace(b"    args = parser.parse_args(argv)\n",
                                                       b"    args = parser.parse_args(argv)\n    print(len(argv or ()))\n")
@@ -439,8 +438,7 @@ def test_the_pack_of_a_folder_holds_what_its_runs_read_and_is_read_whole(tmp_pat
         "", "index", "annotations", "raisers"}
     for entry in _entries(store):
         entry.unlink()
-    found: list[str] = []
-    monkeypatch.setattr(FactStore, "put", lambda self, path, blob, kept: found.append(path))
+    found = _puts(monkeypatch)
     assert _packed_scan(files, tmp_path / "lib")[0] == expected
     assert found == []  # every file's sites, index and callers taken from the pack: nothing found again
     # Another folder has a pack of its own: without the entries, it finds everything again.

@@ -19,7 +19,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..collector import collector_off
 from ..model import Record, Site, SourceSettings
 from ..problems import Invalid, Problem
 from . import git, sync
@@ -123,38 +122,37 @@ def check_source(
     the command the report says to run.
     """
     # The snapshot first: it names a missing folder or a non-repository plainly.
-    with collector_off():  # see collector_off
-        snap = git.snapshot(repo_dir, "HEAD", FileFilter.of_settings(settings))
-        mine = [r for r in site.records if r.status != "removed"
-                and (site.config.repo is None or r.source.repo in (None, site.config.repo))]
-        history = git.history(repo_dir, snap.commit, (r.source.commit for r in mine))
-        problems = _history_problems(repo_dir, snap.commit, mine, history)
-        pinned = [r for r in mine if r.source.commit in history.reachable]
-        names = [f"{r.source.commit}:{r.source.path}" for r in pinned]
-        contents = git.read_objects(repo_dir, sorted(set(names)))
-        store = FactStore.usable(settings.asserts, settings.warnings, "check --source", repo_dir)
-        scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, whole=True, store=store,
-                          blobs=snap.blobs)
-        # A pinned file whose bytes are a file's at HEAD: the lines the scan found sites on need no parse to be known
-        # raises (a site is always on a raise, a call or a return).
-        site_lines: dict[str, set[int]] = defaultdict(set)
-        for found in scan.sites:
-            site_lines[snap.blobs[found.path]].add(found.line)
-        files = {name: _PinnedFile.of(content, store, site_lines) for name, content in contents.items()}
-        problems += [p for record, name in zip(pinned, names) for p in _drift(record, files[name])]
-        if store is not None:
-            store.save(snap.blobs)
-        matching = sync.match([_known(r) for r in mine], scan.sites, rules=2)
-        removed = [r for r in site.records if r.status == "removed"
-                   and (site.config.repo is None or r.source.repo in (None, site.config.repo))]
-        by_id = {r.id: r for r in [*mine, *removed]}
-        # Extract would pair these the same way: an edited message (its third rule) or a removed record come back.
-        former = sync.match([*matching.records, *map(_known, removed)], matching.sites).pairs
-        return SourceReport(
-            snap.commit, tuple(problems), tuple(matching.sites), len(scan.sites), len(mine),
-            sum(r.written for r in mine), sum(r.review is not None for r in mine), strict, min_written,
-            tuple((found, by_id[known.id]) for known, found, _ in former), extract,
-        )
+    snap = git.snapshot(repo_dir, "HEAD", FileFilter.of_settings(settings))
+    mine = [r for r in site.records if r.status != "removed"
+            and (site.config.repo is None or r.source.repo in (None, site.config.repo))]
+    history = git.history(repo_dir, snap.commit, (r.source.commit for r in mine))
+    problems = _history_problems(repo_dir, snap.commit, mine, history)
+    pinned = [r for r in mine if r.source.commit in history.reachable]
+    names = [f"{r.source.commit}:{r.source.path}" for r in pinned]
+    contents = git.read_objects(repo_dir, sorted(set(names)))
+    store = FactStore.usable(settings.asserts, settings.warnings, "check --source", repo_dir)
+    scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, whole=True, store=store,
+                      blobs=snap.blobs)
+    # A pinned file whose bytes are a file's at HEAD: the lines the scan found sites on need no parse to be known
+    # raises (a site is always on a raise, a call or a return).
+    site_lines: dict[str, set[int]] = defaultdict(set)
+    for found in scan.sites:
+        site_lines[snap.blobs[found.path]].add(found.line)
+    files = {name: _PinnedFile.of(content, store, site_lines) for name, content in contents.items()}
+    problems += [p for record, name in zip(pinned, names) for p in _drift(record, files[name])]
+    if store is not None:
+        store.save(snap.blobs)
+    matching = sync.match([_known(r) for r in mine], scan.sites, rules=2)
+    removed = [r for r in site.records if r.status == "removed"
+               and (site.config.repo is None or r.source.repo in (None, site.config.repo))]
+    by_id = {r.id: r for r in [*mine, *removed]}
+    # Extract would pair these the same way: an edited message (its third rule) or a removed record come back.
+    former = sync.match([*matching.records, *map(_known, removed)], matching.sites).pairs
+    return SourceReport(
+        snap.commit, tuple(problems), tuple(matching.sites), len(scan.sites), len(mine),
+        sum(r.written for r in mine), sum(r.review is not None for r in mine), strict, min_written,
+        tuple((found, by_id[known.id]) for known, found, _ in former), extract,
+    )
 
 
 def _known(record: Record) -> sync.Known:

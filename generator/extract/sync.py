@@ -76,7 +76,6 @@ from typing import Any
 
 from .. import load, schema
 from ..config import settings_to_config
-from ..collector import collector_off
 from ..model import Config
 from ..problems import ProblemsFound, UserError
 from ..recordjson import dumps, rewrite
@@ -251,19 +250,18 @@ def run(
     """
     if repo is not None:
         check_repo_name(repo)
-    with collector_off():  # thousands of records read, matched and written
-        existing = read(content_dir)
-        settings = with_flags(existing.config.source, include, exclude, asserts, warns)
-        snap = git.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
-        store = FactStore.usable(settings.asserts, settings.warnings, "extract", repo_dir)
-        scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, context=True,
-                          whole=True, store=store, blobs=snap.blobs)
-        if store is not None:
-            store.save(snap.blobs)
-        return sync(content_dir, existing, scan, snap.commit, repo,
-                    lambda pins: git.history(repo_dir, snap.commit, pins),
-                    lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,
-                                                            settings.asserts, settings.warnings))
+    existing = read(content_dir)
+    settings = with_flags(existing.config.source, include, exclude, asserts, warns)
+    snap = git.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
+    store = FactStore.usable(settings.asserts, settings.warnings, "extract", repo_dir)
+    scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, context=True,
+                      whole=True, store=store, blobs=snap.blobs)
+    if store is not None:
+        store.save(snap.blobs)
+    return sync(content_dir, existing, scan, snap.commit, repo,
+                lambda pins: git.history(repo_dir, snap.commit, pins),
+                lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,
+                                                        settings.asserts, settings.warnings))
 
 
 def read(content_dir: Path) -> Existing:
