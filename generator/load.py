@@ -21,6 +21,9 @@ MAX_RECORD_BYTES = 1024 * 1024
 MAX_SETTINGS_BYTES = 256 * 1024
 READ_STEP = 64 * 1024
 """What a read asks for past the size a file had when opened (it may have grown)."""
+RACY_NS = 2_000_000_000
+"""A file changed this close to when it was looked at may change again without its size or time changing: only its
+bytes tell (the build's stamps and extract's `lastrun` follow this one rule)."""
 MAX_DEPTH = 32
 """Containers a record may nest; the record format itself needs four."""
 MAX_NUMBER_CHARS = 100

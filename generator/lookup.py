@@ -10,7 +10,7 @@ and times, with the same settings, base URL and errorsite, reads only the fragme
 needs and the records it prints, as `lookup --site` reads a built site. Any other lookup reads
 the folder and keeps it again.
 
-A file changed within `RACY_NS` of the look at its time may change again keeping its size and
+A file changed within `load.RACY_NS` of the look at its time may change again keeping its size and
 time (as a build's stamps, `sitebuild.inputs`): a folder holding one is answered and not kept.
 A kept file that cannot be read, or that does not hold what it should, is a miss and is made
 again. Deleting the folder `lookup/` of the cache is always safe.
@@ -35,8 +35,6 @@ from .problems import Invalid
 
 FORMAT = 1
 """Changes whenever what the kept file holds changes: a file of another format is never read."""
-RACY_NS = 2_000_000_000
-"""A record file changed this close to the look at its time may change unseen (`sitebuild.inputs.RACY_NS`)."""
 
 Answer = tuple[list[dict[str, Any]], dict[str, Record], str]
 """The results, best first; the records they name, by id; the base URL of the pages."""
@@ -91,8 +89,8 @@ def _stamp(content: Path, base_url: str | None) -> Stamp:
     except OSError:
         settings_ns = 0
     code = tree_stamp(PACKAGE)
-    racy = any(mtime >= now - RACY_NS or (size, mtime) == UNREADABLE for _, size, mtime in files) \
-        or settings_ns >= now - RACY_NS
+    racy = any(mtime >= now - load.RACY_NS or (size, mtime) == UNREADABLE for _, size, mtime in files) \
+        or settings_ns >= now - load.RACY_NS
     key = digest(str(FORMAT), __version__, repr(files), settings_bytes(settings), repr(base_url), repr(code))
     return Stamp(key, racy)
 

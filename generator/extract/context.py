@@ -1056,6 +1056,13 @@ class Annotation(NamedTuple):
     """Each kind and key of rows read, with a digest of those rows."""
     callers: tuple[Caller, ...]
     names: tuple[tuple[str, Definition], ...]
+    shown: bytes
+    """A digest of the callers and names (see `annotated_digest`)."""
+
+
+def annotated_digest(key: bytes, annotation: Annotation) -> bytes:
+    """Return a digest of every field of a site annotated: its `site_key` and the callers and names it was given."""
+    return hashlib.blake2b(key + annotation.shown, digest_size=16).digest()
 
 
 def site_key(site: RaiseSite) -> bytes:
@@ -1258,7 +1265,8 @@ class Context:
                 names = self.names(site, callers)
                 reads = tuple(sorted((kind, name, self._digest(kind, name)) for kind, name in self._notes))
                 self._notes = None
-                annotation = Annotation(structure, reads, callers, names)
+                shown = hashlib.blake2b(repr((callers, names)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+                annotation = Annotation(structure, reads, callers, names, shown)
             out.append((replace(site, callers=annotation.callers, names=annotation.names), key, annotation))
         return out
 

@@ -36,10 +36,11 @@ from pathlib import Path
 
 from ..sitebuild.paths import UnsafeCache, key, own_folder, read_cached, user_cache, write_cached
 from .context import Annotation, FileIndex
+from .lastrun import LastRun
 from .raisers import Calls, Defined, KeptRaiser
 from .sites import Mapped, RaiseSite, Skipped
 
-FORMAT = b"facts 6"
+FORMAT = b"facts 7"
 """Changes whenever what an entry holds changes shape."""
 
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -221,6 +222,27 @@ class FactStore:
     def keep_raise_lines(self, blob: str, lines: frozenset[int]) -> None:
         """Keep the raise lines of a file."""
         self._write("", blob, "lines", lines)
+
+    def last_run(self, content: Path, repo: Path) -> LastRun | None:
+        """Return what the last extract of `repo` into `content` left there (`lastrun`), or None when no run kept it
+        or its entry fails its check. Never from the pack: a pack holds what an earlier run used."""
+        body = self._authentic(self._last_run_name(content, repo), MAX_ENTRY_BYTES)
+        if body is None:
+            return None
+        try:
+            value = pickle.loads(body)
+        except Exception:  # authenticated, so ours: see `_read`
+            return None
+        return value if isinstance(value, LastRun) else None
+
+    def keep_last_run(self, content: Path, repo: Path, last: LastRun) -> None:
+        """Keep what an extract of `repo` into `content` left there."""
+        name = self._last_run_name(content, repo)
+        body = pickle.dumps(last, protocol=pickle.HIGHEST_PROTOCOL)
+        write_cached(self.folder / name, self._code(name, body), body)
+
+    def _last_run_name(self, content: Path, repo: Path) -> str:
+        return _entry_name(self.salt, "last run", f"{content.resolve()}\0{repo.resolve()}", "")
 
     def save(self, blobs: Mapping[str, str]) -> None:
         """Keep the pack: what this run used, and what the last pack held of the files at their bytes in `blobs`

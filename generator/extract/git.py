@@ -209,6 +209,14 @@ def history(repo_dir: Path, head: str, pins: Iterable[object]) -> History:
     )
 
 
+def is_ancestor(repo_dir: Path, commit: str, head: str) -> bool:
+    """Return whether `commit` is `head` or one of its ancestors (False when this clone cannot tell)."""
+    if commit == head:
+        return True
+    return bool(_COMMIT_ID.fullmatch(commit)) and _git(
+        repo_dir, ["merge-base", "--is-ancestor", commit, head]).returncode == 0
+
+
 def file_versions(repo_dir: Path, since: str, until: str, path: str, limit: int) -> list[tuple[str, bytes | None]]:
     """Return (commit, the file at `path` then) for each commit after `since` up to `until` that changed it, newest first.
 

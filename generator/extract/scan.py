@@ -39,7 +39,7 @@ from functools import partial
 from ..collector import collector_off
 from ..model import Variant
 from ..sitebuild import workers
-from .context import Annotation, Context, FileIndex, Guards, index_file
+from .context import Annotation, Context, FileIndex, Guards, annotated_digest, index_file
 from .facts import FactStore, Found, Kept, blob_id, definitions_digest, inputs_digest
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
@@ -157,12 +157,17 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
         memo.parsed = read
         memo.shapes = repo.shapes()
         memo.calls = {(f.path, files[f.path]): tuple(repo.calls_of(fn) for fn in repo.functions_in(f)) for f in parsed}
+    digests: tuple[bytes, ...] = ()
     if context:
         # A call by a name the repository defines nowhere calls none of its functions: callers are asked by name.
         called = frozenset({f.name for f in repo.functions} | {c.name for c in repo.classes})
         joined = Context((indexes[file.path] for file in parsed), called)
-        sites = kept.annotated(joined, sites, parsed) if store is not None else [s for s, _, _ in joined.annotate(sites)]
-    return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)))
+        made = kept.annotated(joined, sites, parsed) if store is not None else joined.annotate(sites)
+        made.sort(key=lambda found: found[0])
+        sites = [site for site, _, _ in made]
+        digests = tuple(annotated_digest(key, annotation) for _, key, annotation in made)
+    return Scan(tuple(sorted(sites)), tuple(sorted(skipped)), tuple(sorted(failures)), len(files), tuple(sorted(mapped)),
+                digests)
 
 
 def _read(files: Mapping[str, bytes], memo: Memo | None, kept: _Kept
@@ -328,8 +333,10 @@ class _Kept:
         return out
 
 
-    def annotated(self, joined: Context, sites: list[RaiseSite], parsed: list[ParsedFile]) -> list[RaiseSite]:
-        """Return the sites with their callers and names: as kept where what they read is the same, and kept."""
+    def annotated(self, joined: Context, sites: list[RaiseSite], parsed: list[ParsedFile]
+                  ) -> list[tuple[RaiseSite, bytes, Annotation]]:
+        """Return the sites with their callers and names, each with its key and annotation (`Context.annotate`): as
+        kept where what they read is the same, and kept."""
         assert self.store is not None
         before: dict[str, dict[bytes, Annotation]] = {}
         for file in parsed:
@@ -342,7 +349,7 @@ class _Kept:
         for path, annotations in now.items():
             if annotations != before.get(path):
                 self.store.keep_annotations(path, self.blobs[path], annotations)
-        return [site for site, _, _ in made]
+        return made
 
 
 def _given(value: tuple[Calls, ...]) -> tuple[Calls, ...]:

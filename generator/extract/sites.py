@@ -94,6 +94,9 @@ class Scan:
     """How many files were read."""
     mapped: tuple[Mapped, ...] = ()
     """Raises without a message that a class's own-message record documents."""
+    digests: tuple[bytes, ...] = ()
+    """For a scan with callers and names, a digest of every field of each site, in `sites`' order
+    (`context.annotated_digest`): `extract.lastrun` tells by it a site the last run left a record in step with."""
 
     def by_kind(self) -> dict[str, int]:
         """Return the number of sites of each kind, in SITE_KINDS order."""

@@ -83,6 +83,7 @@ from ..search.template import pieces
 from . import git, since, tokens
 from .globs import FileFilter, without_link_helper, with_flags
 from .facts import FactStore
+from .lastrun import LastRun, RecordFiles
 from .scan import scan_files
 from .sites import ParseFailure, RaiseSite, Scan, Skipped
 
@@ -247,21 +248,39 @@ def run(
 
     Which files are read comes from `[source]` in the content folder's
     `site.toml`; `include`, `exclude` and `asserts`, when given, override it.
+    What the last run left (`lastrun`) spares parsing and matching again the records no change reached.
     """
     if repo is not None:
         check_repo_name(repo)
-    existing = read(content_dir)
-    settings = with_flags(existing.config.source, include, exclude, asserts, warns)
-    snap = git.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
+    raw_settings, unread = load.read_settings(content_dir)
+    config, setting_problems = settings_to_config(raw_settings, str(content_dir / "site.toml"))
+    settings = with_flags(config.source, include, exclude, asserts, warns)
     store = FactStore.usable(settings.asserts, settings.warnings, "extract", repo_dir)
+    owner = (repo or config.repo, config.repo)
+    last = store.last_run(content_dir, repo_dir) if store is not None else None
+    if last is not None and last.owner != owner:
+        last = None  # which records are the run's own changed: none is as the last run read it
+    # A broken file stops the run: extract cannot tell which raise site it documents.
+    try:
+        records = RecordFiles.read(content_dir, last)
+    except ProblemsFound as found:
+        raise ProblemsFound([*unread, *found.problems, *setting_problems]) from None
+    if unread or setting_problems:
+        raise ProblemsFound([*unread, *setting_problems])
+    snap = git.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
+    if last is None or not git.is_ancestor(repo_dir, last.commit, snap.commit):
+        records.unsettle()
     scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, context=True,
                       whole=True, store=store, blobs=snap.blobs)
     if store is not None:
         store.save(snap.blobs)
-    return sync(content_dir, existing, scan, snap.commit, repo,
-                lambda pins: git.history(repo_dir, snap.commit, pins),
-                lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,
-                                                        settings.asserts, settings.warnings))
+    report, left = sync(content_dir, config, records, scan, snap.commit, repo,
+                        lambda pins: git.history(repo_dir, snap.commit, pins),
+                        lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,
+                                                                settings.asserts, settings.warnings))
+    if store is not None:
+        store.keep_last_run(content_dir, repo_dir, left)
+    return report
 
 
 def read(content_dir: Path) -> Existing:
@@ -279,29 +298,44 @@ def read(content_dir: Path) -> Existing:
 
 
 def sync(
-    content_dir: Path, existing: Existing, scan: Scan, commit: str, repo: str | None,
+    content_dir: Path, config: Config, records: RecordFiles, scan: Scan, commit: str, repo: str | None,
     history: Callable[[Iterable[object]], git.History],
     changed_at: Callable[[RaiseSite, str, str], str] | None = None,
-) -> ExtractReport:
-    """Match the records in `content_dir` to `scan`'s sites, write what changed, and return what was done.
+) -> tuple[ExtractReport, LastRun]:
+    """Match the records in `content_dir` to `scan`'s sites, write what changed, and return what was done and what
+    the next run may take as it is (`lastrun`).
 
     `history(pins)` tells which pinned commits are in the history of `commit`;
     `changed_at(site, pin, why)` the commit after `pin` where the site took
     its new form (without it, `commit`).
     """
     errors_dir = content_dir / "errors"
-    site_repo = existing.config.repo
+    site_repo = config.repo
     owner = repo or site_repo
-    files = {Path(raw.file): raw.data for raw in existing.records}
-    mine = {path.stem: (path, data) for path, data in files.items() if _owner(data, site_repo) == owner}
-    known = [k for stem, (_, data) in mine.items() if (k := Known.of(data)) is not None and k.id == stem]
-    matching = match(known, scan.sites)
-    pins = history(mine[record.id][1]["source"].get("commit", "") for record, _, _ in matching.pairs)
+    names = {Path(name).stem: name for name in records.stats}
+    known: dict[str, Known | None] = {}
+    for name in records.stats:
+        left = records.left.get(name)
+        known[name] = left.known if left is not None else _known(records.data[name], site_repo, owner, name)
+    digests = dict(zip(map(id, scan.sites), scan.digests))  # each site's, by its id()
+    alone = _left_alone([k for k in known.values() if k is not None], scan, {
+        k.id: left.site for left in records.left.values() if (k := left.known) is not None})
+    paired_records = {id(record) for record, _ in alone}
+    paired_sites = {id(site) for _, site in alone}
+    matching = match([k for k in known.values() if k is not None and id(k) not in paired_records],
+                     [site for site in scan.sites if id(site) not in paired_sites])
+    pins = history(records.parse(names[record.id])["source"].get("commit", "") for record, _, _ in matching.pairs)
     in_history = pins.reachable | (pins.missing if pins.shallow else frozenset())
     writes: dict[Path, str] = {}
     buckets: dict[str, list[Change]] = defaultdict(list)
+    # The site each record is in step with after the run, by file name: those left alone stay so.
+    settled: dict[str, bytes | None] = {names[record.id]: records.left[names[record.id]].site for record, _ in alone}
+    updated: dict[str, tuple[dict[str, Any], RaiseSite | None]] = {}
+    for record, site in alone:
+        buckets["unchanged"].append(Change(site.path, site.line, record.id))
     for record, site, rule in matching.pairs:
-        path, data = mine[record.id]
+        name = names[record.id]
+        data = records.parse(name)
         pin = data["source"].get("commit")
         update = _update(data, site, commit, pin in in_history)
         why = _new_change(data, update.data, commit)
@@ -309,22 +343,34 @@ def sync(
             update = replace(update, data=_moved_off(update.data, commit, changed_at(site, pin, why)))
         if update.data != data:
             # A record whose data did not change keeps its file as it is, even formatted by hand.
-            writes[path] = _rewritten(path, update.data)
+            writes[errors_dir / name] = _rewritten(errors_dir / name, update.data)
+            updated[name] = (update.data, site)
+        elif pin in pins.reachable:
+            settled[name] = digests.get(id(site))
         buckets[update.kind].append(Change(site.path, site.line, record.id, update.note))
     for record in matching.records:
         if record.active:
-            path, data = mine[record.id]
-            writes[path] = _rewritten(path, {**data, "status": "removed"})
+            name = names[record.id]
+            removed = {**records.parse(name), "status": "removed"}
+            writes[errors_dir / name] = _rewritten(errors_dir / name, removed)
+            updated[name] = (removed, None)
         buckets["removed" if record.active else "unchanged"].append(Change(record.path, record.line, record.id))
     # A retired id keeps leading to its successor: it is never handed to another site.
-    taken = {path.stem for path in files} | {old for old, _ in existing.config.redirects}
+    taken = set(names) | {old for old, _ in config.redirects}
     for site in matching.sites:
-        record_id = new_id(owner, site, taken, existing.config.source.ids)
+        record_id = new_id(owner, site, taken, config.source.ids)
         taken.add(record_id)
-        writes[errors_dir / f"{record_id}.json"] = dumps(skeleton(record_id, site, commit, repo))
+        data = skeleton(record_id, site, commit, repo)
+        writes[errors_dir / f"{record_id}.json"] = dumps(data)
+        updated[f"{record_id}.json"] = (data, site)
         buckets["added"].append(Change(site.path, site.line, record_id))
     _write(writes)
-    return ExtractReport(
+    written = {path.name: text.encode("utf-8", "surrogateescape") for path, text in writes.items()}
+    for name, (data, now) in updated.items():
+        known[name] = _known(data, site_repo, owner, name)
+        if now is not None and _in_step(data, now, commit, pins.reachable):
+            settled[name] = digests.get(id(now))
+    report = ExtractReport(
         commit, scan.files,
         added=tuple(sorted(buckets["added"])), repinned=tuple(sorted(buckets["repinned"])),
         changed=tuple(sorted(buckets["changed"])), removed=tuple(sorted(buckets["removed"])),
@@ -332,6 +378,47 @@ def sync(
         skipped=scan.skipped, failures=scan.failures,
         unchecked=len(pins.missing) if pins.shallow else 0,
     )
+    return report, records.kept(commit, (owner, site_repo), known, settled, written)
+
+
+def _known(data: object, site_repo: str | None, owner: str | None, name: str) -> Known | None:
+    """Return what matching reads of a record file's data, or None when it is not one of the run's own records with
+    a usable pin and the id its file name says."""
+    if _owner(data, site_repo) != owner:
+        return None
+    found = Known.of(data)
+    return found if found is not None and found.id == Path(name).stem else None
+
+
+def _left_alone(records: Sequence[Known], scan: Scan, left: dict[str, bytes | None]) -> list[tuple[Known, RaiseSite]]:
+    """Return the pairs of the groups of records (one place and message each) that matching would pair as the last
+    run did, each record in step with its site: `left` gives the digest of the site each record was left in step
+    with (`lastrun`), by id. Rule 1 pairs a group in line order when it has as many records as sites."""
+    by_key: dict[tuple[str, ...], list[tuple[RaiseSite, bytes]]] = defaultdict(list)
+    for site, digest in zip(scan.sites, scan.digests):  # in path and line order, as `match` takes them
+        by_key[(site.path, site.function, site.exception, site.message)].append((site, digest))
+    groups: dict[tuple[str, ...], list[Known]] = defaultdict(list)
+    for record in records:
+        groups[(record.path, record.function, record.exception, record.message)].append(record)
+    pairs: list[tuple[Known, RaiseSite]] = []
+    for key, group in groups.items():
+        candidates = by_key.get(key, [])
+        if len(candidates) != len(group) or any(left.get(r.id) is None for r in group):
+            continue
+        group.sort(key=lambda r: (r.line, r.id))
+        if all(left[r.id] == digest for r, (_, digest) in zip(group, candidates)):
+            pairs += ((r, site) for r, (site, _) in zip(group, candidates))
+    return pairs
+
+
+def _in_step(data: dict[str, Any], site: RaiseSite, commit: str, reachable: frozenset[str]) -> bool:
+    """Return whether a record just written leaves the next run nothing to change on the same site: its pin is in the
+    history and bringing it to the site again changes nothing."""
+    pin = data["source"].get("commit")
+    if pin != commit and pin not in reachable:
+        return False
+    again = _update(data, site, commit, True)
+    return again.kind == "unchanged" and again.data == data
 
 
 @dataclass(frozen=True)

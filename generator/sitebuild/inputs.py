@@ -23,8 +23,6 @@ from .state import RACY, Encoded, FileStat, Head, Meta, Stamp, encode
 
 UNREADABLE = (-1, -1)
 """The size and time of a record file whose link cannot be followed: no saved stamp has them."""
-RACY_NS = 2_000_000_000
-"""A file changed this close to a build may change again without its size or time changing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +38,7 @@ class Inputs:
     files: dict[str, FileStat]
     """Record file name (as the user would name it) -> its size and time."""
     scanned_ns: int
-    """When the record files were scanned: a file changed since `RACY_NS` before may change unseen."""
+    """When the record files were scanned: a file changed since `load.RACY_NS` before may change unseen."""
     settings: bytes
     """The bytes of site.toml (or a token for a missing or unreadable one)."""
     env: str
@@ -61,7 +59,7 @@ class Inputs:
         """Return the stamp to save for a record file read as `sha`."""
         stat = self.files[name]
         # Another write in the same clock tick would keep size and time: trust the hash only.
-        mtime_ns = RACY if stat.mtime_ns >= self.scanned_ns - RACY_NS else stat.mtime_ns
+        mtime_ns = RACY if stat.mtime_ns >= self.scanned_ns - load.RACY_NS else stat.mtime_ns
         return Stamp(stat.size, mtime_ns, sha)
 
     def settled(self, shas: dict[str, str]) -> dict[str, Stamp]:
@@ -72,11 +70,11 @@ class Inputs:
         first edit) would read and hash them all again (`_same_bytes`), 2 s of an edit of 5,000 records on a busy
         machine. A file written again after this reading has a later time, as any edit after a build has.
         """
-        past = time.time_ns() - RACY_NS
+        past = time.time_ns() - load.RACY_NS
         found = {}
         for name, sha in shas.items():
             stat = self.files[name]
-            if not self.scanned_ns - RACY_NS <= stat.mtime_ns < past:
+            if not self.scanned_ns - load.RACY_NS <= stat.mtime_ns < past:
                 continue  # trusted by its time already, or still too recent
             try:
                 same = digest(load.read_bytes(Path(name))) == sha
@@ -141,7 +139,7 @@ def environment(content: Path, base_url: str | None, last: Meta) -> tuple[str, s
     """Return the hash of everything besides the content that the output depends on, the hash of
     errorsite's code within it (`Inputs.code`), and their stamp."""
     stamp = (str(content), base_url, __version__, tree_stamp(PACKAGE), tree_stamp(templates_dir()))
-    recent = time.time_ns() - RACY_NS
+    recent = time.time_ns() - load.RACY_NS
     if last.env and stamp == last.env_stamp and all(t < recent for part in stamp[3:] for _, _, t in part):
         return last.env, last.code, stamp
     code = digest(__version__, code_digest(), tree_digest(PACKAGE))

@@ -1,0 +1,218 @@
+"""What the last extract left (`extract.lastrun`): a run that takes the records no change reached as they are writes,
+byte for byte, what a run that reads and matches every record writes, over random edits of the code, of the records
+and of the history; and it parses only the records a change reaches."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from test_gitrepo import Repo
+
+from errorsite import load
+from errorsite.extract import sync
+from errorsite.problems import ProblemsFound
+
+REPO = "owner/name"
+
+LIBRARY = {
+    "pkg/__init__.py": "from .core import load, check\n",
+    "pkg/core.py": '''\
+from .errors import ConfigError
+
+
+def load(path):
+    if not path:
+        raise ValueError("path must not be empty")
+    if path.endswith(".bak"):
+        raise ValueError("path must not be empty")
+    return check(path)
+
+
+def check(path, strict=False):
+    if strict and " " in path:
+        raise ConfigError(f"no spaces allowed in {path!r}")
+    raise FileNotFoundError(f"no config at {path!r}")
+
+
+class Reader:
+    def read(self, text):
+        if not text:
+            raise SyntaxError("cannot parse an empty config")
+        return load(text)
+''',
+    "pkg/errors.py": '''\
+class ConfigError(Exception):
+    """A config that cannot be used."""
+
+
+def fail(name):
+    raise KeyError(f"unknown setting {name!r}")
+''',
+    "pkg/util.py": '''\
+def helper(n):
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    if n > 100:
+        raise ValueError(f"n must be >= 0, got {n}")
+    return n
+''',
+}
+
+
+def _edit_code(repo: Repo, rng: random.Random, step: int) -> str:
+    """Make one random edit of the library of the kinds commits make; return what it did."""
+    files = sorted(p.relative_to(repo.path).as_posix() for p in (repo.path / "pkg").rglob("*.py"))
+    path = rng.choice(files)
+    text = (repo.path / path).read_text()
+    kind = rng.choice(["shift", "reword", "twin", "drop", "rename", "delete", "caller", "restore", "nothing"])
+    if kind == "shift":
+        repo.write(path, f"# step {step}\n" + text)
+    elif kind == "reword" and '("' in text:
+        at = rng.choice([i for i in range(len(text)) if text.startswith('("', i)])
+        repo.write(path, text[:at + 2] + f"step {step} " + text[at + 2:])
+    elif kind == "twin":
+        lines = text.splitlines(keepends=True)
+        raises = [i for i, line in enumerate(lines) if line.lstrip().startswith("raise ")]
+        if raises:
+            at = rng.choice(raises)
+            indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
+            lines[at:at] = [f"{indent}if step == {step}:\n", f"    {lines[at]}"]
+            repo.write(path, "".join(lines))
+    elif kind == "drop":
+        lines = text.splitlines(keepends=True)
+        raises = [i for i, line in enumerate(lines) if line.lstrip().startswith("raise ")]
+        if raises:
+            at = rng.choice(raises)
+            lines[at] = lines[at][:len(lines[at]) - len(lines[at].lstrip())] + "pass\n"
+            repo.write(path, "".join(lines))
+    elif kind == "rename" and not path.endswith("__init__.py"):
+        repo.write(path.replace(".py", f"_{step}.py"), text)
+        repo.remove(path)
+    elif kind == "delete" and len(files) > 2:
+        repo.remove(path)
+    elif kind == "caller":
+        repo.write(path, text + f"\n\ndef use_{step}(x):\n    return load(x)\n")
+    elif kind == "restore":
+        for name, source in LIBRARY.items():
+            repo.write(name, source)
+    return f"{kind} {path}"
+
+
+def _edit_records(content: Path, rng: random.Random, step: int) -> str:
+    """Make one random edit of the record files of the kinds people make; return what it did."""
+    names = sorted(p.name for p in (content / "errors").glob("*.json"))
+    if not names:
+        return "no records"
+    path = content / "errors" / rng.choice(names)
+    data = json.loads(path.read_text())
+    kind = rng.choice(["prose", "message", "removed", "active", "delete", "same bytes", "layout", "nothing"])
+    if kind == "prose":
+        data["meaning"] = f"Written at step {step}."
+    elif kind == "message":
+        data["message"] = data["message"] + " (edited by hand)"
+    elif kind == "removed":
+        data["status"] = "removed"
+    elif kind == "active":
+        data.pop("status", None)
+    elif kind == "delete":
+        path.unlink()
+        return f"{kind} {path.name}"
+    if kind == "same bytes":
+        path.write_bytes(path.read_bytes())
+    elif kind == "layout":
+        path.write_text(json.dumps(data, indent=4, sort_keys=True))
+    elif kind != "nothing":
+        path.write_text(json.dumps(data, indent=2))
+    return f"{kind} {path.name}"
+
+
+def _records(content: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((content / "errors").glob("*.json"))}
+
+
+def _check_random_steps(tmp_path: Path, seed: int, steps: int) -> None:
+    """Assert that each run of one folder writes and reports what a run of a copy of it with nothing left writes."""
+    repo = Repo(tmp_path / "repo")
+    for name, source in LIBRARY.items():
+        repo.write(name, source)
+    repo.commit("library")
+    content = repo.path / "content"
+    rng = random.Random(seed)
+    for step in range(steps):
+        done = [_edit_code(repo, rng, step)]
+        if step and rng.random() < 0.6:
+            done.append(_edit_records(content, rng, step))
+        if step > 2 and rng.random() < 0.15:
+            repo.git("reset", "-q", "--soft", "HEAD~1")  # the last run's commit leaves the history
+            done.append("rewritten history")
+        repo.commit(f"step {step}")
+        twin = tmp_path / f"twin-{step}"
+        shutil.copytree(repo.path, twin, symlinks=True)
+        report = sync.run(repo.path, "HEAD", REPO, content)
+        cold = sync.run(twin, "HEAD", REPO, twin / "content")
+        assert report.lines(verbose=True) == cold.lines(verbose=True), f"step {step}: {done}"
+        assert _records(content) == _records(twin / "content"), f"step {step}: {done}"
+        shutil.rmtree(twin)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_a_run_that_takes_what_the_last_left_writes_what_a_run_reading_everything_writes(
+        tmp_path: Path, seed: int) -> None:
+    _check_random_steps(tmp_path, seed, 30)
+
+
+def _counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    parsed = [0]
+    real = load.parse_json
+
+    def counted(data: bytes) -> object:
+        parsed[0] += 1
+        return real(data)
+
+    monkeypatch.setattr(load, "parse_json", counted)
+    return parsed
+
+
+def test_a_run_after_an_edit_parses_only_the_records_the_edit_reaches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = Repo(tmp_path / "repo")
+    for name, source in LIBRARY.items():
+        repo.write(name, source)
+    repo.commit("library")
+    content = repo.path / "content"
+    records = len(sync.run(repo.path, "HEAD", REPO, content).added)
+    repo.commit("records")
+    parsed = _counting_parses(monkeypatch)
+    again = sync.run(repo.path, "HEAD", REPO, content)
+    assert parsed[0] == 0 and len(again.unchanged) == records
+    # A line added above one raise of util.py moves it and the one below: only their two records are parsed.
+    util = repo.path / "pkg" / "util.py"
+    util.write_text(util.read_text().replace("    if n < 0:", "    n = int(n)\n    if n < 0:"))
+    repo.commit("edit")
+    moved = sync.run(repo.path, "HEAD", REPO, content)
+    assert parsed[0] == 2 and len(moved.repinned) == 2 and len(moved.unchanged) == records - 2
+    # A record edited by hand is parsed again; the others are not (but those of its place and message: the one
+    # raise of errors.py has none).
+    record = content / "errors" / f"{next(c.id for c in moved.unchanged if c.path == 'pkg/errors.py')}.json"
+    record.write_text(record.read_text().replace('"id"', '"meaning": "Written.",\n  "id"', 1))
+    parsed[0] = 0
+    sync.run(repo.path, "HEAD", REPO, content)
+    assert parsed[0] == 1
+
+
+def test_a_record_broken_since_the_last_run_is_a_problem_though_nothing_else_changed(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    for name, source in LIBRARY.items():
+        repo.write(name, source)
+    repo.commit("library")
+    content = repo.path / "content"
+    sync.run(repo.path, "HEAD", REPO, content)
+    broken = sorted((content / "errors").glob("*.json"))[3]
+    broken.write_text(broken.read_text()[:-3])
+    with pytest.raises(ProblemsFound) as found:
+        sync.run(repo.path, "HEAD", REPO, content)
+    assert [p.file.partition(".json")[0] + ".json" for p in found.value.problems] == [str(broken)]
