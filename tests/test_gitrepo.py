@@ -87,7 +87,7 @@ def test_symlinks_and_submodule_entries_are_not_files(repo: Repo) -> None:
     assert set(git.snapshot(repo.path, "HEAD", lambda p: True).files) == {"real.py"}
 
 
-def test_one_git_process_reads_every_file(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_snapshot_reads_bytes_when_asked_and_many_in_one_git_process(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     for n in range(60):
         repo.write(f"m{n}.py", f"value = {n}\n")
     repo.commit()
@@ -100,10 +100,14 @@ def test_one_git_process_reads_every_file(repo: Repo, monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(git.subprocess, "run", counting_run)
     snap = git.snapshot(repo.path, "HEAD", lambda p: True)
-    assert len(snap.files) == 60
+    assert len(snap.files) == 60 and "m59.py" in snap.files
+    assert len(calls) <= 4 and [c[3:] for c in calls if c[3] == "cat-file"] == [["cat-file", "--batch-check"]]
+    calls.clear()
     assert snap.files["m42.py"] == b"value = 42\n"
-    assert [c[3] for c in calls].count("cat-file") == 1
-    assert len(calls) <= 4
+    snap.files.load(snap.files)
+    assert [c[3:] for c in calls] == [["cat-file", "--batch"], ["cat-file", "--batch"]]
+    assert dict(snap.files) == {f"m{n}.py": f"value = {n}\n".encode() for n in range(60)}
+    assert len(calls) == 2
 
 
 def test_read_objects_by_commit_and_path(repo: Repo) -> None:

@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 import random
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 from test_gitrepo import Repo
 
 from errorsite import load
-from errorsite.extract import sync
+from errorsite.extract import git, sync
 from errorsite.problems import ProblemsFound
 
 REPO = "owner/name"
@@ -216,3 +217,33 @@ def test_a_record_broken_since_the_last_run_is_a_problem_though_nothing_else_cha
     with pytest.raises(ProblemsFound) as found:
         sync.run(repo.path, "HEAD", REPO, content)
     assert [p.file.partition(".json")[0] + ".json" for p in found.value.problems] == [str(broken)]
+
+
+def test_a_run_after_an_edit_reads_from_git_only_the_bytes_of_what_the_edit_reaches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = Repo(tmp_path / "repo")
+    for name, source in LIBRARY.items():
+        repo.write(name, source)
+    for n in range(40):
+        repo.write(f"pkg/plain_{n}.py", f"def f_{n}(x):\n    if x:\n        raise ValueError('bad value {n}')\n")
+    repo.commit("library")
+    content = repo.path / "content"
+    sync.run(repo.path, "HEAD", REPO, content)
+    repo.commit("records")
+    asked: list[str] = []
+    real = git.read_objects
+
+    def counted(repo_dir: Path, names: Iterable[str]) -> dict[str, bytes | None]:
+        names = list(names)
+        asked.extend(names)
+        return real(repo_dir, names)
+
+    monkeypatch.setattr(git, "read_objects", counted)
+    sync.run(repo.path, "HEAD", REPO, content)
+    assert asked == []
+    plain = repo.path / "pkg" / "plain_7.py"
+    plain.write_text("# a comment\n" + plain.read_text())
+    repo.commit("edit")
+    report = sync.run(repo.path, "HEAD", REPO, content)
+    assert [c.path for c in report.repinned] == ["pkg/plain_7.py"]
+    assert asked == [repo.git("rev-parse", "HEAD:pkg/plain_7.py").strip()]

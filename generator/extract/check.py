@@ -131,8 +131,8 @@ def check_source(
     names = [f"{r.source.commit}:{r.source.path}" for r in pinned]
     contents = git.read_objects(repo_dir, sorted(set(names)))
     store = FactStore.usable(settings.asserts, settings.warnings, "check --source", repo_dir)
-    scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, whole=True, store=store,
-                      blobs=snap.blobs)
+    source = without_link_helper(snap.files, lambda path: store is not None and store.scanned(path, snap.blobs[path]))
+    scan = scan_files(source, settings.asserts, settings.warnings, whole=True, store=store, blobs=snap.blobs)
     # A pinned file whose bytes are a file's at HEAD: the lines the scan found sites on need no parse to be known
     # raises (a site is always on a raise, a call or a return).
     site_lines: dict[str, set[int]] = defaultdict(set)

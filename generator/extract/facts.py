@@ -170,6 +170,11 @@ class FactStore:
         kept = self._read(path, blob)
         return kept if isinstance(kept, Kept) else None
 
+    def scanned(self, path: str, blob: str) -> bool:
+        """Return whether the pack holds what a scan kept of the file at these bytes (a scan of extract or check,
+        which read only files that are no copy of errorsite's link helper: `globs.without_link_helper`)."""
+        return self._name(path, blob) in self.packed
+
     def put(self, path: str, blob: str, kept: Kept) -> None:
         """Keep what a scan found of a file, whole or not at all."""
         self._write(path, blob, "", kept)

@@ -1,8 +1,10 @@
 """Read files of a git repository at a commit through git itself, never checking out.
 
 A snapshot costs three git processes however many files it holds: `rev-parse`
-for the commit, `ls-tree` for the listing, and one `cat-file --batch` fed every
-wanted object.
+for the commit, `ls-tree` for the listing, and `cat-file --batch-check` for
+which objects this clone has. Their bytes are read when first asked for, many
+at once with one `cat-file --batch` (`Blobs`): a re-extract that kept what
+nearly every file says reads the bytes of nearly none.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,19 +34,62 @@ class Snapshot:
 
     commit: str
     """Full hex id of the commit the files were read at."""
-    files: dict[str, bytes]
-    """File contents by relative POSIX path."""
+    files: Blobs
+    """File contents by relative POSIX path, read when first asked for."""
     blobs: dict[str, str]
     """The blob id git gives each of those files, by path."""
 
 
+class Blobs(Mapping[str, bytes]):
+    """The bytes of files at a commit, by path, each read from git when first asked for.
+
+    `load` reads many in one `cat-file --batch`; a file asked for alone is read alone. Each read runs
+    a git process of its own, so a worker forked from the scan reads what it needs without sharing
+    a pipe with anyone.
+    """
+
+    def __init__(self, repo_dir: Path, blobs: dict[str, str], read: dict[str, bytes] | None = None) -> None:
+        self._repo_dir = repo_dir
+        self._blobs = blobs
+        self._read: dict[str, bytes] = read if read is not None else {}
+
+    def __getitem__(self, path: str) -> bytes:
+        if path not in self._read:
+            if path not in self._blobs:
+                raise KeyError(path)
+            self.load([path])
+        return self._read[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._blobs)
+
+    def __len__(self) -> int:
+        return len(self._blobs)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._blobs
+
+    def load(self, paths: Iterable[str]) -> None:
+        """Read the bytes of those of `paths` not read yet, in one git process."""
+        wanted = {path: self._blobs[path] for path in paths if path not in self._read and path in self._blobs}
+        if wanted:
+            contents = read_objects(self._repo_dir, sorted(set(wanted.values())))
+            # An object git said it has and then lost (the repository changed under the run) stays unread: asking
+            # for it is a KeyError, as for a file the snapshot does not hold.
+            self._read.update((path, data) for path, oid in wanted.items() if (data := contents[oid]) is not None)
+
+    def only(self, paths: Iterable[str]) -> Blobs:
+        """Return the files of `paths` alone; the bytes read so far are shared with this one."""
+        return Blobs(self._repo_dir, {path: self._blobs[path] for path in paths}, self._read)
+
+
 def snapshot(repo_dir: Path, rev: str, wanted: Callable[[str], bool]) -> Snapshot:
-    """Return the files at `rev` whose path `wanted` accepts."""
+    """Return the files at `rev` whose path `wanted` accepts (those whose object this clone lacks left out)."""
     commit = resolve(repo_dir, rev)
     blobs = {path: oid for path, oid in list_tree(repo_dir, commit).items() if wanted(path)}
-    contents = read_objects(repo_dir, sorted(set(blobs.values())))
-    files = {path: data for path, oid in blobs.items() if (data := contents[oid]) is not None}
-    return Snapshot(commit, files, {path: blobs[path] for path in files})
+    present = present_objects(repo_dir, sorted(set(blobs.values())))
+    blobs = {path: oid for path, oid in blobs.items() if oid in present}
+    return Snapshot(commit, Blobs(repo_dir, blobs), blobs)
 
 
 def resolve(repo_dir: Path, rev: str) -> str:
@@ -87,6 +132,16 @@ def read_objects(repo_dir: Path, names: Iterable[str]) -> dict[str, bytes | None
     _raise_for(result, repo_dir, "cat-file")
     found = _parse_batch(result.stdout, askable)
     return {n: found.get(n) for n in names}
+
+
+def present_objects(repo_dir: Path, oids: list[str]) -> frozenset[str]:
+    """Return those of the blob ids `oids` that this clone has."""
+    if not oids:
+        return frozenset()
+    result = _git(repo_dir, ["cat-file", "--batch-check"], stdin="".join(f"{oid}\n" for oid in oids).encode("ascii"))
+    _raise_for(result, repo_dir, "cat-file")
+    return frozenset(oid for oid, line in zip(oids, result.stdout.decode("ascii", "replace").splitlines())
+                     if (found := _FOUND.fullmatch(line.encode("ascii"))) is not None and found[1] == b"blob")
 
 
 def _parse_batch(output: bytes, names: list[str]) -> dict[str, bytes | None]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
 from ..model import SourceSettings
+from .git import Blobs
 
 DEFAULT_INCLUDE: tuple[str, ...] = ("*.py",)
 """Files read when no --include is given."""
@@ -22,14 +23,22 @@ LINK_HELPER_HEAD = b"# errorsite link helper:"
 """How every copy of errorsite's link helper begins (`generator/link.py`, which `errorsite vendor` copies)."""
 
 
-def without_link_helper(files: Mapping[str, bytes]) -> dict[str, bytes]:
+def without_link_helper(files: Mapping[str, bytes], scanned: Callable[[str], bool] = lambda path: False
+                        ) -> Mapping[str, bytes]:
     """Return `files` without the copies of errorsite's link helper a library vendors.
 
     A vendored helper is errorsite's code, not the library's: its raises are none of the library's
     errors, and its calls (`Entry.parse(item)`) are no callers of the library's functions. `init`
     excludes one it finds; one vendored later is left out here, so that vendoring re-pins no record.
+    `scanned(path)` says that a scan read the file at its bytes before (`facts.FactStore.scanned`): it
+    is no helper, which was left out before that scan, and its bytes need not be read.
     """
-    return {path: data for path, data in files.items() if not data.startswith(LINK_HELPER_HEAD)}
+    if not isinstance(files, Blobs):
+        return {path: data for path, data in files.items() if not data.startswith(LINK_HELPER_HEAD)}
+    unknown = [path for path in files if not scanned(path)]
+    files.load(unknown)
+    helpers = {path for path in unknown if files[path].startswith(LINK_HELPER_HEAD)}
+    return files.only(path for path in files if path not in helpers)
 
 
 def with_flags(

@@ -104,17 +104,18 @@ class ParsedFile:
     """One Python file of the repository that parses, with what the repository collects of it; its syntax is read
     from its bytes when first asked for (a scan that kept a file's facts may never need it)."""
 
-    __slots__ = ("path", "module", "data", "defined", "imported", "on_load", "_tree", "_text", "_constants", "_nodes")
+    __slots__ = ("path", "module", "_data", "defined", "imported", "on_load", "_tree", "_text", "_constants", "_nodes")
 
-    def __init__(self, path: str, data: bytes, tree: ast.Module | None = None, text: str | None = None,
-                 defined: tuple[Defined, ...] | None = None, imported: dict[str, str] | None = None) -> None:
-        """A file of `data` at `path`, given its tree and text when parsed already, or its facts when kept."""
+    def __init__(self, path: str, data: bytes | Callable[[], bytes], tree: ast.Module | None = None,
+                 text: str | None = None, defined: tuple[Defined, ...] | None = None,
+                 imported: dict[str, str] | None = None) -> None:
+        """A file of `data` at `path` (its bytes, or what reads them: a file whose facts were kept may never be
+        read), given its tree and text when parsed already, or its facts when kept."""
         self.path = path
         """Relative POSIX path."""
         self.module = module_name(path)
         """Dotted module name the path gives (`pkg/sub/__init__.py` is `pkg.sub`)."""
-        self.data = data
-        """Its bytes."""
+        self._data = data
         self.on_load: Callable[[ParsedFile], None] | None = None
         """Called each time the file is parsed from its bytes (see `forget`)."""
         self._tree: ast.Module | None = None
@@ -135,6 +136,13 @@ class ParsedFile:
         found = definitions(tree)
         self._nodes = [node for _, node in found]
         return found
+
+    @property
+    def data(self) -> bytes:
+        """Return its bytes, read when first asked for."""
+        if callable(self._data):
+            self._data = self._data()
+        return self._data
 
     def _load(self) -> tuple[ast.Module, Source, Names]:
         """Return the file's tree, text and constants, parsing it from its bytes when it is not in memory."""

@@ -40,6 +40,7 @@ from ..collector import collector_off
 from ..model import Variant
 from ..sitebuild import workers
 from .context import Annotation, Context, FileIndex, Guards, annotated_digest, index_file
+from .git import Blobs
 from .facts import FactStore, Found, Kept, blob_id, definitions_digest, inputs_digest
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
@@ -183,11 +184,13 @@ def _read(files: Mapping[str, bytes], memo: Memo | None, kept: _Kept
         # Old code trips invalid-escape warnings at parse time; they say nothing about raises.
         warnings.simplefilter("ignore")
         for path in sorted(files):
-            key = (path, files[path])
-            found = kept.file(path, files[path])
-            if found is None:
-                found = known[key] if key in known else _parse(path, files[path])
-            read[key] = found
+            # A file whose facts were kept is read only if a finder reads its syntax (`ParsedFile.data`).
+            found = kept.file(path, partial(files.__getitem__, path))
+            if found is None or memo is not None:
+                key = (path, files[path])
+                if found is None:
+                    found = known[key] if key in known else _parse(path, files[path])
+                read[key] = found
             if isinstance(found, ParsedFile):
                 parsed.append(found)
             elif isinstance(found, Skipped):
@@ -206,12 +209,15 @@ class _Kept:
         """Read back what `store` kept of `files` (nothing without a store); make the facts of the rest, with their
         index when `context`. `blobs` are the files' blob ids when git told them."""
         self.store = store
-        self.blobs = {path: blobs[path] if blobs is not None and path in blobs else blob_id(data)
-                      for path, data in files.items()} if store is not None else {}
+        self.files = files
+        """The files scanned."""
+        self.blobs = {path: blobs[path] if blobs is not None and path in blobs else blob_id(files[path])
+                      for path in files} if store is not None else {}
         """The blob id of each file, by path."""
         self.kept = {path: store.get(path, blob) for path, blob in self.blobs.items()} if store is not None else {}
         """What was kept of each file (None: nothing)."""
         unknown = [path for path in sorted(files) if self.kept.get(path) is None] if store is not None else []
+        _prefetch(files, unknown)
         # The files nothing was kept of say what they say alone on every core; only facts come back, never trees.
         self.made = dict(zip(unknown, workers.map_items(partial(_alone, files, context, store), unknown, os.cpu_count() or 1)))
         """What each file nothing was kept of says alone, or why it cannot be read."""
@@ -231,7 +237,7 @@ class _Kept:
         self.loaded: dict[str, ParsedFile] = {}
         """The files parsed again, oldest first (see `watch`)."""
 
-    def file(self, path: str, data: bytes) -> ParsedFile | Skipped | ParseFailure | None:
+    def file(self, path: str, data: Callable[[], bytes]) -> ParsedFile | Skipped | ParseFailure | None:
         """Return the file at `path` as what was kept or made of it says, not parsed; None when nothing was."""
         before = self.kept.get(path)
         if before is not None:
@@ -315,6 +321,13 @@ class _Kept:
 
         befores = [self.kept.get(file.path) for file in parsed]
         refind = [n for n, before in enumerate(befores) if not still(before.found if before is not None else None)]
+        # The files found again and those they read when last found, at once; every file when many are found again.
+        wanted = {parsed[n].path for n in refind}
+        for n in refind:
+            before = befores[n]
+            if before is not None and before.found is not None:
+                wanted.update(path for path, _ in before.found.reads)
+        _prefetch(self.files, self.files if workers.parallel(os.cpu_count() or 1, len(refind)) else wanted)
         jobs = (os.cpu_count() or 1) if self.store is not None else 1
         found_now = dict(zip(refind, workers.map_items(find, refind, jobs)))
         out = []
@@ -350,6 +363,13 @@ class _Kept:
             if annotations != before.get(path):
                 self.store.keep_annotations(path, self.blobs[path], annotations)
         return made
+
+
+def _prefetch(files: Mapping[str, bytes], paths: Iterable[str]) -> None:
+    """Read the bytes of `paths` at once when `files` reads them from git when asked (`git.Blobs`): rather than one
+    git process per file, and before workers fork, each of which would read them one by one."""
+    if isinstance(files, Blobs):
+        files.load(paths)
 
 
 def _given(value: tuple[Calls, ...]) -> tuple[Calls, ...]:

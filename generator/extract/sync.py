@@ -270,8 +270,9 @@ def run(
     snap = git.snapshot(repo_dir, rev, FileFilter.of_settings(settings))
     if last is None or not git.is_ancestor(repo_dir, last.commit, snap.commit):
         records.unsettle()
-    scan = scan_files(without_link_helper(snap.files), settings.asserts, settings.warnings, context=True,
-                      whole=True, store=store, blobs=snap.blobs)
+    files = without_link_helper(snap.files, lambda path: store is not None and store.scanned(path, snap.blobs[path]))
+    scan = scan_files(files, settings.asserts, settings.warnings, context=True, whole=True, store=store,
+                      blobs=snap.blobs)
     if store is not None:
         store.save(snap.blobs)
     report, left = sync(content_dir, config, records, scan, snap.commit, repo,
