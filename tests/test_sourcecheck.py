@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from test_extract import scan_file
 from test_gitrepo import Repo
 
 from errorsite import cli, validate
-from errorsite.extract import sync
+from errorsite.extract import git, sync
 from errorsite.extract.check import SourceReport, check_source
 from errorsite.extract.sites import RaiseSite
 from errorsite.load import RawRecord
@@ -236,3 +237,35 @@ def test_an_undocumented_site_names_the_record_it_had_and_the_command(tmp_path: 
     ]
     assert cli.main(["extract", str(repo.path), "--content", str(content), "--include=pkg/*.py"]) == 0
     assert cli.main(["check", "--content", str(content), "--source", str(repo.path), "--strict"]) == 0
+
+
+def test_a_pin_found_in_step_is_not_read_again_and_one_that_drifted_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = Repo(tmp_path / "repo")
+    source = 'def f(x):\n    if x:\n        raise ValueError("f")\n\n\ndef g():\n    raise KeyError("g")\n'
+    commit = commit_sources(repo, {"m.py": source})
+    sites = scan_file("m.py", source.encode()).sites
+    good = [(f"r{n}.json", pinned_record(site, commit, f"r{n}")) for n, site in enumerate(sites)]
+    drifted = pinned_record(sites[0], commit, "drifted")
+    drifted["source"]["snippet"]["code"] = drifted["source"]["snippet"]["code"].replace('"f"', '"F"')
+    short = pinned_record(sites[1], commit[:10], "short")
+    asked: list[str] = []
+    real = git.read_objects
+
+    def counted(repo_dir: Path, names: Iterable[str]) -> dict[str, bytes | None]:
+        names = list(names)
+        asked.extend(name for name in names if ":" in name)  # files at a pin's commit, not HEAD's blobs
+        return real(repo_dir, names)
+
+    monkeypatch.setattr(git, "read_objects", counted)
+    records = [*good, ("drifted.json", drifted), ("short.json", short)]
+    first = check(records, repo.path)
+    assert [p.file for p in first.problems] == ["drifted.json"]
+    assert sorted(asked) == sorted([f"{commit[:10]}:m.py", f"{commit}:m.py"])
+    asked.clear()
+    # The pins in step are not read again; the drifted one and the one by an abbreviated id are, every time.
+    again = check(records, repo.path)
+    assert again.problems == first.problems
+    assert sorted(asked) == sorted([f"{commit[:10]}:m.py", f"{commit}:m.py"])
+    asked.clear()
+    assert check(good, repo.path).problems == () and asked == []

@@ -14,6 +14,8 @@ Three questions, one report:
 from __future__ import annotations
 
 import ast
+import hashlib
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -27,6 +29,9 @@ from .messages import decode_source, file_lines, split_lines
 from .facts import FactStore, blob_id
 from .scan import scan_files
 from .sites import RaiseSite
+
+FULL_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+"""A commit id written out in full (SHA-1 or SHA-256)."""
 
 
 @dataclass(frozen=True)
@@ -127,10 +132,13 @@ def check_source(
             and (site.config.repo is None or r.source.repo in (None, site.config.repo))]
     history = git.history(repo_dir, snap.commit, (r.source.commit for r in mine))
     problems = _history_problems(repo_dir, snap.commit, mine, history)
-    pinned = [r for r in mine if r.source.commit in history.reachable]
+    store = FactStore.usable(settings.asserts, settings.warnings, "check --source", repo_dir)
+    # A pin found in step with its file before is in step now: the file at a commit never changes.
+    in_step = store.pins_in_step(repo_dir) if store is not None else frozenset()
+    keys = {r.id: pin_key(r) for r in mine}
+    pinned = [r for r in mine if r.source.commit in history.reachable and keys[r.id] not in in_step]
     names = [f"{r.source.commit}:{r.source.path}" for r in pinned]
     contents = git.read_objects(repo_dir, sorted(set(names)))
-    store = FactStore.usable(settings.asserts, settings.warnings, "check --source", repo_dir)
     source = without_link_helper(snap.files, lambda path: store is not None and store.scanned(path, snap.blobs[path]))
     scan = scan_files(source, settings.asserts, settings.warnings, whole=True, store=store, blobs=snap.blobs)
     # A pinned file whose bytes are a file's at HEAD: the lines the scan found sites on need no parse to be known
@@ -139,9 +147,17 @@ def check_source(
     for found in scan.sites:
         site_lines[snap.blobs[found.path]].add(found.line)
     files = {name: _PinnedFile.of(content, store, site_lines) for name, content in contents.items()}
-    problems += [p for record, name in zip(pinned, names) for p in _drift(record, files[name])]
+    found_in_step: set[bytes] = set()
+    for record, name in zip(pinned, names):
+        drift = _drift(record, files[name])
+        problems += drift
+        if not drift and (key := keys[record.id]) is not None:
+            found_in_step.add(key)
     if store is not None:
         store.save(snap.blobs)
+        now = frozenset(key for key in keys.values() if key is not None and key in in_step) | found_in_step
+        if now != in_step:
+            store.keep_pins_in_step(repo_dir, now)
     matching = sync.match([_known(r) for r in mine], scan.sites, rules=2)
     removed = [r for r in site.records if r.status == "removed"
                and (site.config.repo is None or r.source.repo in (None, site.config.repo))]
@@ -153,6 +169,17 @@ def check_source(
         sum(r.written for r in mine), sum(r.review is not None for r in mine), strict, min_written,
         tuple((found, by_id[known.id]) for known, found, _ in former), extract,
     )
+
+
+def pin_key(record: Record) -> bytes | None:
+    """Return a digest of what a record's pin holds (commit, path, line, snippet), by which a pin found in step with
+    the file at its commit is known again; None for a pin by an abbreviated commit id, which more objects in the
+    clone may make ambiguous."""
+    source = record.source
+    if not FULL_COMMIT.fullmatch(source.commit):
+        return None
+    text = "\0".join((source.commit, source.path, str(source.line), str(source.snippet.start), source.snippet.code))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _known(record: Record) -> sync.Known:

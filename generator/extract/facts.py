@@ -230,24 +230,42 @@ class FactStore:
 
     def last_run(self, content: Path, repo: Path) -> LastRun | None:
         """Return what the last extract of `repo` into `content` left there (`lastrun`), or None when no run kept it
-        or its entry fails its check. Never from the pack: a pack holds what an earlier run used."""
-        body = self._authentic(self._last_run_name(content, repo), MAX_ENTRY_BYTES)
-        if body is None:
-            return None
-        try:
-            value = pickle.loads(body)
-        except Exception:  # authenticated, so ours: see `_read`
-            return None
+        or its entry fails its check."""
+        value = self._folder_entry("last run", content, repo)
         return value if isinstance(value, LastRun) else None
 
     def keep_last_run(self, content: Path, repo: Path, last: LastRun) -> None:
         """Keep what an extract of `repo` into `content` left there."""
-        name = self._last_run_name(content, repo)
-        body = pickle.dumps(last, protocol=pickle.HIGHEST_PROTOCOL)
+        self._keep_folder_entry(last, "last run", content, repo)
+
+    def pins_in_step(self, repo: Path) -> frozenset[bytes]:
+        """Return the pins `check --source` of the repository folder `repo` found in step with their files (see
+        `check.pin_key`); none when no run kept them."""
+        value = self._folder_entry("pins", repo)
+        return value if isinstance(value, frozenset) else frozenset()
+
+    def keep_pins_in_step(self, repo: Path, pins: frozenset[bytes]) -> None:
+        """Keep the pins a check of the repository folder `repo` found in step with their files."""
+        self._keep_folder_entry(pins, "pins", repo)
+
+    def _folder_entry(self, part: str, *folders: Path) -> object:
+        """Return the entry of `part` kept for these folders (by their real paths), or None when there is none or it
+        fails its check. Never from the pack: a pack holds what an earlier run used, and these change every run."""
+        body = self._authentic(self._folder_entry_name(part, folders), MAX_ENTRY_BYTES)
+        if body is None:
+            return None
+        try:
+            return pickle.loads(body)
+        except Exception:  # authenticated, so ours: see `_read`
+            return None
+
+    def _keep_folder_entry(self, value: object, part: str, *folders: Path) -> None:
+        name = self._folder_entry_name(part, folders)
+        body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         write_cached(self.folder / name, self._code(name, body), body)
 
-    def _last_run_name(self, content: Path, repo: Path) -> str:
-        return _entry_name(self.salt, "last run", f"{content.resolve()}\0{repo.resolve()}", "")
+    def _folder_entry_name(self, part: str, folders: tuple[Path, ...]) -> str:
+        return _entry_name(self.salt, part, "\0".join(str(folder.resolve()) for folder in folders), "")
 
     def save(self, blobs: Mapping[str, str]) -> None:
         """Keep the pack: what this run used, and what the last pack held of the files at their bytes in `blobs`
