@@ -446,12 +446,19 @@ def run_check(args: argparse.Namespace) -> int:
     from . import load, validate, verify
     from .extract import git, globs
     from .extract.check import check_source
+    from .extract.facts import FactStore
     from .patterns import stale_vendored
     from .summary import coverage
 
     folder = content_folder(args)
     content = load.load(folder)
-    site = validate.build_site(content)
+    # What a check found of each record file is kept by its bytes: only those that changed are checked again.
+    store = FactStore.usable(False, False, "check")
+    passed = store.records_checked(folder) if store is not None else frozenset()
+    site = validate.build_site(content, passed=passed)
+    checked = frozenset(validate.checked_key(raw) for raw in content.records)
+    if store is not None and checked != passed:
+        store.keep_records_checked(folder, checked)
     # A check that ran against older code is said, never a failure: re-pinning must not stop a deploy.
     stale = verify.stale(content.records)
     for note in stale:

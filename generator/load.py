@@ -7,6 +7,7 @@ that rewrite a record read its bytes again only to keep what they leave as it wa
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -40,6 +41,9 @@ class RawRecord:
     file: str
     """The file as the user would name it."""
     data: Any
+    digest: bytes = b""
+    """A digest of the file's bytes, when `load` read them: what checking the record found is known by it
+    (`validate.build_site`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +97,8 @@ def load(folder: Path) -> Content:
     # 12,000 records.
     for path in sorted(errors_dir.glob("*.json"), key=lambda found: found.name):
         try:
-            records.append(RawRecord(str(path), read_json(path)))
+            raw = read_bytes(path, link=False)
+            records.append(RawRecord(str(path), parse_json(raw), hashlib.blake2b(raw, digest_size=16).digest()))
         except FileProblems as found:
             problems.extend(found.problems(str(path)))
         except Invalid as error:

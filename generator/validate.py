@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -34,17 +35,23 @@ JSON_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: 
                    list: "an array", dict: "an object", type(None): "null"}
 
 
-def build_site(content: Content, base_url: str | None = None) -> Site:
-    """Return the valid Site for `content`, or raise ProblemsFound listing every problem."""
+def build_site(content: Content, base_url: str | None = None, passed: frozenset[bytes] = frozenset()) -> Site:
+    """Return the valid Site for `content`, or raise ProblemsFound listing every problem.
+
+    A record file whose `checked_key` is in `passed` passed `check_record` before, in the same bytes: it is not
+    checked again (the check is a function of the file's name and bytes, and of errorsite's code).
+    """
     from .sitebuild import workers  # here, not at the top: lookup imports this module and seldom builds a site
 
     config, problems = site_config(content.settings, content.settings_file, base_url)
     problems.extend(content.problems)
     records = []
     raws = content.records
+    todo = [number for number, raw in enumerate(raws) if not raw.digest or checked_key(raw) not in passed]
     # Each record file is checked on its own: many are checked on every core.
-    checked = workers.map_items(partial(_record_problems, raws), list(range(len(raws))), os.cpu_count() or 1)
-    for raw, found in zip(raws, checked):
+    checked = dict(zip(todo, workers.map_items(partial(_record_problems, raws), todo, os.cpu_count() or 1)))
+    for number, raw in enumerate(raws):
+        found = checked.get(number, [])
         problems.extend(found)
         if not found:
             records.append(to_record(raw, config))
@@ -52,6 +59,16 @@ def build_site(content: Content, base_url: str | None = None) -> Site:
     if problems:
         raise ProblemsFound(problems)
     return Site(config, tuple(sorted(records, key=lambda r: r.id)))
+
+
+def checked_key(raw: RawRecord) -> bytes:
+    """Return what a record file that passed `check_record` is known by: its name and the digest of its bytes, and the
+    version of Pygments, whose lexers say which languages are known."""
+    import pygments
+
+    name = PurePosixPath(raw.file.replace("\\", "/")).name
+    return hashlib.blake2b(f"{name}\0{pygments.__version__}\0".encode("utf-8", "surrogateescape") + raw.digest,
+                           digest_size=16).digest()
 
 
 def site_config(settings: dict[str, Any], file: str, base_url: str | None) -> tuple[Config, list[Problem]]:

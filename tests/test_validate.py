@@ -217,3 +217,29 @@ def test_many_records_are_checked_in_worker_processes_with_every_problem_named(
     edit_record(content, "copy-250", lambda d: d.pop("message"))
     assert problems_of(content) == [("copy-123.json", "/source/line", "wrong-type"),
                                     ("copy-250.json", "/message", "missing-field")]
+
+
+def test_check_checks_again_only_the_record_files_that_changed(content: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from errorsite import cli
+
+    checked: list[str] = []
+    real = validate.check_record
+
+    def counted(raw: load.RawRecord) -> Any:
+        checked.append(Path(raw.file).name)
+        return real(raw)
+
+    monkeypatch.setattr(validate, "check_record", counted)
+    assert cli.main(["check", "--content", str(content)]) == 0
+    assert sorted(checked) == sorted(p.name for p in (content / "errors").glob("*.json"))
+    checked.clear()
+    assert cli.main(["check", "--content", str(content)]) == 0
+    assert checked == []
+    # An edit, a copy under another name: each is checked again, and what is wrong is said as without a kept check.
+    edit_record(content, GOOD, lambda data: data.update(title=42))
+    copy = content / "errors" / "a-copy.json"
+    copy.write_bytes((content / "errors" / "old-kv-dtype.json").read_bytes())
+    assert cli.main(["check", "--content", str(content)]) == 1
+    assert sorted(checked) == ["a-copy.json", f"{GOOD}.json"]
+    assert "a-copy.json: /id" in capsys.readouterr().err

@@ -248,6 +248,16 @@ class FactStore:
         """Keep the pins a check of the repository folder `repo` found in step with their files."""
         self._keep_folder_entry(pins, "pins", repo)
 
+    def records_checked(self, content: Path) -> frozenset[bytes]:
+        """Return the record files of the content folder `content` that passed `validate.check_record`, by
+        `validate.checked_key`; none when no check kept them."""
+        value = self._folder_entry("records checked", content)
+        return value if isinstance(value, frozenset) else frozenset()
+
+    def keep_records_checked(self, content: Path, keys: frozenset[bytes]) -> None:
+        """Keep the record files of `content` that passed `validate.check_record`."""
+        self._keep_folder_entry(keys, "records checked", content)
+
     def _folder_entry(self, part: str, *folders: Path) -> object:
         """Return the entry of `part` kept for these folders (by their real paths), or None when there is none or it
         fails its check. Never from the pack: a pack holds what an earlier run used, and these change every run."""
