@@ -49,6 +49,10 @@ MAX_ENTRY_BYTES = 64 * 1024 * 1024
 MAX_PACK_BYTES = 2 * 1024**3
 """The largest pack read back (sglang's is about 50 MB)."""
 
+ADDED_SHARE = 0.25
+"""How much of a pack written whole may be added to it, or held though no run needs it, before it is written whole
+again (see `FactStore.save`)."""
+
 _CODE_BYTES = 32
 
 
@@ -125,9 +129,10 @@ class FactStore:
     """The kept facts of files, in the user's cache folder, for one errorsite and one choice of settings.
 
     A store opened for a repository folder (`open`'s `where`) also reads and keeps its pack: one entry holding a
-    copy of every entry the folder's last run used, read at once. A re-extract of a large library reads thousands
-    of entries, and one read and one check of their authentication cost less than thousands. The entries stay
-    where they are (the pack is only a copy), so another checkout, another branch or a lost pack finds them.
+    copy of every entry the folder's last run used, read at once, and one of what later runs added to it (`save`).
+    A re-extract of a large library reads thousands of entries, and one read and one check of their
+    authentication cost less than thousands. The entries stay where they are (the pack is only a copy), so
+    another checkout, another branch or a lost pack finds them.
     """
 
     def __init__(self, folder: Path, secret: bytes, salt: bytes, pack: str | None = None) -> None:
@@ -139,7 +144,11 @@ class FactStore:
         """What besides path and blob an entry's name depends on: errorsite's code and the settings."""
         self.pack = pack
         """The name of the pack entry of the repository folder the store was opened for (None: no pack)."""
-        self.packed: dict[str, Packed] = self._read_pack() if pack is not None else {}
+        self.whole: dict[str, Packed] = self._read_pack(pack) if pack is not None else {}
+        """The pack as last written whole, by entry name."""
+        self.added: dict[str, Packed] = self._read_pack(self.added_name()) if pack is not None else {}
+        """What later runs added to it (entries new or made again), by entry name."""
+        self.packed: dict[str, Packed] = {**self.whole, **self.added}
         """The pack as read, by entry name."""
         self.used: dict[str, Packed] = {}
         """What this run read or wrote, as `packed` holds it."""
@@ -280,39 +289,60 @@ class FactStore:
     def save(self, blobs: Mapping[str, str]) -> None:
         """Keep the pack: what this run used, and what the last pack held of the files at their bytes in `blobs`
         (the files of the repository now) that every extract reads, so that `extract` and `check --source` of one
-        folder share one pack although each reads only part of it. Nothing is written when the pack would hold what
-        it holds."""
+        folder share one pack although each reads only part of it.
+
+        What the pack written whole lacks goes to a second entry of what was added (a run after a small change writes
+        a few entries, not tens of megabytes), until that and what the whole one holds that no run needs pass
+        ADDED_SHARE of it: then the pack is written whole again. Nothing is written when the pack would hold what it
+        holds."""
         if self.pack is None:
             return
         kept = {**{name: entry for name, entry in self.packed.items()
                    if entry.part in CARRIED and entry.path and blobs.get(entry.path) == entry.blob}, **self.used}
-        if kept == self.packed:
+        # An entry taken from the pack is the very view the pack read: one made or read again is not.
+        added = {name: entry for name, entry in kept.items()
+                 if name not in self.whole or entry.body is not self.whole[name].body}
+        if added.keys() == self.added.keys() and all(entry.body is self.added[name].body for name, entry in added.items()):
             _touch(self.folder / self.pack)
+            _touch(self.folder / self.added_name())
             return
+        spare = sum(len(entry.body) for name, entry in self.whole.items() if name not in kept)
+        whole = sum(len(entry.body) for entry in self.whole.values())
+        if self.whole and sum(len(entry.body) for entry in added.values()) + spare <= ADDED_SHARE * whole:
+            self._write_pack(self.added_name(), added)
+        else:
+            self._write_pack(self.pack, kept)
+            self._write_pack(self.added_name(), {})
+
+    def _write_pack(self, name: str, entries: Mapping[str, Packed]) -> None:
         # The entries' bodies follow their table, one after the other: a pack read is one buffer that each entry
         # is a view of, never a copy (a pickle of the bodies would double the memory of reading the pack).
         table: dict[str, tuple[str, str, str, int, int]] = {}
         at = 0
-        for name, entry in kept.items():
-            table[name] = (entry.path, entry.blob, entry.part, at, at + len(entry.body))
+        for entry_name, entry in entries.items():
+            table[entry_name] = (entry.path, entry.blob, entry.part, at, at + len(entry.body))
             at += len(entry.body)
         head = pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)
-        chunks = [len(head).to_bytes(8, "big"), head, *(entry.body for entry in kept.values())]
-        write_cached(self.folder / self.pack, self._code(self.pack, *chunks), *chunks)
+        chunks = [len(head).to_bytes(8, "big"), head, *(entry.body for entry in entries.values())]
+        write_cached(self.folder / name, self._code(name, *chunks), *chunks)
 
-    def _read_pack(self) -> dict[str, Packed]:
-        assert self.pack is not None
-        view = self._authentic(self.pack, MAX_PACK_BYTES)
+    def _read_pack(self, name: str) -> dict[str, Packed]:
+        view = self._authentic(name, MAX_PACK_BYTES)
         if view is None:
             return {}
         try:
             size = int.from_bytes(view[:8], "big")
             table = pickle.loads(view[8:8 + size])
             bodies = view[8 + size:]
-            return {name: Packed(path, blob, part, bodies[start:end])
-                    for name, (path, blob, part, start, end) in table.items()}
+            return {entry: Packed(path, blob, part, bodies[start:end])
+                    for entry, (path, blob, part, start, end) in table.items()}
         except Exception:  # authenticated, so ours: see `_read`
             return {}
+
+    def added_name(self) -> str:
+        """Return the name of the entry of what was added to the pack since it was written whole."""
+        assert self.pack is not None
+        return _entry_name(self.salt, "added", self.pack, "")
 
     def _read(self, path: str, blob: str, part: str = "") -> object:
         name = self._name(path, blob, part)
