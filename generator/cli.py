@@ -456,7 +456,7 @@ def run_check(args: argparse.Namespace) -> int:
     store = FactStore.usable(False, False, "check")
     passed = store.records_checked(folder) if store is not None else frozenset()
     site = validate.build_site(content, passed=passed)
-    checked = frozenset(validate.checked_key(raw) for raw in content.records)
+    checked = frozenset(validate.checked_key(raw.file, raw.digest) for raw in content.records)
     if store is not None and checked != passed:
         store.keep_records_checked(folder, checked)
     # A check that ran against older code is said, never a failure: re-pinning must not stop a deploy.

@@ -47,7 +47,7 @@ def build_site(content: Content, base_url: str | None = None, passed: frozenset[
     problems.extend(content.problems)
     records = []
     raws = content.records
-    todo = [number for number, raw in enumerate(raws) if not raw.digest or checked_key(raw) not in passed]
+    todo = [number for number, raw in enumerate(raws) if not raw.digest or checked_key(raw.file, raw.digest) not in passed]
     # Each record file is checked on its own: many are checked on every core.
     checked = dict(zip(todo, workers.map_items(partial(_record_problems, raws), todo, os.cpu_count() or 1)))
     for number, raw in enumerate(raws):
@@ -61,13 +61,13 @@ def build_site(content: Content, base_url: str | None = None, passed: frozenset[
     return Site(config, tuple(sorted(records, key=lambda r: r.id)))
 
 
-def checked_key(raw: RawRecord) -> bytes:
-    """Return what a record file that passed `check_record` is known by: its name and the digest of its bytes, and the
-    version of Pygments, whose lexers say which languages are known."""
+def checked_key(file: str, digest: bytes) -> bytes:
+    """Return what a record file that passed `check_record` is known by: its name and the digest of its bytes
+    (`RawRecord.digest`), and the version of Pygments, whose lexers say which languages are known."""
     import pygments
 
-    name = PurePosixPath(raw.file.replace("\\", "/")).name
-    return hashlib.blake2b(f"{name}\0{pygments.__version__}\0".encode("utf-8", "surrogateescape") + raw.digest,
+    name = PurePosixPath(file.replace("\\", "/")).name
+    return hashlib.blake2b(f"{name}\0{pygments.__version__}\0".encode("utf-8", "surrogateescape") + digest,
                            digest_size=16).digest()
 
 

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from test_gitrepo import Repo
 
-from errorsite import load
-from errorsite.extract import git, sync
+from errorsite.extract import git, lastrun, sync
 from errorsite.problems import ProblemsFound
 
 REPO = "owner/name"
@@ -167,14 +166,15 @@ def test_a_run_that_takes_what_the_last_left_writes_what_a_run_reading_everythin
 
 
 def _counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the record files each run reads and parses (what it checks of those it wrote aside)."""
     parsed = [0]
-    real = load.parse_json
+    real = lastrun.RecordFiles.parse
 
-    def counted(data: bytes) -> object:
-        parsed[0] += 1
-        return real(data)
+    def counted(self: lastrun.RecordFiles, name: str) -> object:
+        parsed[0] += name not in self.data
+        return real(self, name)
 
-    monkeypatch.setattr(load, "parse_json", counted)
+    monkeypatch.setattr(lastrun.RecordFiles, "parse", counted)
     return parsed
 
 
@@ -247,3 +247,39 @@ def test_a_run_after_an_edit_reads_from_git_only_the_bytes_of_what_the_edit_reac
     report = sync.run(repo.path, "HEAD", REPO, content)
     assert [c.path for c in report.repinned] == ["pkg/plain_7.py"]
     assert asked == [repo.git("rev-parse", "HEAD:pkg/plain_7.py").strip()]
+
+
+def test_a_check_after_extract_reads_again_neither_the_records_nor_the_pins_extract_wrote(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from errorsite import cli, validate
+
+    repo = Repo(tmp_path / "repo")
+    for name, source in LIBRARY.items():
+        repo.write(name, source)
+    repo.commit("library")
+    content = repo.path / "content"
+    sync.run(repo.path, "HEAD", REPO, content)
+    repo.commit("records")
+    checked: list[str] = []
+    real_check = validate.check_record
+    monkeypatch.setattr(validate, "check_record", lambda raw: checked.append(Path(raw.file).name) or real_check(raw))
+    asked: list[str] = []
+    real_read = git.read_objects
+
+    def counted(repo_dir: Path, names: Iterable[str]) -> dict[str, bytes | None]:
+        names = list(names)
+        asked.extend(name for name in names if ":" in name)  # files at a pin's commit
+        return real_read(repo_dir, names)
+
+    monkeypatch.setattr(git, "read_objects", counted)
+    argv = ["check", "--content", str(content), "--source", str(repo.path)]
+    assert cli.main(argv) == 0
+    assert checked == [] and asked == []
+    # A record edited by hand since: check reads and checks it, and its pin, as it would with nothing kept.
+    record = sorted((content / "errors").glob("*.json"))[0]
+    data = json.loads(record.read_text())
+    data["source"]["snippet"]["code"] += "\n# drifted"
+    record.write_text(json.dumps(data, indent=2))
+    assert cli.main(argv) == 1
+    assert checked == [record.name] and len(asked) == 1
+    assert "snippet drifted" in capsys.readouterr().err

@@ -14,8 +14,6 @@ Three questions, one report:
 from __future__ import annotations
 
 import ast
-import hashlib
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -23,15 +21,12 @@ from pathlib import Path
 
 from ..model import Record, Site, SourceSettings
 from ..problems import Invalid, Problem
-from . import git, sync
+from . import git, lastrun, sync
 from .globs import FileFilter, without_link_helper
 from .messages import decode_source, file_lines, split_lines
 from .facts import FactStore, blob_id
 from .scan import scan_files
 from .sites import RaiseSite
-
-FULL_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-"""A commit id written out in full (SHA-1 or SHA-256)."""
 
 
 @dataclass(frozen=True)
@@ -176,10 +171,7 @@ def pin_key(record: Record) -> bytes | None:
     the file at its commit is known again; None for a pin by an abbreviated commit id, which more objects in the
     clone may make ambiguous."""
     source = record.source
-    if not FULL_COMMIT.fullmatch(source.commit):
-        return None
-    text = "\0".join((source.commit, source.path, str(source.line), str(source.snippet.start), source.snippet.code))
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return lastrun.pin_key(source.commit, source.path, source.line, source.snippet.start, source.snippet.code)
 
 
 def _known(record: Record) -> sync.Known:

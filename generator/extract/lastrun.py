@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat as modes
 import time
 from dataclasses import dataclass, field
@@ -31,6 +32,9 @@ from typing import Any, NamedTuple
 
 from .. import load
 from ..problems import Invalid, Problem, ProblemsFound
+
+FULL_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+"""A commit id written out in full (SHA-1 or SHA-256)."""
 
 RACY = -1
 """The time of a record file changed so close to the run that only its bytes' digest can tell it is unchanged."""
@@ -63,6 +67,16 @@ class LastRun:
     """The repository whose records it matched and `site.toml`'s repo: which records are the run's own."""
     records: dict[str, Left]
     """Each record file it left, by name."""
+
+
+def pin_key(commit: str, path: str, line: int, start: int, code: str) -> bytes | None:
+    """Return a digest of a pin (commit, path, line, snippet) by which `check --source` knows one it found, or
+    extract wrote, in step with the file at its commit; None for a pin by an abbreviated commit id, which more
+    objects in the clone may make ambiguous."""
+    if not FULL_COMMIT.fullmatch(commit):
+        return None
+    text = "\0".join((commit, path, str(line), str(start), code))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _digest(data: bytes) -> bytes:

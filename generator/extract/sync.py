@@ -77,13 +77,13 @@ from typing import Any
 from .. import load, schema
 from ..config import settings_to_config
 from ..model import Config
-from ..problems import ProblemsFound, UserError
+from ..problems import Invalid, ProblemsFound, UserError
 from ..recordjson import dumps, rewrite
 from ..search.template import pieces
 from . import git, since, tokens
 from .globs import FileFilter, without_link_helper, with_flags
 from .facts import FactStore
-from .lastrun import LastRun, RecordFiles
+from .lastrun import LastRun, RecordFiles, pin_key
 from .scan import scan_files
 from .sites import ParseFailure, RaiseSite, Scan, Skipped
 
@@ -275,13 +275,46 @@ def run(
                       blobs=snap.blobs)
     if store is not None:
         store.save(snap.blobs)
-    report, left = sync(content_dir, config, records, scan, snap.commit, repo,
-                        lambda pins: git.history(repo_dir, snap.commit, pins),
-                        lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,
-                                                                settings.asserts, settings.warnings))
+    synced = sync(content_dir, config, records, scan, snap.commit, repo,
+                  lambda pins: git.history(repo_dir, snap.commit, pins),
+                  lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,
+                                                          settings.asserts, settings.warnings))
     if store is not None:
-        store.keep_last_run(content_dir, repo_dir, left)
-    return report
+        store.keep_last_run(content_dir, repo_dir, synced.left)
+        _leave_checked(store, content_dir, repo_dir, snap.commit, synced)
+    return synced.report
+
+
+def _leave_checked(store: FactStore, content_dir: Path, repo_dir: Path, commit: str, synced: Synced) -> None:
+    """Keep what `check` would find of the record files this run wrote: each passes the record format's checks
+    (`validate.check_record`, run here as check runs it, on the bytes written), and a pin at this commit is in step
+    with its file (its snippet and line are the site's, read at this commit), so that a check after this run
+    reads neither again. What is kept of the other files stays as check left it."""
+    from .. import validate  # here: only a run that wrote a record needs it
+
+    passed: set[bytes] = set()
+    pins: set[bytes] = set()
+    for name, raw in synced.written.items():
+        path = content_dir / "errors" / name
+        try:
+            record = load.RawRecord(str(path), load.parse_json(raw), hashlib.blake2b(raw, digest_size=16).digest())
+        except Invalid:
+            continue  # check will say what is wrong with it
+        if any(True for _ in validate.check_record(record)):
+            continue
+        passed.add(validate.checked_key(record.file, record.digest))
+        source = record.data["source"]
+        if source["commit"] == commit:
+            key = pin_key(commit, source["path"], source["line"], source["snippet"]["start"], source["snippet"]["code"])
+            if key is not None:
+                pins.add(key)
+    if pins:
+        store.keep_pins_in_step(repo_dir, store.pins_in_step(repo_dir) | pins)
+    if passed:
+        # Of the files that are still there (by what the last run left of them, `lastrun`), and those written now.
+        there = {validate.checked_key(name, left.digest) for name, left in synced.left.records.items()}
+        checks = FactStore.open(False, False)  # check reads them whatever the settings
+        checks.keep_records_checked(content_dir, frozenset((checks.records_checked(content_dir) & there) | passed))
 
 
 def read(content_dir: Path) -> Existing:
@@ -298,11 +331,23 @@ def read(content_dir: Path) -> Existing:
     return Existing(config, content.records)
 
 
+@dataclass(frozen=True)
+class Synced:
+    """What `sync` did."""
+
+    report: ExtractReport
+    """What it did to the records."""
+    left: LastRun
+    """What the next run may take as it is (`lastrun`)."""
+    written: dict[str, bytes]
+    """The bytes of each record file it wrote, by name."""
+
+
 def sync(
     content_dir: Path, config: Config, records: RecordFiles, scan: Scan, commit: str, repo: str | None,
     history: Callable[[Iterable[object]], git.History],
     changed_at: Callable[[RaiseSite, str, str], str] | None = None,
-) -> tuple[ExtractReport, LastRun]:
+) -> Synced:
     """Match the records in `content_dir` to `scan`'s sites, write what changed, and return what was done and what
     the next run may take as it is (`lastrun`).
 
@@ -379,7 +424,7 @@ def sync(
         skipped=scan.skipped, failures=scan.failures,
         unchecked=len(pins.missing) if pins.shallow else 0,
     )
-    return report, records.kept(commit, (owner, site_repo), known, settled, written)
+    return Synced(report, records.kept(commit, (owner, site_repo), known, settled, written), written)
 
 
 def _known(data: object, site_repo: str | None, owner: str | None, name: str) -> Known | None:
