@@ -193,20 +193,15 @@ class FactStore:
         calls = self._read(path, blob, "calls")
         return calls if isinstance(calls, tuple) else None
 
-    def keep_calls(self, path: str, blob: str, calls: tuple[Calls, ...], written: bool = False) -> None:
-        """Keep the calls of each function of a file; `written` when another process kept them already (only the
-        pack takes them then)."""
-        self._write(path, blob, "calls", calls, written)
-
     def index(self, path: str, blob: str) -> FileIndex | None:
         """Return the kept index of a file's definitions and calls (`context.FileIndex`), read apart: `check
         --source` needs none."""
         index = self._read(path, blob, "index")
         return index if isinstance(index, FileIndex) else None
 
-    def keep_index(self, path: str, blob: str, index: FileIndex, written: bool = False) -> None:
-        """Keep the index of a file (`written`: as `keep_calls`)."""
-        self._write(path, blob, "index", index, written)
+    def keep_index(self, path: str, blob: str, index: FileIndex) -> None:
+        """Keep the index of a file."""
+        self._write(path, blob, "index", index)
 
     def annotations(self, path: str, blob: str) -> dict[bytes, Annotation] | None:
         """Return the callers and names of a file's sites as a scan found them (`Context.annotate`)."""
@@ -372,14 +367,18 @@ class FactStore:
         body = view[_CODE_BYTES:]
         return body if hmac.compare_digest(view[:_CODE_BYTES], self._code(name, body)) else None
 
-    def _write(self, path: str, blob: str, part: str, value: object, written: bool = False) -> None:
+    def keep_pickled(self, path: str, blob: str, part: str, body: bytes, written: bool = False) -> None:
+        """Keep one part of a file's facts pickled already (`written`: by another process, so that only the pack
+        takes it)."""
         name = self._name(path, blob, part)
         if written and name in self.used:
             return  # written in this process
-        body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         if not written:
             write_cached(self.folder / name, self._code(name, body), body)
         self.used[name] = Packed(path, blob, part, body)
+
+    def _write(self, path: str, blob: str, part: str, value: object) -> None:
+        self.keep_pickled(path, blob, part, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
     def _name(self, path: str, blob: str, part: str = "") -> str:
         """Return the name of an entry: of a file's facts, or of one `part` of them ("" for the path of what does

@@ -413,6 +413,11 @@ class Repository:
             found = self._calls[id(function)]
         return found
 
+    def let_calls_go(self) -> None:
+        """Let go of the calls read so far (finding helpers reads every function's): asked again, a file's are read
+        again from what gives them. A scan's workers fork with all it holds, and count each page they touch."""
+        self._calls = {}
+
     def raiser_table(self) -> list[KeptRaiser]:
         """Return every helper and factory, in the order they were found, for `Repository(raisers=...)`."""
         return [KeptRaiser((f.file.path, f.position), r.exception, r.wrap, r.param, r.returns,

@@ -29,12 +29,14 @@ import ast
 import gc
 import hashlib
 import os
+import pickle
 import re
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import NamedTuple, cast
 
 from ..collector import collector_off
 from ..model import Variant
@@ -137,8 +139,9 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     if leave:
         LEFT_FOR_EXIT.append(repo)
     kept.keep_raisers(repo)
+    if store is not None:
+        repo.let_calls_go()
     kept.watch(parsed)
-    indexes = {file.path: kept.index(repo, file) for file in parsed} if context else {}
     own = _own_messages(repo)
     decorations = _decorations(repo)
     _printed_by_bases(repo, own, decorations)
@@ -162,7 +165,8 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     if context:
         # A call by a name the repository defines nowhere calls none of its functions: callers are asked by name.
         called = frozenset({f.name for f in repo.functions} | {c.name for c in repo.classes})
-        joined = Context((indexes[file.path] for file in parsed), called)
+        # Read only now: the workers that find the sites fork with all the scan holds.
+        joined = Context((kept.index(repo, file) for file in parsed), called)
         made = kept.annotated(joined, sites, parsed) if store is not None else joined.annotate(sites)
         made.sort(key=lambda found: found[0])
         sites = [site for site, _, _ in made]
@@ -224,10 +228,10 @@ class _Kept:
         if store is not None:
             # Kept by the workers that made them; the pack takes a copy (`FactStore.save`).
             for path, alone in self.made.items():
-                if isinstance(alone, tuple):
-                    store.keep_calls(path, self.blobs[path], alone[2], written=True)
-                    if alone[3] is not None:
-                        store.keep_index(path, self.blobs[path], alone[3], written=True)
+                if isinstance(alone, Alone):
+                    store.keep_pickled(path, self.blobs[path], "calls", alone.pickled_calls, written=True)
+                    if alone.pickled_index is not None:
+                        store.keep_pickled(path, self.blobs[path], "index", alone.pickled_index, written=True)
         self.inputs: dict[str, str] = {}
         """Each file's `facts.inputs_digest`, once `raisers` asked."""
         self.definitions: dict[str, str] = {}
@@ -243,8 +247,8 @@ class _Kept:
         if before is not None:
             return ParsedFile(path, data, defined=before.defined, imported=before.imported)
         alone = self.made.get(path)
-        if isinstance(alone, tuple):
-            return ParsedFile(path, data, defined=alone[0], imported=alone[1])
+        if isinstance(alone, Alone):
+            return ParsedFile(path, data, defined=alone.defined, imported=alone.imported)
         return alone
 
     def loaders(self, parsed: list[ParsedFile], files: Mapping[str, bytes], memo: Memo | None
@@ -255,7 +259,8 @@ class _Kept:
         if self.store is not None:
             loaders.update((path, partial(self.store.calls, path, self.blobs[path]))
                            for path, kept in self.kept.items() if kept is not None)
-        loaders.update((path, partial(_given, alone[2])) for path, alone in self.made.items() if isinstance(alone, tuple))
+        loaders.update((path, partial(pickle.loads, alone.pickled_calls)) for path, alone in self.made.items()
+                       if isinstance(alone, Alone))
         if memo is not None:
             loaders.update((f.path, partial(memo.calls.__getitem__, (f.path, files[f.path]))) for f in parsed
                            if (f.path, files[f.path]) in memo.calls)
@@ -266,8 +271,9 @@ class _Kept:
         assert self.store is not None
         for file in repo.files:
             before = self.kept.get(file.path)
-            self.inputs[file.path] = before.inputs if before is not None else inputs_digest(
-                file.defined, file.imported, tuple(repo.calls_of(f) for f in repo.functions_in(file)))
+            made = self.made.get(file.path)
+            self.inputs[file.path] = before.inputs if before is not None else made.inputs if isinstance(
+                made, Alone) else inputs_digest(file.defined, file.imported, tuple(repo.calls_of(f) for f in repo.functions_in(file)))
             self.definitions[file.path] = before.definitions if before is not None else definitions_digest(
                 file.defined, file.imported)
         self.combined = hashlib.sha256(repr(sorted(self.inputs.items())).encode("utf-8", "surrogatepass")).hexdigest()
@@ -290,8 +296,8 @@ class _Kept:
     def index(self, repo: Repository, file: ParsedFile) -> FileIndex:
         """Return a file's index: made alone, kept, or made now (and kept)."""
         alone = self.made.get(file.path)
-        if isinstance(alone, tuple) and alone[3] is not None:
-            return alone[3]  # kept where it was made
+        if isinstance(alone, Alone) and alone.pickled_index is not None:
+            return cast(FileIndex, pickle.loads(alone.pickled_index))  # made and kept by a worker
         index = self.store.index(file.path, self.blobs[file.path]) if self.store is not None else None
         if index is None:
             index = index_file(file.path, file.tree, _calls(repo, file))
@@ -372,17 +378,27 @@ def _prefetch(files: Mapping[str, bytes], paths: Iterable[str]) -> None:
         files.load(paths)
 
 
-def _given(value: tuple[Calls, ...]) -> tuple[Calls, ...]:
-    return value
+class Alone(NamedTuple):
+    """What a file says alone (see `_alone`)."""
 
-
-Alone = tuple[tuple[Defined, ...], dict[str, str], tuple[Calls, ...], FileIndex | None]
-"""What a file says alone: its definitions, imports, the calls of each function, and its index (see `_alone`)."""
+    defined: tuple[Defined, ...]
+    """Its classes and functions."""
+    imported: dict[str, str]
+    """The names it imports."""
+    inputs: str
+    """What finding helpers reads of it (`facts.inputs_digest`)."""
+    pickled_calls: bytes
+    """The calls of each function (`raisers.Calls`), pickled as they are kept: read when helpers are found."""
+    pickled_index: bytes | None
+    """Its index (`context.FileIndex`), pickled as it is kept: read when the indexes are joined."""
 
 
 def _alone(files: Mapping[str, bytes], context: bool, store: FactStore | None, path: str) -> Alone | Skipped | ParseFailure:
     """Return what the file at `path` says alone (its index only with `context`), or why it cannot be read; keep its
-    calls and index in `store` (where it runs: in a worker, the writes share the cores too)."""
+    calls and index in `store` (where it runs: in a worker, the writes share the cores too).
+
+    The calls and the index come back pickled, as they are kept: the scan holds a library's bytes, not its objects,
+    while its workers find the sites (each forked with all the scan holds), and the pack takes the same bytes."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # see `_scan`
         file = _parse(path, files[path])
@@ -392,12 +408,15 @@ def _alone(files: Mapping[str, bytes], context: bool, store: FactStore | None, p
     calls = tuple(alone.calls_of(f) for f in alone.functions_in(file))
     index = index_file(file.path, file.tree, _calls(alone, file)) if context else None
     alone.forget(file)  # the collector is off during a scan: what holds syntax must let it go now
+    made = Alone(file.defined, file.imported, inputs_digest(file.defined, file.imported, calls),
+                 pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL),
+                 None if index is None else pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
     if store is not None:
         blob = blob_id(files[path])
-        store.keep_calls(path, blob, calls)
-        if index is not None:
-            store.keep_index(path, blob, index)
-    return file.defined, file.imported, calls, index
+        store.keep_pickled(path, blob, "calls", made.pickled_calls)
+        if made.pickled_index is not None:
+            store.keep_pickled(path, blob, "index", made.pickled_index)
+    return made
 
 
 def _calls(repo: Repository, file: ParsedFile) -> Iterator[tuple[str, ast.Call]]:
