@@ -105,6 +105,7 @@ def bug_line(error: BaseException) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    _working_folder()
     try:
         return args.run(args)
     except OSError as error:
@@ -115,6 +116,20 @@ def _run(args: argparse.Namespace) -> int:
             f"cannot use {error.filename or 'a file'!r}: {error.strerror or error}",
             hint="check that the path exists, that you may read or write it, and that the disk has room",
             page="file-system-error",
+        ) from None
+
+
+def _working_folder() -> None:
+    """Raise a UserError when the folder the command runs in is gone: every relative path, the default content
+    folder among them, would name nothing."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        raise UserError(
+            "the current folder no longer exists: it was deleted or moved while this shell was in it",
+            hint="cd to a folder that exists (cd \"$PWD\" enters the folder again if it was made again) and run "
+            "the command again",
+            page="working-folder-gone",
         ) from None
 
 

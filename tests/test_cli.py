@@ -324,3 +324,14 @@ def test_a_reader_that_stops_reading_is_no_bug(content: Path) -> None:
         _, err = proc.communicate(b"max_batch_tokens must be a multiple of 8, got 1001\n" * 2000, timeout=60)
     assert b"bug" not in err and b"Traceback" not in err, err
     assert proc.returncode == 1
+
+
+@pytest.mark.parametrize("command", [["check"], ["build", "--quiet"], ["extract", "."]])
+def test_a_command_run_in_a_folder_deleted_under_it_says_so(tmp_path: Path, command: list[str]) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = "import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); from errorsite import cli; sys.exit(cli.main(sys.argv[2:]))"
+    result = subprocess.run([sys.executable, "-c", script, str(gone), *command], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: the current folder no longer exists")
+    assert "errors/working-folder-gone/" in result.stderr and "this is a bug" not in result.stderr
