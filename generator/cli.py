@@ -463,12 +463,17 @@ def run_check(args: argparse.Namespace) -> int:
     from .extract.check import check_source
     from .extract.facts import FactStore
     from .patterns import stale_vendored
+    from .sitebuild.paths import UnsafeCache
     from .summary import coverage
 
     folder = content_folder(args)
     content = load.load(folder)
-    # What a check found of each record file is kept by its bytes: only those that changed are checked again.
-    store = FactStore.usable(False, False, "check")
+    # What a check found of each record file is kept by its bytes: only those that changed are checked again. A
+    # cache folder refused checks every file, as before, and says so once, for the source (`check --source`).
+    try:
+        store: FactStore | None = FactStore.open(False, False)
+    except UnsafeCache:
+        store = None
     passed = store.records_checked(folder) if store is not None else frozenset()
     site = validate.build_site(content, passed=passed)
     checked = frozenset(validate.checked_key(raw.file, raw.digest) for raw in content.records)
