@@ -130,17 +130,37 @@ def _edit_records(content: Path, rng: random.Random, step: int) -> str:
     return f"{kind} {path.name}"
 
 
+def _library_repo(tmp_path: Path, more: dict[str, str] | None = None) -> tuple[Repo, Path]:
+    """Return a repository holding LIBRARY (and `more`), committed, and the content folder it will have."""
+    repo = Repo(tmp_path / "repo")
+    for name, source in {**LIBRARY, **(more or {})}.items():
+        repo.write(name, source)
+    repo.commit("library")
+    return repo, repo.path / "content"
+
+
+def counting_git_reads(monkeypatch: pytest.MonkeyPatch, pinned: bool = False) -> list[str]:
+    """Return the list of every object name git is asked for the bytes of from now on; with `pinned`, only the
+    files at a pin's commit (`commit:path`), not the blobs a scan reads."""
+    asked: list[str] = []
+    real = git.read_objects
+
+    def counted(repo_dir: Path, names: Iterable[str]) -> dict[str, bytes | None]:
+        names = list(names)
+        asked.extend(name for name in names if not pinned or ":" in name)
+        return real(repo_dir, names)
+
+    monkeypatch.setattr(git, "read_objects", counted)
+    return asked
+
+
 def _records(content: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted((content / "errors").glob("*.json"))}
 
 
 def _check_random_steps(tmp_path: Path, seed: int, steps: int) -> None:
     """Assert that each run of one folder writes and reports what a run of a copy of it with nothing left writes."""
-    repo = Repo(tmp_path / "repo")
-    for name, source in LIBRARY.items():
-        repo.write(name, source)
-    repo.commit("library")
-    content = repo.path / "content"
+    repo, content = _library_repo(tmp_path)
     rng = random.Random(seed)
     for step in range(steps):
         done = [_edit_code(repo, rng, step)]
@@ -180,11 +200,7 @@ def _counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def test_a_run_after_an_edit_parses_only_the_records_the_edit_reaches(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    repo = Repo(tmp_path / "repo")
-    for name, source in LIBRARY.items():
-        repo.write(name, source)
-    repo.commit("library")
-    content = repo.path / "content"
+    repo, content = _library_repo(tmp_path)
     records = len(sync.run(repo.path, "HEAD", REPO, content).added)
     repo.commit("records")
     parsed = _counting_parses(monkeypatch)
@@ -206,11 +222,7 @@ def test_a_run_after_an_edit_parses_only_the_records_the_edit_reaches(
 
 
 def test_a_record_broken_since_the_last_run_is_a_problem_though_nothing_else_changed(tmp_path: Path) -> None:
-    repo = Repo(tmp_path / "repo")
-    for name, source in LIBRARY.items():
-        repo.write(name, source)
-    repo.commit("library")
-    content = repo.path / "content"
+    repo, content = _library_repo(tmp_path)
     sync.run(repo.path, "HEAD", REPO, content)
     broken = sorted((content / "errors").glob("*.json"))[3]
     broken.write_text(broken.read_text()[:-3])
@@ -221,24 +233,11 @@ def test_a_record_broken_since_the_last_run_is_a_problem_though_nothing_else_cha
 
 def test_a_run_after_an_edit_reads_from_git_only_the_bytes_of_what_the_edit_reaches(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    repo = Repo(tmp_path / "repo")
-    for name, source in LIBRARY.items():
-        repo.write(name, source)
-    for n in range(40):
-        repo.write(f"pkg/plain_{n}.py", f"def f_{n}(x):\n    if x:\n        raise ValueError('bad value {n}')\n")
-    repo.commit("library")
-    content = repo.path / "content"
+    repo, content = _library_repo(tmp_path, {
+        f"pkg/plain_{n}.py": f"def f_{n}(x):\n    if x:\n        raise ValueError('bad value {n}')\n" for n in range(40)})
     sync.run(repo.path, "HEAD", REPO, content)
     repo.commit("records")
-    asked: list[str] = []
-    real = git.read_objects
-
-    def counted(repo_dir: Path, names: Iterable[str]) -> dict[str, bytes | None]:
-        names = list(names)
-        asked.extend(names)
-        return real(repo_dir, names)
-
-    monkeypatch.setattr(git, "read_objects", counted)
+    asked = counting_git_reads(monkeypatch)
     sync.run(repo.path, "HEAD", REPO, content)
     assert asked == []
     plain = repo.path / "pkg" / "plain_7.py"
@@ -253,25 +252,13 @@ def test_a_check_after_extract_reads_again_neither_the_records_nor_the_pins_extr
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from errorsite import cli, validate
 
-    repo = Repo(tmp_path / "repo")
-    for name, source in LIBRARY.items():
-        repo.write(name, source)
-    repo.commit("library")
-    content = repo.path / "content"
+    repo, content = _library_repo(tmp_path)
     sync.run(repo.path, "HEAD", REPO, content)
     repo.commit("records")
     checked: list[str] = []
     real_check = validate.check_record
     monkeypatch.setattr(validate, "check_record", lambda raw: checked.append(Path(raw.file).name) or real_check(raw))
-    asked: list[str] = []
-    real_read = git.read_objects
-
-    def counted(repo_dir: Path, names: Iterable[str]) -> dict[str, bytes | None]:
-        names = list(names)
-        asked.extend(name for name in names if ":" in name)  # files at a pin's commit
-        return real_read(repo_dir, names)
-
-    monkeypatch.setattr(git, "read_objects", counted)
+    asked = counting_git_reads(monkeypatch, pinned=True)
     argv = ["check", "--content", str(content), "--source", str(repo.path)]
     assert cli.main(argv) == 0
     assert checked == [] and asked == []

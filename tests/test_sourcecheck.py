@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -11,9 +10,10 @@ import pytest
 from test_extract import commit_sources
 from test_extract import scan_file
 from test_gitrepo import Repo
+from test_lastrun import counting_git_reads
 
 from errorsite import cli, validate
-from errorsite.extract import git, sync
+from errorsite.extract import sync
 from errorsite.extract.check import SourceReport, check_source
 from errorsite.extract.sites import RaiseSite
 from errorsite.load import RawRecord
@@ -249,15 +249,7 @@ def test_a_pin_found_in_step_is_not_read_again_and_one_that_drifted_is(
     drifted = pinned_record(sites[0], commit, "drifted")
     drifted["source"]["snippet"]["code"] = drifted["source"]["snippet"]["code"].replace('"f"', '"F"')
     short = pinned_record(sites[1], commit[:10], "short")
-    asked: list[str] = []
-    real = git.read_objects
-
-    def counted(repo_dir: Path, names: Iterable[str]) -> dict[str, bytes | None]:
-        names = list(names)
-        asked.extend(name for name in names if ":" in name)  # files at a pin's commit, not HEAD's blobs
-        return real(repo_dir, names)
-
-    monkeypatch.setattr(git, "read_objects", counted)
+    asked = counting_git_reads(monkeypatch, pinned=True)
     records = [*good, ("drifted.json", drifted), ("short.json", short)]
     first = check(records, repo.path)
     assert [p.file for p in first.problems] == ["drifted.json"]
