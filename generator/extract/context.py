@@ -1241,10 +1241,10 @@ class Context:
         self._provides_memo[key] = found
         return found
 
-    def annotate(self, sites: Iterable[RaiseSite], kept: Mapping[bytes, Annotation] | None = None
-                 ) -> list[tuple[RaiseSite, bytes, Annotation]]:
-        """Return each site with its callers and names, its `site_key`, and how it was annotated: as `kept` says when
-        what it read is the same here, else found again.
+    def annotate(self, sites: Sequence[RaiseSite], kept: Mapping[bytes, Annotation] | None = None,
+                 keys: Sequence[bytes | None] | None = None) -> list[tuple[RaiseSite, bytes, Annotation]]:
+        """Return each site with its callers and names, its `site_key` (`keys[n]`, when given and not None, is the
+        n-th site's), and how it was annotated: as `kept` says when what it read is the same here, else found again.
 
         What a site's callers and names read is the layout of the library (`structure`: which functions and classes
         each file defines, bases, imports, fields' owners) and, by key, rows that carry lines: a function's row, the
@@ -1253,8 +1253,9 @@ class Context:
         """
         structure = self.structure()
         out = []
-        for site in sites:
-            key = site_key(site)
+        for number, site in enumerate(sites):
+            given = keys[number] if keys is not None else None
+            key = given if given is not None else site_key(site)
             before = kept.get(key) if kept is not None else None
             if before is not None and before.structure == structure and all(
                     self._digest(kind, name) == digest for kind, name, digest in before.reads):

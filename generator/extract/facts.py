@@ -40,7 +40,7 @@ from .lastrun import LastRun
 from .raisers import Calls, Defined, KeptRaiser
 from .sites import Mapped, RaiseSite, Skipped
 
-FORMAT = b"facts 7"
+FORMAT = b"facts 8"
 """Changes whenever what an entry holds changes shape."""
 
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -85,6 +85,9 @@ class Found:
     """The path and blob id of each file whose syntax finding them read (the file itself among them)."""
     results: tuple[RaiseSite | Skipped | Mapped, ...]
     """What the file's finder yielded, in order."""
+    keys: tuple[bytes, ...] = ()
+    """The `context.site_key` of each raise site among `results`, in order: what its kept callers and names are
+    found by, made once, when the sites are found."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ from typing import NamedTuple, cast
 from ..collector import collector_off
 from ..model import Variant
 from ..sitebuild import workers
-from .context import Annotation, Context, FileIndex, Guards, annotated_digest, index_file
+from .context import Annotation, Context, FileIndex, Guards, annotated_digest, index_file, site_key
 from .git import Blobs
 from .facts import FactStore, Found, Kept, blob_id, definitions_digest, inputs_digest
 from .messages import (
@@ -146,13 +146,16 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     decorations = _decorations(repo)
     _printed_by_bases(repo, own, decorations)
     sites = [site for found in own.values() for site in found]
+    keys: list[bytes | None] = [None] * len(sites)  # each site's `site_key`, when its file's finder made it
     mapped: list[Mapped] = []
     strings = Strings(repo)
-    for file, results in zip(parsed, kept.found(repo, parsed, lambda file: _Finder(
+    for file, found in zip(parsed, kept.found(repo, parsed, lambda file: _Finder(
             repo, file, own, asserts, warns, strings, decorations).sites())):
-        for found_site in results:
+        found_keys = iter(found.keys)
+        for found_site in found.results:
             if isinstance(found_site, RaiseSite):
                 sites.append(found_site)
+                keys.append(next(found_keys, None))
             elif isinstance(found_site, Mapped):
                 mapped.append(found_site)
             else:
@@ -167,7 +170,7 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
         called = frozenset({f.name for f in repo.functions} | {c.name for c in repo.classes})
         # Read only now: the workers that find the sites fork with all the scan holds.
         joined = Context((kept.index(repo, file) for file in parsed), called)
-        made = kept.annotated(joined, sites, parsed) if store is not None else joined.annotate(sites)
+        made = kept.annotated(joined, sites, keys, parsed) if store is not None else joined.annotate(sites, None, keys)
         made.sort(key=lambda found: found[0])
         sites = [site for site, _, _ in made]
         digests = tuple(annotated_digest(key, annotation) for _, key, annotation in made)
@@ -307,7 +310,7 @@ class _Kept:
 
     def found(self, repo: Repository, parsed: list[ParsedFile],
               finder: Callable[[ParsedFile], Iterable[RaiseSite | Skipped | Mapped]]
-              ) -> list[tuple[RaiseSite | Skipped | Mapped, ...]]:
+              ) -> list[Found]:
         """Return what `finder` finds in each file: as kept when nothing it read changed, else found now (on every
         core when the files are many: each worker forks with the repository and sends back sites), and kept."""
         # What a finder reads of other files without their syntax: their definitions and imports, and the helpers.
@@ -340,7 +343,8 @@ class _Kept:
         for number, (file, before) in enumerate(zip(parsed, befores)):
             if number in found_now:
                 found_here, reads = found_now[number]
-                results = Found(digest, tuple((p, self.blobs.get(p, "")) for p in reads), found_here)
+                results = Found(digest, tuple((p, self.blobs.get(p, "")) for p in reads), found_here,
+                                tuple(site_key(r) for r in found_here if isinstance(r, RaiseSite)))
             else:
                 assert before is not None and before.found is not None
                 results = before.found
@@ -348,11 +352,11 @@ class _Kept:
                 # Its calls and index were kept where they were made (`_alone`).
                 self.store.put(file.path, self.blobs[file.path],
                                Kept(file.defined, file.imported, self.inputs[file.path], self.definitions[file.path], results))
-            out.append(results.results)
+            out.append(results)
         return out
 
 
-    def annotated(self, joined: Context, sites: list[RaiseSite], parsed: list[ParsedFile]
+    def annotated(self, joined: Context, sites: list[RaiseSite], keys: list[bytes | None], parsed: list[ParsedFile]
                   ) -> list[tuple[RaiseSite, bytes, Annotation]]:
         """Return the sites with their callers and names, each with its key and annotation (`Context.annotate`): as
         kept where what they read is the same, and kept."""
@@ -361,7 +365,7 @@ class _Kept:
         for file in parsed:
             if self.kept.get(file.path) is not None:
                 before[file.path] = self.store.annotations(file.path, self.blobs[file.path]) or {}
-        made = joined.annotate(sites, {k: a for found in before.values() for k, a in found.items()})
+        made = joined.annotate(sites, {k: a for found in before.values() for k, a in found.items()}, keys)
         now: dict[str, dict[bytes, Annotation]] = defaultdict(dict)
         for site, key, annotation in made:
             now[site.path][key] = annotation
