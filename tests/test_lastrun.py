@@ -5,6 +5,7 @@ and of the history; and it parses only the records a change reaches."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 from collections.abc import Iterable
@@ -270,3 +271,29 @@ def test_a_check_after_extract_reads_again_neither_the_records_nor_the_pins_extr
     assert cli.main(argv) == 1
     assert checked == [record.name] and len(asked) == 1
     assert "snippet drifted" in capsys.readouterr().err
+
+
+def test_a_damaged_or_foreign_entry_of_what_a_run_left_is_never_trusted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from errorsite.extract.facts import FactStore
+
+    repo, content = _library_repo(tmp_path)
+    records = len(sync.run(repo.path, "HEAD", REPO, content).added)
+    store = FactStore.open(False, False)
+    entry = store.folder / store.folder_entry_name("last run", (content, repo.path))
+    data = entry.read_bytes()
+    entry.write_bytes(data[:40] + bytes([data[40] ^ 0xFF]) + data[41:])
+    parsed = _counting_parses(monkeypatch)
+    assert len(sync.run(repo.path, "HEAD", REPO, content).unchanged) == records
+    assert parsed[0] == records  # every record read again, and what this run left kept anew
+    parsed[0] = 0
+    sync.run(repo.path, "HEAD", REPO, content)
+    assert parsed[0] == 0
+    # One made with another user's key (a copied cache folder): right shape, wrong signature.
+    other = FactStore(store.folder, os.urandom(32), store.salt)
+    last = store.last_run(content, repo.path)
+    assert last is not None
+    other.keep_last_run(content, repo.path, last)
+    assert store.last_run(content, repo.path) is None
+    sync.run(repo.path, "HEAD", REPO, content)
+    assert parsed[0] == records

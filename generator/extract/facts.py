@@ -268,7 +268,7 @@ class FactStore:
     def _folder_entry(self, part: str, *folders: Path) -> object:
         """Return the entry of `part` kept for these folders (by their real paths), or None when there is none or it
         fails its check. Never from the pack: a pack holds what an earlier run used, and these change every run."""
-        body = self._authentic(self._folder_entry_name(part, folders), MAX_ENTRY_BYTES)
+        body = self._authentic(self.folder_entry_name(part, folders), MAX_ENTRY_BYTES)
         if body is None:
             return None
         try:
@@ -277,11 +277,12 @@ class FactStore:
             return None
 
     def _keep_folder_entry(self, value: object, part: str, *folders: Path) -> None:
-        name = self._folder_entry_name(part, folders)
+        name = self.folder_entry_name(part, folders)
         body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         write_cached(self.folder / name, self._code(name, body), body)
 
-    def _folder_entry_name(self, part: str, folders: tuple[Path, ...]) -> str:
+    def folder_entry_name(self, part: str, folders: tuple[Path, ...]) -> str:
+        """Return the name of the entry of `part` kept for these folders (`last_run`, `pins_in_step`, ...)."""
         return _entry_name(self.salt, part, "\0".join(str(folder.resolve()) for folder in folders), "")
 
     def save(self, blobs: Mapping[str, str]) -> None:
