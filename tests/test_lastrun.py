@@ -297,3 +297,27 @@ def test_a_damaged_or_foreign_entry_of_what_a_run_left_is_never_trusted(
     assert store.last_run(content, repo.path) is None
     sync.run(repo.path, "HEAD", REPO, content)
     assert parsed[0] == records
+
+
+def test_what_a_run_read_of_the_folders_entries_is_marked_used(tmp_path: Path) -> None:
+    """The Action lets go of every entry a run neither read nor wrote: one read and kept as it was must say it."""
+    from errorsite import cli
+    from errorsite.extract.facts import FactStore
+
+    repo, content = _library_repo(tmp_path)
+    argv = ["check", "--content", str(content), "--source", str(repo.path)]
+    sync.run(repo.path, "HEAD", REPO, content)
+    assert cli.main(argv) == 0
+    store, checks = FactStore.open(False, False), FactStore.open(False, False)
+    entries = [store.folder / store.folder_entry_name("last run", (content, repo.path)),
+               store.folder / store.folder_entry_name("pins", (repo.path,)),
+               checks.folder / checks.folder_entry_name("records checked", (content,))]
+    sync.run(repo.path, "HEAD", REPO, content)  # settled: from now on a run leaves what the last one left
+    kept = [entry.read_bytes() for entry in entries]
+    for entry in entries:
+        os.utime(entry, (1_000_000_000, 1_000_000_000))
+    sync.run(repo.path, "HEAD", REPO, content)
+    assert cli.main(argv) == 0
+    # Nothing changed: each was read, none written again, and each says it was used.
+    assert [entry.read_bytes() for entry in entries] == kept
+    assert all(entry.stat().st_mtime > 1_000_000_000 for entry in entries)

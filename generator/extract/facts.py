@@ -268,13 +268,16 @@ class FactStore:
     def _folder_entry(self, part: str, *folders: Path) -> object:
         """Return the entry of `part` kept for these folders (by their real paths), or None when there is none or it
         fails its check. Never from the pack: a pack holds what an earlier run used, and these change every run."""
-        body = self._authentic(self.folder_entry_name(part, folders), MAX_ENTRY_BYTES)
+        name = self.folder_entry_name(part, folders)
+        body = self._authentic(name, MAX_ENTRY_BYTES)
         if body is None:
             return None
         try:
-            return pickle.loads(body)
+            value = pickle.loads(body)
         except Exception:  # authenticated, so ours: see `_read`
             return None
+        _touch(self.folder / name)  # used by this run (see `_read`)
+        return value
 
     def _keep_folder_entry(self, value: object, part: str, *folders: Path) -> None:
         name = self.folder_entry_name(part, folders)

@@ -280,7 +280,8 @@ def run(
                   lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,
                                                           settings.asserts, settings.warnings))
     if store is not None:
-        store.keep_last_run(content_dir, repo_dir, synced.left)
+        if synced.left != last:
+            store.keep_last_run(content_dir, repo_dir, synced.left)
         _leave_checked(store, content_dir, repo_dir, snap.commit, synced)
     return synced.report
 
