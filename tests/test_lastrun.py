@@ -191,9 +191,9 @@ def _counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     parsed = [0]
     real = lastrun.RecordFiles.parse
 
-    def counted(self: lastrun.RecordFiles, name: str) -> object:
+    def counted(self: lastrun.RecordFiles, name: str, raw: bytes | None = None) -> object:
         parsed[0] += name not in self.data
-        return real(self, name)
+        return real(self, name, raw)
 
     monkeypatch.setattr(lastrun.RecordFiles, "parse", counted)
     return parsed

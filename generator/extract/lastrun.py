@@ -126,37 +126,41 @@ class RecordFiles:
         problems: list[Problem] = []
         for name, stat in files.stats.items():
             before = kept.get(name)
-            if before is not None and files._as_left(name, stat, before):
+            raw = files._as_left(name, stat, before) if before is not None else None
+            if before is not None and raw is None:
                 files.left[name] = before
                 continue
             try:
-                files.parse(name)
+                files.parse(name, raw or None)
             except ProblemsFound as found:
                 problems.extend(found.problems)
         if problems:
             raise ProblemsFound(problems)
         return files
 
-    def _as_left(self, name: str, stat: os.stat_result, before: Left) -> bool:
-        """Return whether a file is as the last run left it: same size, time and inode, or same bytes."""
+    def _as_left(self, name: str, stat: os.stat_result, before: Left) -> bytes | None:
+        """Return None when a file is as the last run left it (same size, time and inode, or same bytes), else the
+        bytes it was read as to tell (b"" when it was not read)."""
         if not (modes.S_ISREG(stat.st_mode) and stat.st_size == before.size and stat.st_ino == before.inode):
-            return False
+            return b""
         if before.mtime_ns != RACY:
-            return stat.st_mtime_ns == before.mtime_ns
+            return None if stat.st_mtime_ns == before.mtime_ns else b""
         try:
             data = load.read_bytes(self.errors_dir / name, link=False)
         except Invalid:
-            return False
+            return b""
         self.digests[name] = _digest(data)
-        return self.digests[name] == before.digest
+        return None if self.digests[name] == before.digest else data
 
-    def parse(self, name: str) -> Any:
-        """Return the data of a record file, read now if this run has not; raise ProblemsFound when it cannot be."""
+    def parse(self, name: str, raw: bytes | None = None) -> Any:
+        """Return the data of a record file, read now (unless given as `raw`) if this run has not; raise
+        ProblemsFound when it cannot be."""
         if name in self.data:
             return self.data[name]
         path = self.errors_dir / name
         try:
-            raw = load.read_bytes(path, link=False)
+            if raw is None:
+                raw = load.read_bytes(path, link=False)
             self.digests[name] = _digest(raw)
             value = self.data[name] = load.parse_json(raw)
         except load.FileProblems as found:

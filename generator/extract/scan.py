@@ -273,12 +273,10 @@ class _Kept:
         """Return the helpers a scan of files of the same definitions, imports and calls found, if one kept them."""
         assert self.store is not None
         for file in repo.files:
-            before = self.kept.get(file.path)
-            made = self.made.get(file.path)
-            self.inputs[file.path] = before.inputs if before is not None else made.inputs if isinstance(
-                made, Alone) else inputs_digest(file.defined, file.imported, tuple(repo.calls_of(f) for f in repo.functions_in(file)))
-            self.definitions[file.path] = before.definitions if before is not None else definitions_digest(
-                file.defined, file.imported)
+            # Every file parsed was kept, or made alone by a worker (with a store, nothing else is read).
+            facts = self.kept.get(file.path) or self.made[file.path]
+            assert isinstance(facts, (Kept, Alone))
+            self.inputs[file.path], self.definitions[file.path] = facts.inputs, facts.definitions
         self.combined = hashlib.sha256(repr(sorted(self.inputs.items())).encode("utf-8", "surrogatepass")).hexdigest()
         return self.store.raisers(self.combined)
 
@@ -391,6 +389,8 @@ class Alone(NamedTuple):
     """The names it imports."""
     inputs: str
     """What finding helpers reads of it (`facts.inputs_digest`)."""
+    definitions: str
+    """Its definitions and imports alone (`facts.definitions_digest`)."""
     pickled_calls: bytes
     """The calls of each function (`raisers.Calls`), pickled as they are kept: read when helpers are found."""
     pickled_index: bytes | None
@@ -413,7 +413,7 @@ def _alone(files: Mapping[str, bytes], context: bool, store: FactStore | None, p
     index = index_file(file.path, file.tree, _calls(alone, file)) if context else None
     alone.forget(file)  # the collector is off during a scan: what holds syntax must let it go now
     made = Alone(file.defined, file.imported, inputs_digest(file.defined, file.imported, calls),
-                 pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL),
+                 definitions_digest(file.defined, file.imported), pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL),
                  None if index is None else pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
     if store is not None:
         blob = blob_id(files[path])
