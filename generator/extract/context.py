@@ -61,7 +61,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple, TypeGuard
+from typing import Any, NamedTuple, Protocol, TypeGuard
 
 from ..model import Caller, Definition
 from .sites import RaiseSite
@@ -1072,99 +1072,146 @@ def site_key(site: RaiseSite) -> bytes:
     return hashlib.blake2b(repr(found).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+ROW_KINDS = ("function", "calls", "options", "constants")
+"""The kinds of rows a site's callers and names read by key (see `Context.annotate`)."""
+
+
+def layout_part(index: FileIndex) -> tuple[object, ...]:
+    """Return what one file says of the library's layout (see `Layout`): everything of its index but rows with lines."""
+    return (index.path, tuple((f.qualname, f.method) for f in index.functions), index.classes, index.members,
+            index.imports, index.stars, index.annotated, index.modules, index.flags)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """What every site's callers and names read of the library whole, besides rows with lines: which files and modules
+    it has, what each file imports, its classes with their bases, the types their members are declared with, and
+    which functions each file defines and whether each is a method. A function of every file's `layout_part`."""
+
+    structure: bytes
+    """A digest of every file's `layout_part` (see `Context.structure`)."""
+    module_paths: dict[str, str]
+    """Each dotted name a file of the library is imported by, with its path (`pkg.core`: `pkg/core.py`)."""
+    imports: dict[str, dict[str, str]]
+    """By path: each name a `from m import x` binds, with where it comes from."""
+    modules: dict[str, dict[str, str]]
+    """By path: each name an `import m` binds, with the module."""
+    stars: dict[str, tuple[str, ...]]
+    """By path: the modules a file imports everything of."""
+    annotated: dict[str, frozenset[str]]
+    """By path: the names a file makes stand for `typing.Annotated`."""
+    flag_constants: dict[tuple[str, str], str]
+    """The flag each module constant whose value is one spells, by (path, name)."""
+    class_bases: dict[tuple[str, str], set[str]]
+    """The last part of each base's name, by class: (its file, its name)."""
+    class_paths: dict[str, set[str]]
+    """The files that define a class of each name."""
+    bases: dict[str, set[str]]
+    """The last part of each base's name, by class name."""
+    models: frozenset[str]
+    """Names of classes whose annotated attributes are fields: models, and classes based on one by name."""
+    members: dict[tuple[str, str], tuple[str, ...]]
+    """The declared type of each class's attribute (see `FileIndex.members`), by (class, attribute)."""
+    methods: dict[tuple[str, str], bool]
+    """Each function by (path, qualified name), and whether it is a method (the first of a name in its file)."""
+
+
+def make_layout(indexes: Sequence[FileIndex]) -> Layout:
+    """Return the layout of a library whose files' indexes are `indexes`, in path order."""
+    packages = frozenset(i.path.removesuffix("/__init__.py") for i in indexes if i.path.endswith("__init__.py"))
+    module_paths: dict[str, str] = {}
+    for index in indexes:
+        for module in _module_names(index.path, packages):
+            module_paths.setdefault(module, index.path)
+    bases: dict[str, set[str]] = defaultdict(set)
+    class_bases: dict[tuple[str, str], set[str]] = defaultdict(set)
+    class_paths: dict[str, set[str]] = defaultdict(set)
+    models: set[str] = set()
+    members: dict[tuple[str, str], tuple[str, ...]] = {}
+    methods: dict[tuple[str, str], bool] = {}
+    flag_constants: dict[tuple[str, str], str] = {}
+    for index in indexes:
+        for row in index.classes:
+            bases[row.name].update(row.bases)
+            class_bases[(index.path, row.name)].update(row.bases)
+            class_paths[row.name].add(index.path)
+            if row.model:
+                models.add(row.name)
+        for owner, attribute, types in index.members:
+            members.setdefault((owner, attribute), types)
+        for function in index.functions:
+            methods.setdefault((index.path, function.qualname), function.method)
+        for name, flag in index.flags:
+            flag_constants[(index.path, name)] = flag
+    structure = hashlib.sha256(repr([layout_part(index) for index in indexes]).encode("utf-8", "surrogatepass")).digest()
+    return Layout(structure, module_paths, {index.path: dict(index.imports) for index in indexes},
+                  {index.path: dict(index.modules) for index in indexes if index.modules},
+                  {index.path: index.stars for index in indexes if index.stars},
+                  {index.path: frozenset(index.annotated) for index in indexes if index.annotated},
+                  flag_constants, dict(class_bases), dict(class_paths), dict(bases), _closure(models, bases), members,
+                  methods)
+
+
+class Rows(Protocol):
+    """The rows of one kind, by key (see `ROW_KINDS`): a dict, or what a kept joined index reads when asked."""
+
+    def get(self, key: Any, default: Any = None, /) -> Any: ...
+
+
+def rows_digest(rows: object) -> bytes:
+    """Return a digest of the rows of one kind under one key (a function's row, a list of calls, ...; None for none)."""
+    return hashlib.blake2b(repr(rows).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def join(indexes: Iterable[FileIndex], called: frozenset[str] | None = None) -> Context:
+    """Return the context of every file's index, joined; only the calls by a name in `called` (when given) are kept:
+    callers are asked by name."""
+    ordered = sorted(indexes, key=lambda i: i.path)
+    context = Context(make_layout(ordered))
+    tables: dict[str, dict[Any, Any]] = {"function": {}, "calls": {}, "options": {}, "constants": {}}
+    for index in ordered:
+        for kind, key, rows in context.rows_of(index, called):
+            table = tables[kind]
+            if kind == "function":
+                table.setdefault(key, rows)
+            else:
+                table.setdefault(key, []).extend(rows)
+    context.functions, context.calls, context.options, context.constants = (
+        tables["function"], tables["calls"], tables["options"], tables["constants"])
+    return context
+
+
 class Context:
     """Every file's index, joined: finds the callers and names of any site in the indexed files."""
 
-    def __init__(self, indexes: Iterable[FileIndex], called: frozenset[str] | None = None) -> None:
-        """Join `indexes`; only the calls by a name in `called` (when given) are kept: callers are asked by name."""
-        self.functions: dict[tuple[str, str], FunctionRow] = {}
-        self.calls: dict[str, list[tuple[str, CallRow]]] = defaultdict(list)
-        self.options: dict[str, list[tuple[str, OptionRow]]] = defaultdict(list)
-        self.constants: dict[str, list[Definition]] = defaultdict(list)
-        bases: dict[str, set[str]] = defaultdict(set)
-        models: set[str] = set()
-        members: dict[tuple[str, str], tuple[str, ...]] = {}
-        indexes = sorted(indexes, key=lambda i: i.path)
-        packages = frozenset(i.path.removesuffix("/__init__.py") for i in indexes if i.path.endswith("__init__.py"))
-        self.module_paths: dict[str, str] = {}
-        """Each dotted name a file of the library is imported by, with its path (`pkg.core`: `pkg/core.py`)."""
-        for index in indexes:
-            for module in _module_names(index.path, packages):
-                self.module_paths.setdefault(module, index.path)
-        self.imports = {index.path: dict(index.imports) for index in indexes}
-        """By path: each name a `from m import x` binds, with where it comes from."""
-        self.modules = {index.path: dict(index.modules) for index in indexes if index.modules}
-        """By path: each name an `import m` binds, with the module."""
-        self.stars = {index.path: index.stars for index in indexes if index.stars}
-        """By path: the modules a file imports everything of."""
-        self._annotated = {index.path: frozenset(index.annotated) for index in indexes if index.annotated}
-        self._flag_constants: dict[tuple[str, str], str] = {}
-        """The flag each module constant whose value is one spells, by (path, name)."""
-        """By path: the names a file makes stand for `typing.Annotated`."""
-        classes = {row.name for index in indexes for row in index.classes}
-        self.class_bases: dict[tuple[str, str], set[str]] = defaultdict(set)
-        """The last part of each base's name, by class: (its file, its name)."""
-        self._class_paths: dict[str, set[str]] = defaultdict(set)
-        """The files that define a class of each name."""
-        for index in indexes:
-            for row in index.classes:
-                bases[row.name].update(row.bases)
-                self.class_bases[(index.path, row.name)].update(row.bases)
-                self._class_paths[row.name].add(index.path)
-                if row.model:
-                    models.add(row.name)
-            for owner, attribute, types in index.members:
-                members.setdefault((owner, attribute), types)
-        self.bases = bases
-        """The last part of each base's name, by class name."""
-        self.models = _closure(models, bases)
-        """Names of classes whose annotated attributes are fields: models, and classes based on one by name."""
-        self.members = members
-        """The declared type of each class's attribute (see `FileIndex.members`), by (class, attribute)."""
+    def __init__(self, layout: Layout, rows: Mapping[str, Rows] | None = None) -> None:
+        """Return the context of a library of this layout whose rows of each kind are `rows` (`join` gives them)."""
+        self.layout = layout
+        self.module_paths = layout.module_paths
+        self.imports = layout.imports
+        self.modules = layout.modules
+        self.stars = layout.stars
+        self._annotated = layout.annotated
+        self._flag_constants = layout.flag_constants
+        self.class_bases = layout.class_bases
+        self._class_paths = layout.class_paths
+        self.bases = layout.bases
+        self.models = layout.models
+        self.members = layout.members
+        self.methods = layout.methods
+        given = rows or {}
+        self.functions: Rows = given.get("function", {})
+        """Each function's row, by (path, qualified name)."""
+        self.calls: Rows = given.get("calls", {})
+        """By name called: each call of it, with its file, in path order."""
+        self.options: Rows = given.get("options", {})
+        """By name: each option and field, with its file, in path order."""
+        self.constants: Rows = given.get("constants", {})
+        """By name: each module constant's definition, in path order."""
         self._ancestors_memo: dict[str, set[str]] = {}
         """`_ancestors`' answers, by class."""
         self._member_memo: dict[tuple[str, str], tuple[str, ...]] = {}
         """`_member_types`' answers, by class and attribute."""
-        for index in indexes:
-            for function in index.functions:
-                self.functions.setdefault((index.path, function.qualname), function)
-            for call in index.calls:
-                if called is not None and call.name not in called:
-                    continue
-                if call.how.startswith("member:"):
-                    owner, _, attribute = call.how.removeprefix("member:").rpartition(".")
-                    types = self._member_types(owner, attribute)
-                    call = call._replace(how=f"made:{'|'.join(types)}" if types else "attribute")
-                if call.how.startswith("module:"):
-                    call = call._replace(how="module")
-                elif call.how.startswith("made:"):
-                    # The receiver was made by calling a class: a class of the library's (`class:`), or a class of
-                    # another library, or of a module the library does not have, whose methods are none of ours.
-                    ours = {m.split(".")[-1] for m in call.how.removeprefix("made:").split("|")
-                            if m.split(".")[-1] in classes and ("." not in m or self._ours(m.rpartition(".")[0]))}
-                    if not ours:
-                        continue
-                    call = call._replace(how=f"class:{ours.pop()}" if len(ours) == 1 else "attribute")
-                elif call.how.startswith("on:"):
-                    # `Style.parse(...)` on a class of the library calls that class's parse (or its bases');
-                    # `markup.render(...)` after `from . import markup` a function of that module.
-                    receiver = call.how.removeprefix("on:")
-                    if receiver in classes:
-                        call = call._replace(how=f"class:{receiver}")
-                    elif call.module in self.module_paths:
-                        call = call._replace(how="module")
-                    else:
-                        call = call._replace(how="attribute")
-                self.calls[call.name].append((index.path, call))
-            for option in index.options:
-                if option.aliased is not None:
-                    if self._is_annotated(index.path, option.aliased[0]):
-                        option = option._replace(help=option.aliased[1])
-                self.options[option.name].append((index.path, option))
-            for name, line, help_text in index.constants:
-                self.constants[name].append(Definition(index.path, line, "constant", help_text))
-            for name, flag in index.flags:
-                self._flag_constants[(index.path, name)] = flag
         self._ranked: dict[tuple[str, bool], list[tuple[Caller, tuple[str, str] | None]]] = {}
         """Every caller of a name, ranked, by (name, called as a method); each with what it reaches (see `_rank`)."""
         self._related: dict[str, set[str]] = {}
@@ -1185,15 +1232,70 @@ class Context:
         """`_ancestor_keys`' answers, by class."""
         self._above_memo: dict[tuple[str, str], set[str]] = {}
         """`_above`'s answers, by class and method."""
-        self._layout = [(index.path, tuple((f.qualname, f.method) for f in index.functions), index.classes,
-                         index.members, index.imports, index.stars, index.annotated, index.modules, index.flags)
-                        for index in indexes]
-        """What every file says of the library's layout (see `structure`)."""
-        self._structure: bytes | None = None
         self._notes: set[tuple[str, object]] | None = None
         """The rows annotating the current site read, while `annotate` records them."""
         self._digests: dict[tuple[str, object], bytes] = {}
         """`_digest`'s answers."""
+        self._known: Mapping[str, Mapping[Any, bytes]] = {}
+        """By kind, the digest of each key's rows, when a kept join knows them (see `known_digests`)."""
+
+    def rows_of(self, index: FileIndex, called: frozenset[str] | None = None
+                ) -> Iterator[tuple[str, object, Any]]:
+        """Yield the rows one file adds to the joined index, as (kind, key, rows): a function's row, or the list of
+        its calls, options or constants of a key, as this layout reads them (see `CallRow.how`); only the calls by a
+        name in `called`, when given."""
+        for function in index.functions:
+            yield "function", (index.path, function.qualname), function
+        calls: dict[str, list[tuple[str, CallRow]]] = {}
+        for call in index.calls:
+            if called is not None and call.name not in called:
+                continue
+            joined = self._joined_call(call)
+            if joined is not None:
+                calls.setdefault(call.name, []).append((index.path, joined))
+        for name, called_rows in calls.items():
+            yield "calls", name, called_rows
+        options: dict[str, list[tuple[str, OptionRow]]] = {}
+        for option in index.options:
+            if option.aliased is not None:
+                if self._is_annotated(index.path, option.aliased[0]):
+                    option = option._replace(help=option.aliased[1])
+            options.setdefault(option.name, []).append((index.path, option))
+        for name, option_rows in options.items():
+            yield "options", name, option_rows
+        constants: dict[str, list[Definition]] = {}
+        for name, line, help_text in index.constants:
+            constants.setdefault(name, []).append(Definition(index.path, line, "constant", help_text))
+        for name, definitions in constants.items():
+            yield "constants", name, definitions
+
+    def _joined_call(self, call: CallRow) -> CallRow | None:
+        """Return a call as the joined index reads it (see `CallRow.how`), or None when it calls none of the library's
+        functions."""
+        if call.how.startswith("member:"):
+            owner, _, attribute = call.how.removeprefix("member:").rpartition(".")
+            types = self._member_types(owner, attribute)
+            call = call._replace(how=f"made:{'|'.join(types)}" if types else "attribute")
+        if call.how.startswith("module:"):
+            return call._replace(how="module")
+        if call.how.startswith("made:"):
+            # The receiver was made by calling a class: a class of the library's (`class:`), or a class of
+            # another library, or of a module the library does not have, whose methods are none of ours.
+            ours = {m.split(".")[-1] for m in call.how.removeprefix("made:").split("|")
+                    if m.split(".")[-1] in self._class_paths and ("." not in m or self._ours(m.rpartition(".")[0]))}
+            if not ours:
+                return None
+            return call._replace(how=f"class:{ours.pop()}" if len(ours) == 1 else "attribute")
+        if call.how.startswith("on:"):
+            # `Style.parse(...)` on a class of the library calls that class's parse (or its bases');
+            # `markup.render(...)` after `from . import markup` a function of that module.
+            receiver = call.how.removeprefix("on:")
+            if receiver in self._class_paths:
+                return call._replace(how=f"class:{receiver}")
+            if call.module in self.module_paths:
+                return call._replace(how="module")
+            return call._replace(how="attribute")
+        return call
 
     def _ours(self, module: str) -> bool:
         """Return whether a module is one of the library's (`pkg.core`), not another library's (`httpcore`)."""
@@ -1273,20 +1375,26 @@ class Context:
 
     def structure(self) -> bytes:
         """Return a digest of the library's layout: what callers and names read besides rows with lines."""
-        if self._structure is None:
-            self._structure = hashlib.sha256(repr(self._layout).encode("utf-8", "surrogatepass")).digest()
-        return self._structure
+        return self.layout.structure
 
     def _digest(self, kind: str, name: object) -> bytes:
         """Return a digest of the rows of one kind under one key (see `annotate`)."""
-        memo = self._digests.get((kind, name))
+        known = self._known.get(kind)
+        memo = known.get(name) if known is not None else None
         if memo is None:
-            tables: dict[str, Mapping[Any, object]] = {"function": self.functions, "calls": self.calls,
-                                                       "options": self.options, "constants": self.constants}
-            table = tables[kind]
-            memo = self._digests[(kind, name)] = hashlib.blake2b(
-                repr(table.get(name)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            memo = self._digests.get((kind, name))
+        if memo is None:
+            memo = self._digests[(kind, name)] = rows_digest(self.table(kind).get(name))
         return memo
+
+    def known_digests(self, digests: Mapping[str, Mapping[Any, bytes]]) -> None:
+        """Take, by kind, the digest of each key's rows as given (a kept join knows them without reading the rows)."""
+        self._known = digests
+
+    def table(self, kind: str) -> Rows:
+        """Return the rows of one kind (see `ROW_KINDS`)."""
+        return {"function": self.functions, "calls": self.calls, "options": self.options,
+                "constants": self.constants}[kind]
 
     def _note(self, kind: str, name: object) -> None:
         """Note that annotating the current site read the rows of one kind under one key."""
@@ -1371,8 +1479,7 @@ class Context:
                     return ("super", parts[end - 1])
                 continue
             qualname = ".".join([*parts[:end], name])
-            found = self.functions.get((path, qualname))
-            if found is not None and found.method:
+            if self.methods.get((path, qualname)):
                 return ("own", qualname)
             if parts[end - 1] in self.bases:
                 return ("class", parts[end - 1])
@@ -1486,10 +1593,10 @@ class Context:
         """Return whether a call by name (`f(...)`, `m.f(...)`, see `_may_call`) in the file `path` calls the function
         (or, for a constructor, the class) of `site`."""
         parts = site.function.split(".")
-        constructor = len(parts) > 1 and parts[-1] in _CONSTRUCTORS and (site.path, ".".join(parts[:-1])) not in self.functions
+        constructor = len(parts) > 1 and parts[-1] in _CONSTRUCTORS and (site.path, ".".join(parts[:-1])) not in self.methods
         called = parts[:-1] if constructor else parts
         container = ".".join(called[:-1])
-        if container and (site.path, container) in self.functions:
+        if container and (site.path, container) in self.methods:
             return kind == "inner" and (path, module) == (site.path, container)
         if kind == "inner":
             return False
@@ -1527,8 +1634,8 @@ class Context:
         """Return each class (path, qualified name) that defines a method `method`."""
         if self._definers is None:
             self._definers = defaultdict(set)
-            for (path, qualname), row in self.functions.items():
-                if row.method:
+            for (path, qualname), is_method in self.methods.items():
+                if is_method:
                     owner, _, last = qualname.rpartition(".")
                     self._definers[last].add((path, owner))
         return self._definers.get(method, set())

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from ..sitebuild.paths import UnsafeCache, key, own_folder, read_cached, user_cache, write_cached
 from .context import Annotation, FileIndex
+from .joined import JoinedIndex
 from .lastrun import LastRun
 from .raisers import Calls, Defined, KeptRaiser
 from .sites import Mapped, RaiseSite, Skipped
@@ -202,6 +203,12 @@ class FactStore:
         index = self._read(path, blob, "index")
         return index if isinstance(index, FileIndex) else None
 
+    def former_index(self, path: str, blob: str) -> FileIndex | None:
+        """Return the kept index of a file at bytes it had before (what a kept join is made again from, `joined`):
+        read, not carried into the pack, which holds what the files are now."""
+        index = self._read(path, blob, "index", used=False)
+        return index if isinstance(index, FileIndex) else None
+
     def keep_index(self, path: str, blob: str, index: FileIndex) -> None:
         """Keep the index of a file."""
         self._write(path, blob, "index", index)
@@ -341,12 +348,19 @@ class FactStore:
         except Exception:  # authenticated, so ours: see `_read`
             return {}
 
+    def joined(self) -> JoinedIndex | None:
+        """Return the kept join of the indexes of the repository folder the store was opened for (`joined`), or None
+        when it was opened for none."""
+        if self.pack is None:
+            return None
+        return JoinedIndex(self.folder / f"{_entry_name(self.salt, 'joined', self.pack, '')}.sqlite", self.secret)
+
     def added_name(self) -> str:
         """Return the name of the entry of what was added to the pack since it was written whole."""
         assert self.pack is not None
         return _entry_name(self.salt, "added", self.pack, "")
 
-    def _read(self, path: str, blob: str, part: str = "") -> object:
+    def _read(self, path: str, blob: str, part: str = "", used: bool = True) -> object:
         name = self._name(path, blob, part)
         entry = self.packed.get(name)
         body = entry.body if entry is not None else self._authentic(name, MAX_ENTRY_BYTES)
@@ -356,7 +370,8 @@ class FactStore:
             value = pickle.loads(body)
         except Exception:  # authenticated, so ours: an unpickling error means another Python wrote it
             return None
-        self.used[name] = Packed(path, blob, part, body)
+        if used:
+            self.used[name] = Packed(path, blob, part, body)
         # An entry's time is when a run last used it, taken from the pack or not: what no run has used since a given
         # time can go (the Action lets go of what a run did not read before it saves the folder).
         _touch(self.folder / name)

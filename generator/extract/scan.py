@@ -41,8 +41,9 @@ from typing import NamedTuple, cast
 from ..collector import collector_off
 from ..model import Variant
 from ..sitebuild import workers
-from .context import Annotation, Context, FileIndex, Guards, annotated_digest, index_file, site_key
+from .context import Annotation, FileIndex, Guards, annotated_digest, index_file, join, site_key
 from .git import Blobs
+from .joined import DamagedJoin
 from .facts import FactStore, Found, Kept, blob_id, definitions_digest, inputs_digest
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
@@ -169,8 +170,8 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
         # A call by a name the repository defines nowhere calls none of its functions: callers are asked by name.
         called = frozenset({f.name for f in repo.functions} | {c.name for c in repo.classes})
         # Read only now: the workers that find the sites fork with all the scan holds.
-        joined = Context((kept.index(repo, file) for file in parsed), called)
-        made = kept.annotated(joined, sites, keys, parsed) if store is not None else joined.annotate(sites, None, keys)
+        made = kept.annotated(repo, called, sites, keys, parsed) if store is not None \
+            else join((kept.index(repo, file) for file in parsed), called).annotate(sites, None, keys)
         made.sort(key=lambda found: found[0])
         sites = [site for site, _, _ in made]
         digests = tuple(annotated_digest(key, annotation) for _, key, annotation in made)
@@ -354,16 +355,33 @@ class _Kept:
         return out
 
 
-    def annotated(self, joined: Context, sites: list[RaiseSite], keys: list[bytes | None], parsed: list[ParsedFile]
-                  ) -> list[tuple[RaiseSite, bytes, Annotation]]:
+    def annotated(self, repo: Repository, called: frozenset[str], sites: list[RaiseSite], keys: list[bytes | None],
+                  parsed: list[ParsedFile]) -> list[tuple[RaiseSite, bytes, Annotation]]:
         """Return the sites with their callers and names, each with its key and annotation (`Context.annotate`): as
-        kept where what they read is the same, and kept."""
+        kept where what they read is the same, and kept. The indexes are joined as the folder's kept join allows
+        (`joined`)."""
         assert self.store is not None
         before: dict[str, dict[bytes, Annotation]] = {}
         for file in parsed:
             if self.kept.get(file.path) is not None:
                 before[file.path] = self.store.annotations(file.path, self.blobs[file.path]) or {}
-        made = joined.annotate(sites, {k: a for found in before.values() for k, a in found.items()}, keys)
+        kept = {k: a for found in before.values() for k, a in found.items()}
+        files = {file.path: file for file in parsed}
+
+        def index(path: str) -> FileIndex:
+            return self.index(repo, files[path])
+
+        joined = self.store.joined()
+        if joined is None:
+            made = join((index(file.path) for file in parsed), called).annotate(sites, kept, keys)
+        else:
+            blobs = {file.path: self.blobs[file.path] for file in parsed}
+            try:
+                made = joined.context(blobs, index, self.store.former_index, called).annotate(sites, kept, keys)
+            except DamagedJoin:
+                joined.discard()
+                made = joined.context(blobs, index, self.store.former_index, called).annotate(sites, kept, keys)
+            joined.save()
         now: dict[str, dict[bytes, Annotation]] = defaultdict(dict)
         for site, key, annotation in made:
             now[site.path][key] = annotation
