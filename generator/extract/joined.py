@@ -43,7 +43,8 @@ SCHEMA = 1
 """Changes whenever what the file holds changes shape (the salt of its name changes with errorsite's code)."""
 
 class DamagedJoin(Exception):
-    """A kept row failed its check while a run read it: the run joins every index again (see `JoinedIndex`)."""
+    """A kept row failed its check while a run read it, or could not be read: the run joins every index again (see
+    `JoinedIndex`). Never shown: it says nothing a user can act on."""
 
 
 class _State(NamedTuple):
@@ -228,15 +229,15 @@ class JoinedIndex:
         text = _key_text(kind, key)
         try:
             row = self._db.execute("SELECT body, code FROM rows WHERE kind = ? AND key = ?", (kind, text)).fetchone()
-        except sqlite3.Error as error:
-            raise DamagedJoin(str(error)) from None
+        except sqlite3.Error:
+            raise DamagedJoin from None
         if row is None or not all(isinstance(part, bytes) for part in row) \
                 or not hmac.compare_digest(row[1], self._code(kind, text, row[0])):
-            raise DamagedJoin(f"the rows of {kind} {key!r} fail their check")
+            raise DamagedJoin
         try:
             return pickle.loads(row[0])
         except Exception:  # authenticated, so ours: another Python wrote it
-            raise DamagedJoin(f"the rows of {kind} {key!r} cannot be read") from None
+            raise DamagedJoin from None
 
     def _state(self) -> _State | None:
         """Open the file and start the read this run makes of it; return what it holds, or None when it holds nothing
