@@ -373,6 +373,10 @@ class Repository:
         """The raising methods found so far, by name."""
         self._found_order: list[tuple[Function, Raiser]] = []
         """Every helper and factory, in the order found."""
+        self._bases: dict[int, list[ClassInfo]] = {}
+        """By `id()` of the class: its repository bases, once asked for (`bases`)."""
+        self._exceptions: dict[int, bool] = {}
+        """By `id()` of the class: whether it is an exception, once asked (`is_exception`)."""
         for file in self.files:
             self.modules.setdefault(file.module, file)
             parts = file.module.split(".")
@@ -551,8 +555,11 @@ class Repository:
 
     def bases(self, info: ClassInfo) -> list[ClassInfo]:
         """Return the repository classes among a class's bases, in order."""
-        found = (self.resolve_ref(ref, info.file) for ref in info.base_refs)
-        return [b for b in found if b is not None]
+        bases = self._bases.get(id(info))
+        if bases is None:
+            found = (self.resolve_ref(ref, info.file) for ref in info.base_refs)
+            bases = self._bases[id(info)] = [b for b in found if b is not None]
+        return bases
 
     def lineage(self, info: ClassInfo) -> Iterator[ClassInfo]:
         """Yield a class and its repository bases, depth first, each once."""
@@ -575,10 +582,12 @@ class Repository:
 
     def is_exception(self, info: ClassInfo) -> bool:
         """Return whether a repository class is an exception (its name or a base's says so)."""
-        for current in self.lineage(info):
-            if any(EXCEPTION_NAME.search(n) or n == "BaseException" for n in (current.name, *current.base_names)):
-                return True
-        return False
+        found = self._exceptions.get(id(info))
+        if found is None:
+            found = self._exceptions[id(info)] = any(
+                EXCEPTION_NAME.search(n) or n == "BaseException"
+                for current in self.lineage(info) for n in (current.name, *current.base_names))
+        return found
 
     def callee(self, call: ast.Call, where: Function | None, file: ParsedFile) -> Function | None:
         """Return the repository function a call calls, when the rules can tell."""
