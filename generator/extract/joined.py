@@ -148,8 +148,10 @@ class JoinedIndex:
             for kind, now in digests.items():
                 for key, digest in now.items():
                     buckets[_bucket(kind, key)].setdefault(kind, {})[key] = digest
-            self._put_buckets(db, buckets, range(BUCKETS))
-            self._put(db, "layout", layout)
+            # What is as the file holds it is not written again: a change of the layout changes few rows.
+            self._put_buckets(db, buckets, [n for n in range(BUCKETS) if state is None or buckets[n] != state.buckets[n]])
+            if state is None or state.layout.structure != layout.structure:
+                self._put(db, "layout", layout)
             self._put(db, "files", (files, called_digest))
 
         self._write = write
