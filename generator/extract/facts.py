@@ -70,9 +70,10 @@ class Packed(NamedTuple):
     """The entry's pickle, authenticated with the pack (a view of the pack read, never a copy)."""
 
 
-CARRIED = frozenset({"", "index", "annotations"})
-"""The parts of a file's facts every extract reads: a pack keeps them for the files as they are, read by this run or
-not (`check --source` reads no index; the calls are read only when the helpers change)."""
+CARRIED = frozenset({"", "annotations"})
+"""The parts of a file's facts every extract reads, which a pack keeps for the files as they are, read by this run or
+not (`check --source` reads no annotations). The calls are read only when the helpers change, and the indexes when
+the kept join is made again (`joined`): those are read from their own entries."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,7 +308,8 @@ class FactStore:
         if self.pack is None:
             return
         kept = {**{name: entry for name, entry in self.packed.items()
-                   if entry.part in CARRIED and entry.path and blobs.get(entry.path) == entry.blob}, **self.used}
+                   if entry.part in CARRIED and entry.path and blobs.get(entry.path) == entry.blob},
+                **{name: entry for name, entry in self.used.items() if entry.part in CARRIED or not entry.path}}
         # An entry taken from the pack is the very view the pack read: one made or read again is not.
         added = {name: entry for name, entry in kept.items()
                  if name not in self.whole or entry.body is not self.whole[name].body}
