@@ -232,6 +232,30 @@ def test_a_body_edit_keeps_the_other_files_sites_and_finds_the_edited_ones(monke
     assert sorted(found) == ["lib/base.py", "lib/fields.py"]
 
 
+def test_the_classes_own_messages_are_found_again_only_when_what_they_read_changed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from errorsite.extract import scan as scanning
+
+    files = _library()
+    store = FactStore.open(True, True)
+    _scan(files, store)
+    made: list[int] = []
+    real = scanning._own_messages
+    monkeypatch.setattr(scanning, "_own_messages", lambda repo: made.append(1) or real(repo))
+    # An edit of another file's body: the classes' own messages are taken as they were.
+    files["lib/fields.py"] = files["lib/fields.py"].replace(b"string too long", b"string longer than ten")
+    assert _scan(files, store) == _scan(files, None) and made == [1]  # the second scan kept nothing
+    # An edit of what a class prints: found again, as a scan with nothing kept finds them.
+    files["lib/errors.py"] = files["lib/errors.py"].replace(b"cannot parse", b"could not parse")
+    made.clear()
+    scan = _scan(files, store)
+    assert made == [1] and "could not parse" in scan and scan == _scan(files, None)
+    # A new definition anywhere (another class that may be an exception's base): found again.
+    files["lib/helpers.py"] += b"\n\nclass Unrelated:\n    pass\n"
+    made.clear()
+    assert _scan(files, store) == _scan(files, None) and made == [1, 1]
+
+
 def test_a_damaged_cut_short_or_foreign_entry_is_made_again() -> None:
     files = _library()
     store = FactStore.open(True, True)
@@ -438,7 +462,7 @@ def test_the_pack_of_a_folder_holds_what_its_runs_read_and_is_read_whole(tmp_pat
     # holds neither, though this run made them.
     assert {"calls", "index"} <= {e.part for e in store.used.values()}
     assert {e.part for e in FactStore.open(True, True, tmp_path / "lib").packed.values()} == {
-        "", "annotations", "raisers"}
+        "", "annotations", "raisers", "own"}
     for entry in _entries(store):
         entry.unlink()
     found = _puts(monkeypatch)

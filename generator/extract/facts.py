@@ -108,6 +108,19 @@ class Kept:
     """Its sites, once a scan found them."""
 
 
+@dataclass(frozen=True, slots=True)
+class OwnMessages:
+    """The messages a repository's exception classes build themselves, and the texts they print a given message in
+    (`scan._own_messages`, `scan._decorations`), with what finding them read."""
+
+    own: tuple[tuple[tuple[str, int], tuple[RaiseSite, ...]], ...]
+    """Each class's own-message sites, by its place: its file's path and its position among the file's definitions."""
+    decorations: tuple[tuple[tuple[str, int], tuple[str, ...]], ...]
+    """Each class's texts around a given message, by its place."""
+    reads: tuple[tuple[str, str], ...]
+    """The path and blob id of each file whose syntax finding them read."""
+
+
 def inputs_digest(defined: tuple[Defined, ...], imported: dict[str, str], calls: tuple[Calls, ...]) -> str:
     """Return a digest of what finding helpers and factories reads of a file: its definitions, imports and calls.
 
@@ -232,6 +245,16 @@ class FactStore:
     def keep_raisers(self, inputs: str, table: list[KeptRaiser]) -> None:
         """Keep the helpers and factories found in files of these inputs."""
         self._write("", inputs, "raisers", table)
+
+    def own_messages(self, digest: str) -> OwnMessages | None:
+        """Return the classes' own messages a scan of files of these definitions and helpers (`scan._Kept.digest`)
+        found, or None when none kept them."""
+        found = self._read("", digest, "own")
+        return found if isinstance(found, OwnMessages) else None
+
+    def keep_own_messages(self, digest: str, found: OwnMessages) -> None:
+        """Keep the classes' own messages a scan found."""
+        self._write("", digest, "own", found)
 
     def raise_lines(self, blob: str) -> frozenset[int] | None:
         """Return the lines of a file's raises, calls and returns (what `check --source` asks of a pinned file),

@@ -44,7 +44,7 @@ from ..sitebuild import workers
 from .context import Annotation, FileIndex, Guards, annotated_digest, index_file, join, site_key
 from .git import Blobs
 from .joined import DamagedJoin
-from .facts import FactStore, Found, Kept, blob_id, definitions_digest, inputs_digest
+from .facts import FactStore, Found, Kept, OwnMessages, blob_id, definitions_digest, inputs_digest
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
     spelled,
@@ -143,8 +143,7 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     if store is not None:
         repo.let_calls_go()
     kept.watch(parsed)
-    own = _own_messages(repo)
-    decorations = _decorations(repo)
+    own, decorations = kept.own_messages(repo)
     _printed_by_bases(repo, own, decorations)
     sites = [site for found in own.values() for site in found]
     keys: list[bytes | None] = [None] * len(sites)  # each site's `site_key`, when its file's finder made it
@@ -244,6 +243,8 @@ class _Kept:
         """The digest of every file's inputs, once `raisers` asked."""
         self.loaded: dict[str, ParsedFile] = {}
         """The files parsed again, oldest first (see `watch`)."""
+        self._digest: bytes | None = None
+        """`digest`'s answer."""
 
     def file(self, path: str, data: Callable[[], bytes]) -> ParsedFile | Skipped | ParseFailure | None:
         """Return the file at `path` as what was kept or made of it says, not parsed; None when nothing was."""
@@ -307,14 +308,42 @@ class _Kept:
                 self.store.keep_index(file.path, self.blobs[file.path], index)
         return index
 
+    def digest(self, repo: Repository) -> bytes:
+        """Return the digest of what a finder reads of other files without their syntax: their definitions and imports,
+        and the helpers (b"" without a store)."""
+        if self.store is not None and self._digest is None:
+            self._digest = hashlib.sha256(repr((sorted(self.definitions.items()), repo.raiser_table())).encode(
+                "utf-8", "surrogatepass")).digest()
+        return self._digest or b""
+
+    def own_messages(self, repo: Repository) -> tuple[dict[int, list[RaiseSite]], dict[int, list[str]]]:
+        """Return the sites of the messages exception classes build themselves, and the texts they print a given
+        message in (`_own_messages`, `_decorations`), by `id()` of the class: as kept when the definitions, the
+        helpers and the files whose syntax finding them read are the same, else found now, and kept."""
+        if self.store is None:
+            return _own_messages(repo), _decorations(repo)
+        digest = self.digest(repo)
+        before = self.store.own_messages(digest.hex())
+        places = {(info.file.path, info.position): info for info in repo.classes}
+        if before is not None and all(self.blobs.get(path) == blob for path, blob in before.reads) \
+                and all(place in places for place, _ in (*before.own, *before.decorations)):
+            return ({id(places[place]): list(sites) for place, sites in before.own},
+                    {id(places[place]): list(texts) for place, texts in before.decorations})
+        with reading() as reads:
+            own, decorations = _own_messages(repo), _decorations(repo)
+        by_id = {id(info): (info.file.path, info.position) for info in repo.classes}
+        self.store.keep_own_messages(digest.hex(), OwnMessages(
+            tuple((by_id[key], tuple(sites)) for key, sites in own.items()),
+            tuple((by_id[key], tuple(texts)) for key, texts in decorations.items()),
+            tuple((path, self.blobs.get(path, "")) for path in sorted(reads))))
+        return own, decorations
+
     def found(self, repo: Repository, parsed: list[ParsedFile],
               finder: Callable[[ParsedFile], Iterable[RaiseSite | Skipped | Mapped]]
               ) -> list[Found]:
         """Return what `finder` finds in each file: as kept when nothing it read changed, else found now (on every
         core when the files are many: each worker forks with the repository and sends back sites), and kept."""
-        # What a finder reads of other files without their syntax: their definitions and imports, and the helpers.
-        digest = hashlib.sha256(repr((sorted(self.definitions.items()), repo.raiser_table())).encode(
-            "utf-8", "surrogatepass")).digest() if self.store is not None else b""
+        digest = self.digest(repo)
 
         def still(found: Found | None) -> bool:
             return found is not None and found.digest == digest and all(self.blobs.get(p) == b for p, b in found.reads)
