@@ -256,6 +256,42 @@ def test_the_classes_own_messages_are_found_again_only_when_what_they_read_chang
     assert _scan(files, store) == _scan(files, None) and made == [1, 1]
 
 
+def test_the_helpers_are_found_again_only_when_a_changed_file_may_hold_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from errorsite.extract.raisers import Repository
+
+    files = _library()
+    where = tmp_path / "lib"
+    _packed_scan(files, where)
+    found: list[int] = []
+    real = Repository._find_raisers
+    monkeypatch.setattr(Repository, "_find_raisers", lambda self: found.append(1) or real(self))
+
+    def step(path: str, old: bytes, new: bytes) -> list[int]:
+        assert old in files[path]
+        files[path] = files[path].replace(old, new)
+        cold = _scan(files, None)
+        found.clear()
+        assert _packed_scan(files, where)[0] == cold
+        return list(found)
+
+    describe = b'        return f"field {name} is read-only"'
+    # A call added that passes a parameter on, in a function that calls no helper: the helpers as they were.
+    assert step("lib/base.py", describe, b"        print(len(name))\n" + describe) == []
+    # A call by a helper's name that calls no helper (`self.message`, where `message` is a function of another
+    # module and no class has a raising method of that name): the helpers as they were.
+    assert step("lib/base.py", b"        print(len(name))\n", b"        self.message(name)\n") == []
+    assert step("lib/base.py", b"        self.message(name)\n", b"        print(len(name))\n") == []
+    # A call of a helper added: found again.
+    assert step("lib/fields.py", b'raise RuntimeError(self.describe("value"))', b'fail(value)') == [1]
+    # A function that raises from its parameter now: a helper, found again (and the table kept for these calls).
+    assert step("lib/base.py", b"        print(len(name))\n", b'        raise ValueError(name)\n') == [1]
+    found.clear()
+    assert _packed_scan(files, where)[0] == _scan(files, None) and found == [1]  # the cold scan's, not this one's
+    # It stops being one: found again.
+    assert step("lib/base.py", b'        raise ValueError(name)\n', b"") == [1]
+
+
 def test_a_damaged_cut_short_or_foreign_entry_is_made_again() -> None:
     files = _library()
     store = FactStore.open(True, True)

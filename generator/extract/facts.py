@@ -121,6 +121,18 @@ class OwnMessages:
     """The path and blob id of each file whose syntax finding them read."""
 
 
+@dataclass(frozen=True, slots=True)
+class RaisersFrom:
+    """What the helpers a repository folder's last scan found or took were found from (`scan._Kept.raisers`)."""
+
+    combined: str
+    """The digest of every file's inputs, which the table of helpers is kept by (`FactStore.raisers`)."""
+    inputs: dict[str, str]
+    """Each file's `inputs_digest`, by path."""
+    definitions: dict[str, str]
+    """Each file's `definitions_digest`, by path."""
+
+
 def inputs_digest(defined: tuple[Defined, ...], imported: dict[str, str], calls: tuple[Calls, ...]) -> str:
     """Return a digest of what finding helpers and factories reads of a file: its definitions, imports and calls.
 
@@ -256,6 +268,19 @@ class FactStore:
         """Keep the classes' own messages a scan found."""
         self._write("", digest, "own", found)
 
+    def last_raisers(self) -> RaisersFrom | None:
+        """Return what the helpers the last scan of the repository folder the store was opened for were found from,
+        or None when none kept it (or the store was opened for no folder)."""
+        if self.pack is None:
+            return None
+        found = self._named_entry(_entry_name(self.salt, "raisers from", self.pack, ""))
+        return found if isinstance(found, RaisersFrom) else None
+
+    def keep_last_raisers(self, found: RaisersFrom) -> None:
+        """Keep what the helpers of a scan of the repository folder the store was opened for were found from."""
+        if self.pack is not None:
+            self._keep_named_entry(_entry_name(self.salt, "raisers from", self.pack, ""), found)
+
     def raise_lines(self, blob: str) -> frozenset[int] | None:
         """Return the lines of a file's raises, calls and returns (what `check --source` asks of a pinned file),
         or None when they were not kept."""
@@ -299,7 +324,10 @@ class FactStore:
     def _folder_entry(self, part: str, *folders: Path) -> object:
         """Return the entry of `part` kept for these folders (by their real paths), or None when there is none or it
         fails its check. Never from the pack: a pack holds what an earlier run used, and these change every run."""
-        name = self.folder_entry_name(part, folders)
+        return self._named_entry(self.folder_entry_name(part, folders))
+
+    def _named_entry(self, name: str) -> object:
+        """Return the entry of this name, or None (see `_folder_entry`)."""
         body = self._authentic(name, MAX_ENTRY_BYTES)
         if body is None:
             return None
@@ -311,7 +339,9 @@ class FactStore:
         return value
 
     def _keep_folder_entry(self, value: object, part: str, *folders: Path) -> None:
-        name = self.folder_entry_name(part, folders)
+        self._keep_named_entry(self.folder_entry_name(part, folders), value)
+
+    def _keep_named_entry(self, name: str, value: object) -> None:
         body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         write_cached(self.folder / name, self._code(name, body), body)
 

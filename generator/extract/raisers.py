@@ -288,6 +288,15 @@ class KeptRaiser(NamedTuple):
     """`Raiser.class_param`."""
 
 
+class KeptRaisers(NamedTuple):
+    """The helpers and factories a scan found (`Repository.raiser_table`), offered to a scan of files that may differ."""
+
+    table: Sequence[KeptRaiser]
+    changed: frozenset[str]
+    """The files whose calls differ from those of the scan that found the table, their definitions and imports the
+    same: the table holds when none of their functions was a helper and none would be (`Repository._still_holds`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Raiser:
     """How a helper or factory turns one of its parameters into an exception."""
@@ -352,12 +361,12 @@ class Repository:
 
     def __init__(self, files: Sequence[ParsedFile], shapes: dict[ast.AST, Shape] | None = None,
                  calls: Mapping[str, Callable[[], Sequence[Calls] | None]] | None = None,
-                 raisers: Callable[[Repository], Sequence[KeptRaiser] | None] | None = None) -> None:
+                 raisers: Callable[[Repository], KeptRaisers | None] | None = None) -> None:
         """Gather `files`; `shapes` keeps each function body's shape by its node, for scans that share parsed files;
         `calls` has, by path, what gives the calls of each function of a file (in `functions_in` order) as a scan
         kept them (None when it cannot: they are made again); `raisers`, asked once the definitions are collected,
-        gives `raiser_table` of a scan of files whose definitions, imports and calls were all the same as these, if
-        one was kept."""
+        gives `raiser_table` of a scan of files whose definitions and imports were all the same as these, and whose
+        calls were too but in the files it names, if one was kept."""
         self.files = list(files)
         self.functions: list[Function] = []
         self.classes: list[ClassInfo] = []
@@ -377,6 +386,8 @@ class Repository:
         """By `id()` of the class: its repository bases, once asked for (`bases`)."""
         self._exceptions: dict[int, bool] = {}
         """By `id()` of the class: whether it is an exception, once asked (`is_exception`)."""
+        self._asked_by_name: set[str] = set()
+        """The names a callee was looked for by among the raising methods known (`_never_a_helper`)."""
         for file in self.files:
             self.modules.setdefault(file.module, file)
             parts = file.module.split(".")
@@ -397,10 +408,11 @@ class Repository:
         """By `id()` of the Function: how it raises."""
         self.raiser_names: set[str] = set()
         """The names of every helper and factory: a call of any other name calls none."""
-        table = raisers(self) if raisers is not None else None
-        self.raisers_taken = table is not None and self._take_raisers(table)
+        kept = raisers(self) if raisers is not None else None
+        self.raisers_taken = kept is not None and self._take_raisers(kept.table) and self._still_holds(kept.changed)
         """The helpers and factories were taken from a table kept, not found."""
         if not self.raisers_taken:
+            self._forget_raisers()
             self._find_raisers()
 
     def calls_of(self, function: Function) -> Calls:
@@ -445,6 +457,58 @@ class Repository:
         for function, raiser in found:
             self._add_raiser(function, raiser)
         return True
+
+    def _still_holds(self, changed: frozenset[str]) -> bool:
+        """Return whether the helpers taken are those `_find_raisers` finds, when only the calls of the files `changed`
+        differ from those of the scan that found them: no function of those files was a helper, none calls a function
+        by a helper's name, and none is one judged with no helper known.
+
+        `_find_raisers` judges each function again as helpers are found, and what a function is judged depends on what
+        is known then (a call of a helper not yet known is judged as a call of none, and a method name resolves to the
+        one raising method known). A function that calls no helper's name is judged at every step as with none known;
+        when none of these is a helper, every other function, whose calls and definitions are the same, is judged at
+        every step as before, and the same helpers are found in the same order."""
+        if not changed:
+            return True
+        functions = [f for f in self.functions if f.file.path in changed]
+        if any(id(f) in self.raisers for f in functions):
+            return False
+        for function in functions:
+            calls = self.calls_of(function)
+            if any(call.callee.last in self.raiser_names and not self._never_a_helper(call, function)
+                   for call in (*calls.raised, *calls.calls, *calls.returned)):
+                return False
+        within: dict[int, list[Function]] = defaultdict(list)
+        for function in functions:
+            outer = function.parent
+            while outer is not None:
+                within[id(outer)].append(function)
+                outer = outer.parent
+        known = (self.raisers, self.raiser_names, self._raising_methods)
+        self.raisers, self.raiser_names, self._raising_methods = {}, set(), defaultdict(list)
+        try:
+            return not any(self._raiser_of(f, self.calls_of(f)) is not None
+                           or self._closure_of(f, within.get(id(f), ())) is not None for f in functions if f.holes)
+        finally:
+            self.raisers, self.raiser_names, self._raising_methods = known
+
+    def _never_a_helper(self, call: CallFacts, function: Function) -> bool:
+        """Return whether a call of `function` by a helper's name calls no helper whatever is known of them: its callee
+        is found by the names and classes the code tells (never by the raising methods known so far,
+        `_by_method_name`), and is no helper."""
+        known = (self.raisers, self.raiser_names, self._raising_methods)
+        self.raisers, self.raiser_names, self._raising_methods = {}, set(), defaultdict(list)
+        self._asked_by_name = set()
+        try:
+            target = self.callee_of(call.callee, function, function.file)
+        finally:
+            self.raisers, self.raiser_names, self._raising_methods = known
+        return not any(self._raising_methods.get(name) for name in self._asked_by_name) \
+            and (target is None or id(target) not in self.raisers)
+
+    def _forget_raisers(self) -> None:
+        """Forget the helpers taken, to find them all."""
+        self.raisers, self.raiser_names, self._raising_methods, self._found_order = {}, set(), defaultdict(list), []
 
     def _add_raiser(self, function: Function, raiser: Raiser) -> None:
         self.raisers[id(function)] = raiser
@@ -659,6 +723,7 @@ class Repository:
         Where classes raise differently, a receiver named for one of them (`called`) picks it: untyped code
         calls `ctx.fail(...)` on a `Context` while a `ParamType` has its own `fail`.
         """
+        self._asked_by_name.add(name)
         raising = list(self._raising_methods.get(name, ()))
         if len({self.raisers[id(f)] for f in raising}) > 1:
             raising = [f for f in raising if called and f.owner is not None and names_class(called, f.owner.name)]

@@ -44,14 +44,14 @@ from ..sitebuild import workers
 from .context import Annotation, FileIndex, Guards, annotated_digest, index_file, join, site_key
 from .git import Blobs
 from .joined import DamagedJoin
-from .facts import FactStore, Found, Kept, OwnMessages, blob_id, definitions_digest, inputs_digest
+from .facts import FactStore, Found, Kept, OwnMessages, RaisersFrom, blob_id, definitions_digest, inputs_digest
 from .messages import (
     FORMATTED, HOLE, Message, Names, Source, decode_source, dotted, first_message, inline, message, plain, says_something,
     spelled,
     template,
     unique_variants,
 )
-from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, Calls, ClassBuilt, Defined, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, KeptRaiser, note_read, reading, with_hole
+from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, Calls, ClassBuilt, Defined, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, KeptRaisers, note_read, reading, with_hole
 from .sites import Mapped, ParseFailure, RaiseSite, Scan, Skipped
 from .strings import Pieces, Scope, Strings, template_of
 
@@ -245,6 +245,8 @@ class _Kept:
         """The files parsed again, oldest first (see `watch`)."""
         self._digest: bytes | None = None
         """`digest`'s answer."""
+        self.exact = False
+        """The helpers were kept by a scan of files of these very definitions, imports and calls."""
 
     def file(self, path: str, data: Callable[[], bytes]) -> ParsedFile | Skipped | ParseFailure | None:
         """Return the file at `path` as what was kept or made of it says, not parsed; None when nothing was."""
@@ -271,8 +273,10 @@ class _Kept:
                            if (f.path, files[f.path]) in memo.calls)
         return loaders
 
-    def raisers(self, repo: Repository) -> Sequence[KeptRaiser] | None:
-        """Return the helpers a scan of files of the same definitions, imports and calls found, if one kept them."""
+    def raisers(self, repo: Repository) -> KeptRaisers | None:
+        """Return the helpers a scan of files of the same definitions, imports and calls found, if one kept them; else
+        those the folder's last scan found, when only the calls of some files changed since (the repository checks
+        that they still hold, `Repository._still_holds`)."""
         assert self.store is not None
         for file in repo.files:
             # Every file parsed was kept, or made alone by a worker (with a store, nothing else is read).
@@ -280,12 +284,29 @@ class _Kept:
             assert isinstance(facts, (Kept, Alone))
             self.inputs[file.path], self.definitions[file.path] = facts.inputs, facts.definitions
         self.combined = hashlib.sha256(repr(sorted(self.inputs.items())).encode("utf-8", "surrogatepass")).hexdigest()
-        return self.store.raisers(self.combined)
+        table = self.store.raisers(self.combined)
+        if table is not None:
+            self.exact = True
+            return KeptRaisers(table, frozenset())
+        last = self.store.last_raisers()
+        if last is None or last.inputs.keys() != self.inputs.keys():
+            return None
+        changed = frozenset(path for path, digest in last.inputs.items() if digest != self.inputs[path])
+        if any(last.definitions[path] != self.definitions[path] for path in changed):
+            return None
+        table = self.store.raisers(last.combined)
+        return KeptRaisers(table, changed) if table is not None else None
 
     def keep_raisers(self, repo: Repository) -> None:
-        """Keep the helpers the repository found, when it did not take them as kept."""
-        if self.store is not None and not repo.raisers_taken:
+        """Keep the helpers the repository found or took, by what they were found from, and what the folder's scan
+        found them from."""
+        if self.store is None:
+            return
+        if not self.exact:
             self.store.keep_raisers(self.combined, repo.raiser_table())
+        last = self.store.last_raisers()
+        if last is None or last.combined != self.combined:
+            self.store.keep_last_raisers(RaisersFrom(self.combined, self.inputs, self.definitions))
 
     def watch(self, parsed: list[ParsedFile]) -> None:
         """Note each file parsed from now on, so that `found` lets the oldest go (see KEEP_PARSED)."""
@@ -455,7 +476,7 @@ def _alone(files: Mapping[str, bytes], context: bool, store: FactStore | None, p
         file = _parse(path, files[path])
     if not isinstance(file, ParsedFile):
         return file
-    alone = Repository([file], raisers=lambda repo: [])
+    alone = Repository([file], raisers=lambda repo: KeptRaisers((), frozenset()))
     calls = tuple(alone.calls_of(f) for f in alone.functions_in(file))
     index = index_file(file.path, file.tree, _calls(alone, file)) if context else None
     alone.forget(file)  # the collector is off during a scan: what holds syntax must let it go now
