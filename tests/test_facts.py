@@ -264,8 +264,8 @@ def test_the_helpers_are_found_again_only_when_a_changed_file_may_hold_one(
     where = tmp_path / "lib"
     _packed_scan(files, where)
     found: list[int] = []
-    real = Repository._find_raisers
-    monkeypatch.setattr(Repository, "_find_raisers", lambda self: found.append(1) or real(self))
+    real = Repository.find_raisers
+    monkeypatch.setattr(Repository, "find_raisers", lambda self: found.append(1) or real(self))
 
     def step(path: str, old: bytes, new: bytes) -> list[int]:
         assert old in files[path]
@@ -290,6 +290,22 @@ def test_the_helpers_are_found_again_only_when_a_changed_file_may_hold_one(
     assert _packed_scan(files, where)[0] == _scan(files, None) and found == [1]  # the cold scan's, not this one's
     # It stops being one: found again.
     assert step("lib/base.py", b'        raise ValueError(name)\n', b"") == [1]
+
+
+def test_the_helpers_of_a_large_library_are_found_in_a_process_of_their_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from errorsite.extract.raisers import Repository
+    from errorsite.sitebuild import workers
+
+    files = _library()
+    expected = _scan(files, None)
+    monkeypatch.setattr(workers, "PARALLEL_MIN", 1)  # as many files as a large library's
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    here: list[int] = []
+    real = Repository.find_raisers
+    monkeypatch.setattr(Repository, "find_raisers", lambda self: here.append(1) or real(self))
+    assert _packed_scan(files, tmp_path / "lib")[0] == expected
+    assert here == []  # found, but not in this process: what finding them read went with the other
 
 
 def test_a_damaged_cut_short_or_foreign_entry_is_made_again() -> None:

@@ -413,7 +413,7 @@ class Repository:
         """The helpers and factories were taken from a table kept, not found."""
         if not self.raisers_taken:
             self._forget_raisers()
-            self._find_raisers()
+            self.find_raisers()
 
     def calls_of(self, function: Function) -> Calls:
         """Return the calls of a function's body, as facts (those of its whole file, kept or made, at the first ask)."""
@@ -459,11 +459,11 @@ class Repository:
         return True
 
     def _still_holds(self, changed: frozenset[str]) -> bool:
-        """Return whether the helpers taken are those `_find_raisers` finds, when only the calls of the files `changed`
+        """Return whether the helpers taken are those `find_raisers` finds, when only the calls of the files `changed`
         differ from those of the scan that found them: no function of those files was a helper, none calls a function
         by a helper's name, and none is one judged with no helper known.
 
-        `_find_raisers` judges each function again as helpers are found, and what a function is judged depends on what
+        `find_raisers` judges each function again as helpers are found, and what a function is judged depends on what
         is known then (a call of a helper not yet known is judged as a call of none, and a method name resolves to the
         one raising method known). A function that calls no helper's name is judged at every step as with none known;
         when none of these is a helper, every other function, whose calls and definitions are the same, is judged at
@@ -518,9 +518,11 @@ class Repository:
             self._raising_methods[function.name].append(function)
 
     def forget(self, file: ParsedFile) -> None:
-        """Let a file's syntax go, with the shapes of its functions (see `ParsedFile.forget`)."""
+        """Let a file's syntax go, with the shapes and calls of its functions (see `ParsedFile.forget`); the calls are
+        read again from what gives them, when asked."""
         for function in self._in_file.get(file.path, ()):
             self._shapes.pop(id(function), None)
+            self._calls.pop(id(function), None)
         file.forget()
 
     def shape(self, function: Function) -> Shape:
@@ -741,7 +743,7 @@ class Repository:
 
     # -- finding helpers and factories
 
-    def _find_raisers(self) -> None:
+    def find_raisers(self) -> None:
         """Find every helper and factory, repeating until no new one is found.
 
         After the first round only functions that call a name a new helper or

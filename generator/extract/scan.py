@@ -51,7 +51,7 @@ from .messages import (
     template,
     unique_variants,
 )
-from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, Calls, ClassBuilt, Defined, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, KeptRaisers, note_read, reading, with_hole
+from .raisers import EXCEPTION_NAME, KEY_EXCEPTIONS, OWN_MESSAGE_METHODS, Calls, ClassBuilt, Defined, ClassInfo, Function, ParsedFile, Raiser, Repository, Shape, body_nodes, KeptRaiser, KeptRaisers, note_read, reading, with_hole
 from .sites import Mapped, ParseFailure, RaiseSite, Scan, Skipped
 from .strings import Pieces, Scope, Strings, template_of
 
@@ -289,13 +289,16 @@ class _Kept:
             self.exact = True
             return KeptRaisers(table, frozenset())
         last = self.store.last_raisers()
-        if last is None or last.inputs.keys() != self.inputs.keys():
-            return None
-        changed = frozenset(path for path, digest in last.inputs.items() if digest != self.inputs[path])
-        if any(last.definitions[path] != self.definitions[path] for path in changed):
-            return None
-        table = self.store.raisers(last.combined)
-        return KeptRaisers(table, changed) if table is not None else None
+        if last is not None and last.inputs.keys() == self.inputs.keys():
+            changed = frozenset(path for path, digest in last.inputs.items() if digest != self.inputs[path])
+            table = self.store.raisers(last.combined)
+            if table is not None and all(last.definitions[path] == self.definitions[path] for path in changed):
+                return KeptRaisers(table, changed)
+        if not workers.parallel(os.cpu_count() or 1, len(repo.files)):
+            return None  # found by the repository itself
+        # Found in a forked process: finding them reads every function's calls, over a hundred megabytes on a large
+        # library that this process would keep (and the workers that find the sites, forked from it, count again).
+        return KeptRaisers(workers.apart(partial(_raiser_table, repo), os.cpu_count() or 1), frozenset())
 
     def keep_raisers(self, repo: Repository) -> None:
         """Keep the helpers the repository found or took, by what they were found from, and what the folder's scan
@@ -439,6 +442,12 @@ class _Kept:
             if annotations != before.get(path):
                 self.store.keep_annotations(path, self.blobs[path], annotations)
         return made
+
+
+def _raiser_table(repo: Repository) -> list[KeptRaiser]:
+    """Return the helpers and factories of a repository that has taken none, found."""
+    repo.find_raisers()
+    return repo.raiser_table()
 
 
 def _prefetch(files: Mapping[str, bytes], paths: Iterable[str]) -> None:

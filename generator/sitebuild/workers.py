@@ -46,6 +46,19 @@ def map_items(function: Callable[[T], R], items: list[T], jobs: int) -> list[R]:
         return pool.map(_run_task, items, chunksize=CHUNK)
 
 
+def apart(function: Callable[[], R], jobs: int) -> R:
+    """Return function(), made in a forked process when there are `jobs` cores: what it allocates on the way goes
+    with that process, instead of staying with this one (Python's allocator gives back little of what it frees, and
+    workers forked later count every page they touch); made here on one core, or without fork."""
+    if jobs < 2 or not hasattr(os, "fork"):
+        return function()
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(1, initializer=_start_task,
+                                                  initargs=(lambda _: function(), os.getpid())) as pool:
+        return pool.apply(_run_task, (None,))
+
+
 _TASK: Callable[[Any], Any] = id
 """What a worker process of `map_items` runs, inherited when it forks."""
 
