@@ -18,6 +18,7 @@ from test_lastrun import LIBRARY, REPO, _check_random_steps, _edit_code, _librar
 from errorsite.extract import joined, sync
 from errorsite.extract.context import ROW_KINDS, join
 from errorsite.extract.facts import FactStore
+from errorsite.sitebuild import state
 
 
 def _kept(repo: Path) -> joined.JoinedIndex:
@@ -171,3 +172,43 @@ def test_a_damaged_or_foreign_kept_join_is_never_trusted(tmp_path: Path, monkeyp
 
 def test_runs_with_a_kept_join_write_what_runs_from_nothing_write(tmp_path: Path) -> None:
     _check_random_steps(tmp_path, 9, 25)
+
+
+def _kept_files(repo: Path) -> dict[str, str] | None:
+    kept = _kept(repo)
+    state = kept._state()
+    kept.save()
+    return None if state is None else state.files
+
+
+@pytest.mark.parametrize("held", ["written", "locked whole"])
+def test_a_run_that_finds_the_kept_join_held_by_another_leaves_it_to_that_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: str) -> None:
+    repo, content = _library_repo(tmp_path)
+    sync.run(repo.path, "HEAD", REPO, content)
+    path = _kept(repo.path).path
+    before = _kept_files(repo.path)
+    assert before is not None
+    monkeypatch.setattr(joined, "LOCK_WAIT", 0.2)
+    monkeypatch.setattr(state, "WAL_ATTEMPTS", 3)  # how often a run asks for the journal a lock keeps it from
+    _, called = _counting_joins(monkeypatch)
+    other = sqlite3.connect(path, isolation_level=None)
+    if held == "written":
+        other.execute("BEGIN IMMEDIATE")  # another run writing: this one reads, and cannot write
+    else:
+        other.execute("PRAGMA journal_mode=DELETE")
+        other.execute("BEGIN EXCLUSIVE")  # nobody may even read it
+    try:
+        repo.write("pkg/core.py", LIBRARY["pkg/core.py"].replace("no config at", "no configuration at"))
+        repo.commit("edit")
+        twin = _cold_twin(repo.path, tmp_path)
+        report = sync.run(repo.path, "HEAD", REPO, content)
+        cold = sync.run(twin, "HEAD", REPO, twin / "content")
+        assert report.lines(verbose=True) == cold.lines(verbose=True)
+        assert _records(content) == _records(twin / "content")
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert _kept_files(repo.path) == before  # neither written nor deleted under the other run
+    sync.run(repo.path, "HEAD", REPO, content)
+    _assert_kept_is_the_join(repo.path, called[-1], "after the other run")

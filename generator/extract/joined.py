@@ -61,6 +61,9 @@ class _State(NamedTuple):
     """The same digests as the file holds them, in BUCKETS parts (see `_bucket`)."""
 
 
+LOCK_WAIT = 30.0
+"""How many seconds a run waits for another that writes the file."""
+
 BUCKETS = 1024
 """How many parts the digests are kept in: a run writes again only the parts that hold a digest it changed."""
 
@@ -249,7 +252,11 @@ class JoinedIndex:
             assert self._db is not None
             files, layout = self._get(self._db, "files"), self._get(self._db, "layout")
             buckets = self._buckets(self._db)
-        except sqlite3.Error:
+        except sqlite3.OperationalError:
+            # Another run holds the file longer than LOCK_WAIT: this one joins every index, and leaves the file to it.
+            self._close()
+            return None
+        except sqlite3.DatabaseError:
             self.discard()
             try:
                 self._begin()
@@ -291,7 +298,7 @@ class JoinedIndex:
 
     def _begin(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        db = self._db = sqlite3.connect(self.path, timeout=LOCK_WAIT, isolation_level=None)
         fast_writes(db)
         for table in _TABLES:
             db.execute(table)
