@@ -218,6 +218,19 @@ def _puts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return found
 
 
+def _counting(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[int]:
+    """Return a list that gets a 1 each time `owner.name` is called in this process from now on."""
+    called: list[int] = []
+    real = getattr(owner, name)
+
+    def counted(*args: object) -> object:
+        called.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(owner, name, counted)
+    return called
+
+
 def test_a_body_edit_keeps_the_other_files_sites_and_finds_the_edited_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     files = _library()
     store = FactStore.open(True, True)
@@ -239,9 +252,7 @@ def test_the_classes_own_messages_are_found_again_only_when_what_they_read_chang
     files = _library()
     store = FactStore.open(True, True)
     _scan(files, store)
-    made: list[int] = []
-    real = scanning._own_messages
-    monkeypatch.setattr(scanning, "_own_messages", lambda repo: made.append(1) or real(repo))
+    made = _counting(monkeypatch, scanning, "_own_messages")
     # An edit of another file's body: the classes' own messages are taken as they were.
     files["lib/fields.py"] = files["lib/fields.py"].replace(b"string too long", b"string longer than ten")
     assert _scan(files, store) == _scan(files, None) and made == [1]  # the second scan kept nothing
@@ -263,9 +274,7 @@ def test_the_helpers_are_found_again_only_when_a_changed_file_may_hold_one(
     files = _library()
     where = tmp_path / "lib"
     _packed_scan(files, where)
-    found: list[int] = []
-    real = Repository.find_raisers
-    monkeypatch.setattr(Repository, "find_raisers", lambda self: found.append(1) or real(self))
+    found = _counting(monkeypatch, Repository, "find_raisers")
 
     def step(path: str, old: bytes, new: bytes) -> list[int]:
         assert old in files[path]
@@ -301,9 +310,7 @@ def test_the_helpers_of_a_large_library_are_found_in_a_process_of_their_own(
     expected = _scan(files, None)
     monkeypatch.setattr(workers, "PARALLEL_MIN", 1)  # as many files as a large library's
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    here: list[int] = []
-    real = Repository.find_raisers
-    monkeypatch.setattr(Repository, "find_raisers", lambda self: here.append(1) or real(self))
+    here = _counting(monkeypatch, Repository, "find_raisers")
     assert _packed_scan(files, tmp_path / "lib")[0] == expected
     assert here == []  # found, but not in this process: what finding them read went with the other
 

@@ -1187,18 +1187,7 @@ class Context:
     def __init__(self, layout: Layout, rows: Mapping[str, Rows] | None = None) -> None:
         """Return the context of a library of this layout whose rows of each kind are `rows` (`join` gives them)."""
         self.layout = layout
-        self.module_paths = layout.module_paths
-        self.imports = layout.imports
-        self.modules = layout.modules
-        self.stars = layout.stars
-        self._annotated = layout.annotated
-        self._flag_constants = layout.flag_constants
-        self.class_bases = layout.class_bases
-        self._class_paths = layout.class_paths
-        self.bases = layout.bases
-        self.models = layout.models
-        self.members = layout.members
-        self.methods = layout.methods
+        """What every site's callers and names read of the library whole."""
         given = rows or {}
         self.functions: Rows = given.get("function", {})
         """Each function's row, by (path, qualified name)."""
@@ -1282,7 +1271,7 @@ class Context:
             # The receiver was made by calling a class: a class of the library's (`class:`), or a class of
             # another library, or of a module the library does not have, whose methods are none of ours.
             ours = {m.split(".")[-1] for m in call.how.removeprefix("made:").split("|")
-                    if m.split(".")[-1] in self._class_paths and ("." not in m or self._ours(m.rpartition(".")[0]))}
+                    if m.split(".")[-1] in self.layout.class_paths and ("." not in m or self._ours(m.rpartition(".")[0]))}
             if not ours:
                 return None
             return call._replace(how=f"class:{ours.pop()}" if len(ours) == 1 else "attribute")
@@ -1290,16 +1279,16 @@ class Context:
             # `Style.parse(...)` on a class of the library calls that class's parse (or its bases');
             # `markup.render(...)` after `from . import markup` a function of that module.
             receiver = call.how.removeprefix("on:")
-            if receiver in self._class_paths:
+            if receiver in self.layout.class_paths:
                 return call._replace(how=f"class:{receiver}")
-            if call.module in self.module_paths:
+            if call.module in self.layout.module_paths:
                 return call._replace(how="module")
             return call._replace(how="attribute")
         return call
 
     def _ours(self, module: str) -> bool:
         """Return whether a module is one of the library's (`pkg.core`), not another library's (`httpcore`)."""
-        return module in self.module_paths
+        return module in self.layout.module_paths
 
     def _member_types(self, owner: str, attribute: str) -> tuple[str, ...]:
         """Return the classes the type that class `owner`, or a class it is based on, declares for `attribute` names."""
@@ -1307,7 +1296,7 @@ class Context:
         found = self._member_memo.get(key)
         if found is None:
             found = self._member_memo[key] = next(
-                (self.members[(name, attribute)] for name in sorted(self._ancestors(owner)) if (name, attribute) in self.members),
+                (self.layout.members[(name, attribute)] for name in sorted(self._ancestors(owner)) if (name, attribute) in self.layout.members),
                 ())
         return found
 
@@ -1315,12 +1304,12 @@ class Context:
         """Return whether `name` in the file `path` stands for `typing.Annotated`: an alias made there, or imported
         from a module of the library that makes it."""
         for _ in range(4):
-            if name in self._annotated.get(path, ()):
+            if name in self.layout.annotated.get(path, ()):
                 return True
-            module, _, original = self.imports.get(path, {}).get(name, "").rpartition(".")
-            if module not in self.module_paths:
+            module, _, original = self.layout.imports.get(path, {}).get(name, "").rpartition(".")
+            if module not in self.layout.module_paths:
                 return False
-            path, name = self.module_paths[module], original
+            path, name = self.layout.module_paths[module], original
         return False
 
     def _provides(self, module: str, name: str, path: str, depth: int = 4) -> bool:
@@ -1331,15 +1320,15 @@ class Context:
         found = self._provides_memo.get(key)
         if found is not None:
             return found
-        file = self.module_paths.get(module)
+        file = self.layout.module_paths.get(module)
         if file is None or depth == 0:
             found = False
         elif file == path:
             found = True
         else:
-            origin, _, original = self.imports.get(file, {}).get(name, "").rpartition(".")
+            origin, _, original = self.layout.imports.get(file, {}).get(name, "").rpartition(".")
             found = (bool(origin) and self._provides(origin, original, path, depth - 1)) or any(
-                self._provides(star, name, path, depth - 1) for star in self.stars.get(file, ()))
+                self._provides(star, name, path, depth - 1) for star in self.layout.stars.get(file, ()))
         self._provides_memo[key] = found
         return found
 
@@ -1475,13 +1464,13 @@ class Context:
         parts = function.split(".")
         for end in range(len(parts) - 1, 0, -1):
             if up:
-                if parts[end - 1] in self.bases:
+                if parts[end - 1] in self.layout.bases:
                     return ("super", parts[end - 1])
                 continue
             qualname = ".".join([*parts[:end], name])
-            if self.methods.get((path, qualname)):
+            if self.layout.methods.get((path, qualname)):
                 return ("own", qualname)
-            if parts[end - 1] in self.bases:
+            if parts[end - 1] in self.layout.bases:
                 return ("class", parts[end - 1])
         return None
 
@@ -1538,7 +1527,7 @@ class Context:
         definers = {c.split(".")[-1] for _, c in self._definers_of(method)}
         found: set[str] = set()
         self._above_memo[key] = found
-        seen, todo = {name}, sorted(self.bases.get(name, ()))
+        seen, todo = {name}, sorted(self.layout.bases.get(name, ()))
         while todo:
             current = todo.pop(0)
             if current in seen:
@@ -1547,7 +1536,7 @@ class Context:
             if current in definers:
                 found.add(current)
             else:
-                todo += sorted(self.bases.get(current, ()))
+                todo += sorted(self.layout.bases.get(current, ()))
         return found
 
     def _one_class_line(self, path: str, name: str, site: RaiseSite) -> bool:
@@ -1555,7 +1544,7 @@ class Context:
         or one based on it, told apart by the files the names come from when two files define classes of one name
         (sglang's srt and multimodal_gen each have a CustomOp and an NCCLLibrary)."""
         site_class = site.function.split(".")[-2]
-        if len(self._class_paths.get(name, ())) < 2 and len(self._class_paths.get(site_class, ())) < 2:
+        if len(self.layout.class_paths.get(name, ())) < 2 and len(self.layout.class_paths.get(site_class, ())) < 2:
             return True
         key, site_key = self._class_key(path, name), (site.path, site_class)
         return key[0] is None or key in self._ancestor_keys(site_key) or site_key in self._ancestor_keys(key)
@@ -1563,13 +1552,13 @@ class Context:
     def _class_key(self, path: str, name: str) -> tuple[str | None, str]:
         """Return which class `name` in the file `path` is: (its file, its name), the file None when the code does not
         tell (an import of another library, several classes of that name and no import)."""
-        if (path, name) in self.class_bases:
+        if (path, name) in self.layout.class_bases:
             return (path, name)
-        paths = self._class_paths.get(name, set())
+        paths = self.layout.class_paths.get(name, set())
         if len(paths) == 1:
             return (next(iter(paths)), name)
-        module, _, original = self.imports.get(path, {}).get(name, "").rpartition(".")
-        for found in sorted(self._class_paths.get(original, ())) if module else ():
+        module, _, original = self.layout.imports.get(path, {}).get(name, "").rpartition(".")
+        for found in sorted(self.layout.class_paths.get(original, ())) if module else ():
             if self._provides(module, original, found):
                 return (found, original)
         return (None, name)
@@ -1585,7 +1574,7 @@ class Context:
                     found.add(current)
                     path, name = current
                     if path is not None:
-                        todo += [self._class_key(path, base) for base in sorted(self.class_bases.get((path, name), ()))]
+                        todo += [self._class_key(path, base) for base in sorted(self.layout.class_bases.get((path, name), ()))]
             self._ancestor_keys_memo[key] = found
         return found
 
@@ -1593,15 +1582,15 @@ class Context:
         """Return whether a call by name (`f(...)`, `m.f(...)`, see `_may_call`) in the file `path` calls the function
         (or, for a constructor, the class) of `site`."""
         parts = site.function.split(".")
-        constructor = len(parts) > 1 and parts[-1] in _CONSTRUCTORS and (site.path, ".".join(parts[:-1])) not in self.methods
+        constructor = len(parts) > 1 and parts[-1] in _CONSTRUCTORS and (site.path, ".".join(parts[:-1])) not in self.layout.methods
         called = parts[:-1] if constructor else parts
         container = ".".join(called[:-1])
-        if container and (site.path, container) in self.methods:
+        if container and (site.path, container) in self.layout.methods:
             return kind == "inner" and (path, module) == (site.path, container)
         if kind == "inner":
             return False
         if kind == "name" and not module:
-            return path == site.path or any(self._provides(m, called[-1], site.path) for m in self.stars.get(path, ()))
+            return path == site.path or any(self._provides(m, called[-1], site.path) for m in self.layout.stars.get(path, ()))
         return self._provides(module, called[-1], site.path)
 
     def _named(self, receiver: str, method: str) -> frozenset[str]:
@@ -1634,7 +1623,7 @@ class Context:
         """Return each class (path, qualified name) that defines a method `method`."""
         if self._definers is None:
             self._definers = defaultdict(set)
-            for (path, qualname), is_method in self.methods.items():
+            for (path, qualname), is_method in self.layout.methods.items():
                 if is_method:
                     owner, _, last = qualname.rpartition(".")
                     self._definers[last].add((path, owner))
@@ -1645,14 +1634,14 @@ class Context:
         """Return a class and every class it is based on, by name."""
         ancestors = self._ancestors_memo.get(name)
         if ancestors is None:
-            ancestors = self._ancestors_memo[name] = _reachable(name, self.bases)
+            ancestors = self._ancestors_memo[name] = _reachable(name, self.layout.bases)
         return ancestors
 
     def _descendants(self, name: str) -> set[str]:
         """Return a class and every class based on it, by name."""
         if self._children is None:
             self._children = defaultdict(set)
-            for child, parents in self.bases.items():
+            for child, parents in self.layout.bases.items():
                 for parent in parents:
                     self._children[parent].add(child)
         return _reachable(name, self._children)
@@ -1681,12 +1670,12 @@ class Context:
         """Return, by `dest`, the definition of each flag the message spells: in its literal text (`--num-workers`),
         or as a constant whose value is a flag (`{FLAG}`, `FLAG = "--enable-amd-monokernel"`)."""
         flags = _FLAG.findall(_PLACEHOLDER.sub(" ", site.message)) if "--" in site.message else []
-        if self._flag_constants and "{" in site.message:
+        if self.layout.flag_constants and "{" in site.message:
             for text in _placeholders(site.message):
                 parts = text.strip().split(".")
                 if _CONSTANT.fullmatch(parts[-1]) and all(p.isidentifier() for p in parts):
                     constant = self._constant(parts, site.path)
-                    flag = self._flag_constants.get((constant.path, parts[-1])) if constant is not None else None
+                    flag = self.layout.flag_constants.get((constant.path, parts[-1])) if constant is not None else None
                     flags += [flag] if flag is not None else []
         return {flag[2:].replace("-", "_"): self._flag(flag, site.path) for flag in dict.fromkeys(flags)}
 
@@ -1701,7 +1690,7 @@ class Context:
         if len(options) == 1 or (options and options[0][0] == path):
             found_path, row = options[0]
             return Definition(found_path, row.line, "option", row.help, row.flag)
-        fields = [(p, r) for p, r in rows if r.owner in self.models]
+        fields = [(p, r) for p, r in rows if r.owner in self.layout.models]
         # Of fields in several classes, the one a user reads help for (sglang's Spec, not a runtime record).
         fields = [c for c in fields if c[0] == path] or [c for c in fields if c[1].help] or fields
         if len(fields) == 1:
@@ -1772,7 +1761,7 @@ class Context:
         """Return the classes the object whose attribute `parts` reads may be (`cfg` of `cfg.size`), None when the
         code does not tell: `self` in a method, a parameter or local whose class the file tells (see
         `FunctionRow.typed`), `self.x` whose type the class declares."""
-        owners = [c for c in site.function.split(".")[:-1] if c in self.bases]
+        owners = [c for c in site.function.split(".")[:-1] if c in self.layout.bases]
         if parts[0] in ("self", "cls") and len(parts) == 2:
             return {a for c in owners for a in self._ancestors(c)} if owners else None
         if parts[0] in ("self", "cls") and len(parts) == 3 and owners:
@@ -1807,7 +1796,7 @@ class Context:
             return owner in classes if classes is not None else _named_for(receiver, owner)
 
         candidates = [(path, row) for path, row in self._options_named(name)
-                      if (not row.owner or (with_fields and row.owner in self.models)) and fits(row.owner)]
+                      if (not row.owner or (with_fields and row.owner in self.layout.models)) and fits(row.owner)]
         if not candidates:
             return None
         namespace = classes is not None and any(c == "Namespace" for c in classes)
@@ -1839,12 +1828,12 @@ class Context:
             own = next((d for d in found if d.path == path), None)
             if own is not None or len(parts) == 2:
                 return own  # `self.LPAR` is a class's own attribute: only the raising file's constant may be it
-            origin, _, original = self.imports.get(path, {}).get(parts[0], "").rpartition(".")
-            modules = [origin] if origin else list(self.stars.get(path, ()))
+            origin, _, original = self.layout.imports.get(path, {}).get(parts[0], "").rpartition(".")
+            modules = [origin] if origin else list(self.layout.stars.get(path, ()))
             name = original or parts[0]
         else:
-            module = self.imports.get(path, {}).get(parts[0]) or self.modules.get(path, {}).get(parts[0], "")
-            if module not in self.module_paths:
+            module = self.layout.imports.get(path, {}).get(parts[0]) or self.layout.modules.get(path, {}).get(parts[0], "")
+            if module not in self.layout.module_paths:
                 return None  # `Color.RED` is a class's attribute, `envs.X` an object's
             modules, name = [module], parts[1]
         return next((d for d in self._constants_named(name) for m in modules if self._provides(m, name, d.path)), None)

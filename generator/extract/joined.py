@@ -39,9 +39,6 @@ from ..model import Definition
 from ..sitebuild.state import delete_database, fast_writes
 from .context import ROW_KINDS, Context, FileIndex, Layout, join, layout_part, rows_digest
 
-SCHEMA = 1
-"""Changes whenever what the file holds changes shape (the salt of its name changes with errorsite's code)."""
-
 class DamagedJoin(Exception):
     """A kept row failed its check while a run read it, or could not be read: the run joins every index again (see
     `JoinedIndex`). Never shown: it says nothing a user can act on."""
@@ -138,10 +135,10 @@ class JoinedIndex:
         files, layout = dict(blobs), context.layout
 
         def write(db: sqlite3.Connection) -> None:
+            if state is None:
+                db.execute("DELETE FROM rows")  # what a damaged state left
             for kind, now in digests.items():
                 before = state.digests.get(kind, {}) if state is not None else {}
-                if state is None:
-                    db.execute("DELETE FROM rows WHERE kind = ?", (kind,))  # what a damaged or older state left
                 db.executemany("DELETE FROM rows WHERE kind = ? AND key = ?",
                                [(kind, _key_text(kind, key)) for key in before.keys() - now.keys()])
                 db.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?)", (
@@ -325,7 +322,8 @@ class JoinedIndex:
 
     def _code(self, kind: str, key: str, body: bytes) -> bytes:
         """Return the authentication of a key's rows (or, of kind "state", of an entry of the state)."""
-        head = f"{SCHEMA}\0{kind}\0{len(key)}:{key}\0".encode("utf-8", "surrogatepass")
+        # The file's name changes with errorsite's code (the facts' salt): no other version reads it.
+        head = f"{kind}\0{len(key)}:{key}\0".encode("utf-8", "surrogatepass")
         return hashlib.blake2b(head + body, key=self.secret, digest_size=32).digest()
 
     def _close(self) -> None:

@@ -484,27 +484,29 @@ class Repository:
             while outer is not None:
                 within[id(outer)].append(function)
                 outer = outer.parent
-        known = (self.raisers, self.raiser_names, self._raising_methods)
-        self.raisers, self.raiser_names, self._raising_methods = {}, set(), defaultdict(list)
-        try:
+        with self._none_known():
             return not any(self._raiser_of(f, self.calls_of(f)) is not None
                            or self._closure_of(f, within.get(id(f), ())) is not None for f in functions if f.holes)
-        finally:
-            self.raisers, self.raiser_names, self._raising_methods = known
 
     def _never_a_helper(self, call: CallFacts, function: Function) -> bool:
         """Return whether a call of `function` by a helper's name calls no helper whatever is known of them: its callee
         is found by the names and classes the code tells (never by the raising methods known so far,
         `_by_method_name`), and is no helper."""
-        known = (self.raisers, self.raiser_names, self._raising_methods)
-        self.raisers, self.raiser_names, self._raising_methods = {}, set(), defaultdict(list)
         self._asked_by_name = set()
-        try:
+        with self._none_known():
             target = self.callee_of(call.callee, function, function.file)
-        finally:
-            self.raisers, self.raiser_names, self._raising_methods = known
         return not any(self._raising_methods.get(name) for name in self._asked_by_name) \
             and (target is None or id(target) not in self.raisers)
+
+    @contextmanager
+    def _none_known(self) -> Iterator[None]:
+        """Judge, in the block, as if no helper were known yet; what is known comes back after it."""
+        known = (self.raisers, self.raiser_names, self._raising_methods)
+        self.raisers, self.raiser_names, self._raising_methods = {}, set(), defaultdict(list)
+        try:
+            yield
+        finally:
+            self.raisers, self.raiser_names, self._raising_methods = known
 
     def _forget_raisers(self) -> None:
         """Forget the helpers taken, to find them all."""

@@ -36,7 +36,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import NamedTuple, cast
+from typing import Literal, NamedTuple, cast
 
 from ..collector import collector_off
 from ..model import Variant
@@ -247,6 +247,8 @@ class _Kept:
         """`digest`'s answer."""
         self.exact = False
         """The helpers were kept by a scan of files of these very definitions, imports and calls."""
+        self._last_raisers: RaisersFrom | None | Literal[False] = False
+        """`last_raisers`' answer (False: not read yet)."""
 
     def file(self, path: str, data: Callable[[], bytes]) -> ParsedFile | Skipped | ParseFailure | None:
         """Return the file at `path` as what was kept or made of it says, not parsed; None when nothing was."""
@@ -288,7 +290,7 @@ class _Kept:
         if table is not None:
             self.exact = True
             return KeptRaisers(table, frozenset())
-        last = self.store.last_raisers()
+        last = self.last_raisers()
         if last is not None and last.inputs.keys() == self.inputs.keys():
             changed = frozenset(path for path, digest in last.inputs.items() if digest != self.inputs[path])
             table = self.store.raisers(last.combined)
@@ -307,9 +309,16 @@ class _Kept:
             return
         if not self.exact:
             self.store.keep_raisers(self.combined, repo.raiser_table())
-        last = self.store.last_raisers()
+        last = self.last_raisers()
         if last is None or last.combined != self.combined:
             self.store.keep_last_raisers(RaisersFrom(self.combined, self.inputs, self.definitions))
+
+    def last_raisers(self) -> RaisersFrom | None:
+        """Return what the helpers of the folder's last scan were found from (`FactStore.last_raisers`), read once."""
+        assert self.store is not None
+        if self._last_raisers is False:
+            self._last_raisers = self.store.last_raisers()
+        return self._last_raisers
 
     def watch(self, parsed: list[ParsedFile]) -> None:
         """Note each file parsed from now on, so that `found` lets the oldest go (see KEEP_PARSED)."""
