@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import random
 import textwrap
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -530,6 +532,33 @@ def test_the_pack_of_a_folder_holds_what_its_runs_read_and_is_read_whole(tmp_pat
     # Another folder has a pack of its own: without the entries, it finds everything again.
     assert _packed_scan(files, tmp_path / "other")[0] == expected
     assert sorted(found) == sorted(p for p in files)
+
+
+def _let_go_of_what_a_run_did_not_use(store: FactStore, run: Callable[[], object]) -> None:
+    """Do `run`, then delete what it did not read or write, as the Action does before it saves the folder: every
+    file of the facts folder whose time is not newer than the run's start."""
+    long_ago = time.time() - 3600
+    for entry in store.folder.iterdir():
+        os.utime(entry, (long_ago, long_ago))
+    run()
+    for entry in store.folder.iterdir():
+        if entry.name != "key" and entry.stat().st_mtime <= long_ago:
+            entry.unlink()
+
+
+def test_what_a_run_read_from_the_pack_outlives_letting_go_of_what_it_did_not_use(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _library()
+    files.update({f"lib/plain_{n}.py": f"def f_{n}(x):\n    raise ValueError('bad value {n}')\n".encode()
+                  for n in range(30)})
+    _, store = _packed_scan(files, tmp_path / "lib")
+    # A run that changes nothing, then one after a small edit (what it made goes to the entry of what was added): each
+    # reads the other files from the pack and leaves each of them only there.
+    _let_go_of_what_a_run_did_not_use(store, lambda: _packed_scan(files, tmp_path / "lib"))
+    files["lib/plain_3.py"] = files["lib/plain_3.py"].replace(b"bad value", b"wrong value")
+    _let_go_of_what_a_run_did_not_use(store, lambda: _packed_scan(files, tmp_path / "lib"))
+    found = _puts(monkeypatch)
+    assert _packed_scan(files, tmp_path / "lib")[0] == _scan(files, None) and found == []
 
 
 def test_a_damaged_or_foreign_pack_is_never_trusted(tmp_path: Path) -> None:

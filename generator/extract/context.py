@@ -1065,6 +1065,16 @@ def annotated_digest(key: bytes, annotation: Annotation) -> bytes:
     return hashlib.blake2b(key + annotation.shown, digest_size=16).digest()
 
 
+def _with_context(site: RaiseSite, callers: tuple[Caller, ...], names: tuple[tuple[str, Definition], ...]) -> RaiseSite:
+    """Return a copy of a site with these callers and names: what `dataclasses.replace` returns, in a fifth of its time
+    (it checks every field by name, for each of a library's twelve thousand sites at every run)."""
+    made: RaiseSite = object.__new__(RaiseSite)
+    fields = made.__dict__
+    fields.update(site.__dict__)
+    fields["callers"], fields["names"] = callers, names
+    return made
+
+
 def site_key(site: RaiseSite) -> bytes:
     """Return a digest of a site as a scan finds it, callers and names aside."""
     # A site as found has none yet: a copy without them would cost more than the digest.
@@ -1359,7 +1369,7 @@ class Context:
                 self._notes = None
                 shown = hashlib.blake2b(repr((callers, names)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
                 annotation = Annotation(structure, reads, callers, names, shown)
-            out.append((replace(site, callers=annotation.callers, names=annotation.names), key, annotation))
+            out.append((_with_context(site, annotation.callers, annotation.names), key, annotation))
         return out
 
     def structure(self) -> bytes:

@@ -34,6 +34,7 @@ from typing import NamedTuple
 from functools import lru_cache
 from pathlib import Path
 
+from ..model import pickled_by_fields
 from ..sitebuild.paths import UnsafeCache, key, own_folder, read_cached, user_cache, write_cached
 from .context import Annotation, FileIndex
 from .joined import JoinedIndex
@@ -76,6 +77,7 @@ not (`check --source` reads no annotations). The calls are read only when the he
 the kept join is made again (`joined`): those are read from their own entries."""
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Found:
     """A file's raise sites, with what they depended on besides the file itself."""
@@ -92,6 +94,7 @@ class Found:
     found by, made once, when the sites are found."""
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Kept:
     """What a scan keeps of one file."""
@@ -374,6 +377,7 @@ class FactStore:
         whole = sum(len(entry.body) for entry in self.whole.values())
         if self.whole and sum(len(entry.body) for entry in added.values()) + spare <= ADDED_SHARE * whole:
             self._write_pack(self.added_name(), added)
+            _touch(self.folder / self.pack)  # used as well (see `_read`)
         else:
             self._write_pack(self.pack, kept)
             self._write_pack(self.added_name(), {})
@@ -427,9 +431,11 @@ class FactStore:
             return None
         if used:
             self.used[name] = Packed(path, blob, part, body)
-        # An entry's time is when a run last used it, taken from the pack or not: what no run has used since a given
-        # time can go (the Action lets go of what a run did not read before it saves the folder).
-        _touch(self.folder / name)
+        if entry is None:
+            # An entry's time is when a run last used it: what no run has used since a given time can go (the Action
+            # lets go of what a run did not read before it saves the folder). One taken from the pack is used through
+            # the pack, whose time `save` sets: touching each of thousands of entries cost a twentieth of a re-extract.
+            _touch(self.folder / name)
         return value
 
     def _authentic(self, name: str, limit: int) -> memoryview | None:
