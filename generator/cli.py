@@ -467,7 +467,6 @@ def run_check(args: argparse.Namespace) -> int:
     from .summary import coverage
 
     folder = content_folder(args)
-    content = load.load(folder)
     # What a check found of each record file is kept by its bytes: only those that changed are checked again. A
     # cache folder refused checks every file, as before, and says so once, for the source (`check --source`).
     try:
@@ -475,6 +474,7 @@ def run_check(args: argparse.Namespace) -> int:
     except UnsafeCache:
         store = None
     passed = store.records_checked(folder) if store is not None else frozenset()
+    content = load.load(folder, lambda file, digest: validate.checked_key(file, digest) in passed)
     site = validate.build_site(content, passed=passed)
     checked = frozenset(validate.checked_key(raw.file, raw.digest) for raw in content.records)
     if store is not None and checked != passed:

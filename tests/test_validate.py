@@ -243,3 +243,19 @@ def test_check_checks_again_only_the_record_files_that_changed(content: Path, mo
     assert cli.main(["check", "--content", str(content)]) == 1
     assert sorted(checked) == ["a-copy.json", f"{GOOD}.json"]
     assert "a-copy.json: /id" in capsys.readouterr().err
+
+
+def test_a_record_file_checked_before_is_parsed_into_the_same_values_without_looking_for_what_no_record_holds(
+        content: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from errorsite import cli
+
+    assert cli.main(["check", "--content", str(content)]) == 0
+    edit_record(content, GOOD, lambda data: data.update(meaning="Edited."))
+    looked: list[Any] = []
+    real_glance, real_load = load._usable_at_a_glance, load.load
+    loaded: list[load.Content] = []
+    monkeypatch.setattr(load, "_usable_at_a_glance", lambda data: looked.append(data["id"]) or real_glance(data))
+    monkeypatch.setattr(load, "load", lambda folder, passed=None: loaded.append(real_load(folder, passed)) or loaded[-1])
+    assert cli.main(["check", "--content", str(content)]) == 0
+    assert looked == [GOOD]  # the edited file alone
+    assert loaded == [real_load(content)]  # the very values a parse that looks at every file gives
