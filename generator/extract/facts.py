@@ -430,7 +430,7 @@ class FactStore:
         except Exception:  # authenticated, so ours: an unpickling error means another Python wrote it
             return None
         if used:
-            self.used[name] = Packed(path, blob, part, body)
+            self._use(name, Packed(path, blob, part, body))
         if entry is None:
             # An entry's time is when a run last used it: what no run has used since a given time can go (the Action
             # lets go of what a run did not read before it saves the folder). One taken from the pack is used through
@@ -458,7 +458,12 @@ class FactStore:
             return  # written in this process
         if not written:
             write_cached(self.folder / name, self._code(name, body), body)
-        self.used[name] = Packed(path, blob, part, body)
+        self._use(name, Packed(path, blob, part, body))
+
+    def _use(self, name: str, entry: Packed) -> None:
+        """Note an entry this run read or wrote; with its bytes only when a pack may hold it (`save`): the calls and
+        indexes of a large library are tens of megabytes, read or made once."""
+        self.used[name] = entry if entry.part in CARRIED or not entry.path else entry._replace(body=b"")
 
     def _write(self, path: str, blob: str, part: str, value: object) -> None:
         self.keep_pickled(path, blob, part, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))

@@ -78,6 +78,10 @@ class Blobs(Mapping[str, bytes]):
             # for it is a KeyError, as for a file the snapshot does not hold.
             self._read.update((path, data) for path, oid in wanted.items() if (data := contents[oid]) is not None)
 
+    def forget(self) -> None:
+        """Let go of the bytes read so far (shared with the views `only` made): a file asked for again is read again."""
+        self._read.clear()
+
     def only(self, paths: Iterable[str]) -> Blobs:
         """Return the files of `paths` alone; the bytes read so far are shared with this one."""
         return Blobs(self._repo_dir, {path: self._blobs[path] for path in paths}, self._read)

@@ -69,6 +69,22 @@ class LastRun:
     """Each record file it left, by name."""
 
 
+class Written(NamedTuple):
+    """A record file a run wrote, as what comes after it needs it: the file's bytes are let go once written (at init,
+    every record's, which counted in the run's peak memory three times over: as text, as bytes and parsed)."""
+
+    size: int
+    """Its size in bytes."""
+    digest: bytes
+    """The digest of its bytes (`load.RawRecord.digest`)."""
+    checked: bytes | None
+    """Its `validate.checked_key` when it passes the record format's checks, run as check runs them on the bytes
+    written (None: it does not, or the run keeps no checks)."""
+    pin: bytes | None
+    """Its `pin_key` when it is pinned to the commit read: its snippet and line are the site's, read at that commit,
+    so a later check finds the pin in step (None otherwise, or when the run keeps no checks)."""
+
+
 def pin_key(commit: str, path: str, line: int, start: int, code: str) -> bytes | None:
     """Return a digest of a pin (commit, path, line, snippet) by which `check --source` knows one it found, or
     extract wrote, in step with the file at its commit; None for a pin by an abbreviated commit id, which more
@@ -174,9 +190,9 @@ class RecordFiles:
         self.left = {name: left._replace(site=None) for name, left in self.left.items()}
 
     def kept(self, commit: str, owner: tuple[str | None, str | None], known: dict[str, Any],
-             settled: dict[str, bytes | None], written: dict[str, bytes]) -> LastRun:
+             settled: dict[str, bytes | None], written: dict[str, Written]) -> LastRun:
         """Return what this run leaves: what matching reads of each file (`known`, by name) and the site each is now
-        in step with (`settled`), with the files' stamps; `written` holds the bytes this run wrote, by name."""
+        in step with (`settled`), with the files' stamps; `written` holds the files this run wrote, by name."""
         out = {}
         racy_after = self.scanned_ns - load.RACY_NS
         for name, stat in self.stats.items():
@@ -184,12 +200,12 @@ class RecordFiles:
                 digest = self.digests.get(name) or self.left[name].digest
                 mtime = stat.st_mtime_ns if stat.st_mtime_ns < racy_after else RACY
                 out[name] = Left(stat.st_size, mtime, stat.st_ino, digest, known.get(name), settled.get(name))
-        for name, data in written.items():
+        for name, wrote in written.items():
             try:
                 stat = (self.errors_dir / name).stat(follow_symlinks=False)
             except OSError:
                 continue
-            if modes.S_ISREG(stat.st_mode) and stat.st_size == len(data):
+            if modes.S_ISREG(stat.st_mode) and stat.st_size == wrote.size:
                 # Written just now: its time cannot tell a later write in the same tick, its bytes can.
-                out[name] = Left(stat.st_size, RACY, stat.st_ino, _digest(data), known.get(name), settled.get(name))
+                out[name] = Left(stat.st_size, RACY, stat.st_ino, wrote.digest, known.get(name), settled.get(name))
         return LastRun(commit, owner, dict(sorted(out.items())))

@@ -168,6 +168,10 @@ def _scan(files: Mapping[str, bytes], asserts: bool, warns: bool, memo: Memo | N
     if context:
         # A call by a name the repository defines nowhere calls none of its functions: callers are asked by name.
         called = frozenset({f.name for f in repo.functions} | {c.name for c in repo.classes})
+        # The sites are found: joining the indexes reads no file's bytes (an index kept nowhere is made again from
+        # the file, read again). A first extract of a large library held them all, tens of megabytes, at its peak.
+        if isinstance(files, Blobs):
+            files.forget()
         # Read only now: the workers that find the sites fork with all the scan holds.
         made = kept.annotated(repo, called, sites, keys, parsed) if store is not None \
             else join((kept.index(repo, file) for file in parsed), called).annotate(sites, None, keys)
@@ -333,7 +337,10 @@ class _Kept:
         """Return a file's index: made alone, kept, or made now (and kept)."""
         alone = self.made.get(file.path)
         if isinstance(alone, Alone) and alone.pickled_index is not None:
-            return cast(FileIndex, pickle.loads(alone.pickled_index))  # made and kept by a worker
+            # Made and kept by a worker: its bytes go once read (the join reads each file's index once; asked again,
+            # it is read from the store).
+            self.made[file.path] = alone._replace(pickled_index=None)
+            return cast(FileIndex, pickle.loads(alone.pickled_index))
         index = self.store.index(file.path, self.blobs[file.path]) if self.store is not None else None
         if index is None:
             index = index_file(file.path, file.tree, _calls(repo, file))

@@ -83,7 +83,7 @@ from ..search.template import pieces
 from . import git, since, tokens
 from .globs import FileFilter, without_link_helper, with_flags
 from .facts import FactStore
-from .lastrun import LastRun, RecordFiles, pin_key
+from .lastrun import LastRun, RecordFiles, Written, pin_key
 from .scan import scan_files
 from .sites import ParseFailure, RaiseSite, Scan, Skipped
 
@@ -278,37 +278,22 @@ def run(
     synced = sync(content_dir, config, records, scan, snap.commit, repo,
                   lambda pins: git.history(repo_dir, snap.commit, pins),
                   lambda site, pin, why: since.changed_at(repo_dir, snap.commit, site, pin, why,
-                                                          settings.asserts, settings.warnings))
+                                                          settings.asserts, settings.warnings),
+                  checks=store is not None)
     if store is not None:
         if synced.left != last:
             store.keep_last_run(content_dir, repo_dir, synced.left)
-        _leave_checked(store, content_dir, repo_dir, snap.commit, synced)
+        _leave_checked(store, content_dir, repo_dir, synced)
     return synced.report
 
 
-def _leave_checked(store: FactStore, content_dir: Path, repo_dir: Path, commit: str, synced: Synced) -> None:
-    """Keep what `check` would find of the record files this run wrote: each passes the record format's checks
-    (`validate.check_record`, run here as check runs it, on the bytes written), and a pin at this commit is in step
-    with its file (its snippet and line are the site's, read at this commit), so that a check after this run
+def _leave_checked(store: FactStore, content_dir: Path, repo_dir: Path, synced: Synced) -> None:
+    """Keep what `check` would find of the record files this run wrote (`Written`), so that a check after this run
     reads neither again. What is kept of the other files stays as check left it."""
     from .. import validate  # here: only a run that wrote a record needs it
 
-    passed: set[bytes] = set()
-    pins: set[bytes] = set()
-    for name, raw in synced.written.items():
-        path = content_dir / "errors" / name
-        try:
-            record = load.RawRecord(str(path), load.parse_json(raw), hashlib.blake2b(raw, digest_size=16).digest())
-        except Invalid:
-            continue  # check will say what is wrong with it
-        if any(True for _ in validate.check_record(record)):
-            continue
-        passed.add(validate.checked_key(record.file, record.digest))
-        source = record.data["source"]
-        if source["commit"] == commit:
-            key = pin_key(commit, source["path"], source["line"], source["snippet"]["start"], source["snippet"]["code"])
-            if key is not None:
-                pins.add(key)
+    passed = {written.checked for written in synced.written.values() if written.checked is not None}
+    pins = {written.pin for written in synced.written.values() if written.pin is not None}
     if pins:
         store.keep_pins_in_step(repo_dir, store.pins_in_step(repo_dir) | pins)
     if passed:
@@ -340,21 +325,22 @@ class Synced:
     """What it did to the records."""
     left: LastRun
     """What the next run may take as it is (`lastrun`)."""
-    written: dict[str, bytes]
-    """The bytes of each record file it wrote, by name."""
+    written: dict[str, Written]
+    """Each record file it wrote, by name."""
 
 
 def sync(
     content_dir: Path, config: Config, records: RecordFiles, scan: Scan, commit: str, repo: str | None,
     history: Callable[[Iterable[object]], git.History],
-    changed_at: Callable[[RaiseSite, str, str], str] | None = None,
+    changed_at: Callable[[RaiseSite, str, str], str] | None = None, checks: bool = False,
 ) -> Synced:
     """Match the records in `content_dir` to `scan`'s sites, write what changed, and return what was done and what
     the next run may take as it is (`lastrun`).
 
     `history(pins)` tells which pinned commits are in the history of `commit`;
     `changed_at(site, pin, why)` the commit after `pin` where the site took
-    its new form (without it, `commit`).
+    its new form (without it, `commit`). With `checks`, each file written is checked as `check` would check it
+    (`Written`).
     """
     errors_dir = content_dir / "errors"
     site_repo = config.repo
@@ -378,7 +364,12 @@ def sync(
     buckets: dict[str, list[Change]] = defaultdict(list)
     # The site each record is in step with after the run, by file name: those left alone stay so.
     settled: dict[str, bytes | None] = {names[record.id]: records.left[names[record.id]].site for record, _ in alone}
-    updated: dict[str, tuple[dict[str, Any], RaiseSite | None]] = {}
+    # What matching reads of each file written, and the digest of the site it is in step with (None: with none).
+    updated: dict[str, tuple[Known | None, bytes | None]] = {}
+
+    def wrote(name: str, data: dict[str, Any], now: RaiseSite | None) -> None:
+        in_step = now is not None and _in_step(data, now, commit, pins.reachable)
+        updated[name] = (_known(data, site_repo, owner, name), digests.get(id(now)) if in_step else None)
     for record, site in alone:
         buckets["unchanged"].append(Change(site.path, site.line, record.id))
     for record, site, rule in matching.pairs:
@@ -392,7 +383,7 @@ def sync(
         if update.data != data:
             # A record whose data did not change keeps its file as it is, even formatted by hand.
             writes[errors_dir / name] = _rewritten(errors_dir / name, update.data)
-            updated[name] = (update.data, site)
+            wrote(name, update.data, site)
         elif pin in pins.reachable:
             settled[name] = digests.get(id(site))
         buckets[update.kind].append(Change(site.path, site.line, record.id, update.note))
@@ -401,7 +392,7 @@ def sync(
             name = names[record.id]
             removed = {**records.parse(name), "status": "removed"}
             writes[errors_dir / name] = _rewritten(errors_dir / name, removed)
-            updated[name] = (removed, None)
+            wrote(name, removed, None)
         buckets["removed" if record.active else "unchanged"].append(Change(record.path, record.line, record.id))
     # A retired id keeps leading to its successor: it is never handed to another site.
     taken = set(names) | {old for old, _ in config.redirects}
@@ -410,14 +401,13 @@ def sync(
         taken.add(record_id)
         data = skeleton(record_id, site, commit, repo)
         writes[errors_dir / f"{record_id}.json"] = dumps(data)
-        updated[f"{record_id}.json"] = (data, site)
+        wrote(f"{record_id}.json", data, site)
         buckets["added"].append(Change(site.path, site.line, record_id))
-    _write(writes)
-    written = {path.name: text.encode("utf-8", "surrogateescape") for path, text in writes.items()}
-    for name, (data, now) in updated.items():
-        known[name] = _known(data, site_repo, owner, name)
-        if now is not None and _in_step(data, now, commit, pins.reachable):
-            settled[name] = digests.get(id(now))
+    written = _write(writes, commit if checks else None)
+    for name, (now_known, in_step_with) in updated.items():
+        known[name] = now_known
+        if in_step_with is not None:
+            settled[name] = in_step_with
     report = ExtractReport(
         commit, scan.files,
         added=tuple(sorted(buckets["added"])), repinned=tuple(sorted(buckets["repinned"])),
@@ -851,11 +841,34 @@ def _rewritten(path: Path, data: dict[str, Any]) -> str:
     return rewrite(load.decode(load.read_bytes(path)), data)
 
 
-def _write(writes: dict[Path, str]) -> None:
-    """Write each file whose bytes differ from what it holds; untouched files keep their mtime."""
+def _write(writes: dict[Path, str], commit: str | None) -> dict[str, Written]:
+    """Write each file whose bytes differ from what it holds (untouched files keep their mtime), letting go of each
+    text once written; return each file, by name, checked as `check` would check it when `commit` (the commit read)
+    is given."""
+    written = {}
     for path in sorted(writes):
-        data = writes[path].encode("utf-8", "surrogateescape")
-        if path.is_file() and path.read_bytes() == data:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        data = writes.pop(path).encode("utf-8", "surrogateescape")
+        if not (path.is_file() and path.read_bytes() == data):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        digest = hashlib.blake2b(data, digest_size=16).digest()
+        written[path.name] = Written(len(data), digest, *(_checks(path, data, digest, commit) if commit is not None
+                                                          else (None, None)))
+    return written
+
+
+def _checks(path: Path, data: bytes, digest: bytes, commit: str) -> tuple[bytes | None, bytes | None]:
+    """Return what `check` would find of a record file written with these bytes: its `checked_key` when it passes the
+    record format's checks, and its `pin_key` when its pin is at `commit` (in step: the run read its site there)."""
+    from .. import validate  # here: only a run that writes a record needs it
+
+    try:
+        record = load.RawRecord(str(path), load.parse_json(data), digest)
+    except Invalid:
+        return None, None  # check will say what is wrong with it
+    if any(True for _ in validate.check_record(record)):
+        return None, None
+    source = record.data["source"]
+    pin = pin_key(commit, source["path"], source["line"], source["snippet"]["start"], source["snippet"]["code"]) \
+        if source["commit"] == commit else None
+    return validate.checked_key(record.file, digest), pin
