@@ -451,8 +451,8 @@ class FactStore:
         return body if hmac.compare_digest(view[:_CODE_BYTES], self._code(name, body)) else None
 
     def keep_pickled(self, path: str, blob: str, part: str, body: bytes, written: bool = False) -> None:
-        """Keep one part of a file's facts pickled already (`written`: by another process, so that only the pack
-        takes it)."""
+        """Keep one part of a file's facts pickled already (`written`: by another process, so that this one only notes
+        it used)."""
         name = self._name(path, blob, part)
         if written and name in self.used:
             return  # written in this process

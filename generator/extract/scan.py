@@ -230,15 +230,17 @@ class _Kept:
         unknown = [path for path in sorted(files) if self.kept.get(path) is None] if store is not None else []
         _prefetch(files, unknown)
         # The files nothing was kept of say what they say alone on every core; only facts come back, never trees.
-        self.made = dict(zip(unknown, workers.map_items(partial(_alone, files, context, store), unknown, os.cpu_count() or 1)))
+        self.made: dict[str, Alone | Skipped | ParseFailure] = {}
         """What each file nothing was kept of says alone, or why it cannot be read."""
         if store is not None:
-            # Kept by the workers that made them; the pack takes a copy (`FactStore.save`).
+            self.made = dict(zip(unknown, workers.map_items(partial(_alone, files, context, store), unknown,
+                                                            os.cpu_count() or 1)))
+            # Their calls and indexes were kept by the workers that made them: read from the store when asked.
             for path, alone in self.made.items():
                 if isinstance(alone, Alone):
-                    store.keep_pickled(path, self.blobs[path], "calls", alone.pickled_calls, written=True)
-                    if alone.pickled_index is not None:
-                        store.keep_pickled(path, self.blobs[path], "index", alone.pickled_index, written=True)
+                    store.keep_pickled(path, self.blobs[path], "calls", b"", written=True)
+                    if context:
+                        store.keep_pickled(path, self.blobs[path], "index", b"", written=True)
         self.inputs: dict[str, str] = {}
         """Each file's `facts.inputs_digest`, once `raisers` asked."""
         self.definitions: dict[str, str] = {}
@@ -266,14 +268,12 @@ class _Kept:
 
     def loaders(self, parsed: list[ParsedFile], files: Mapping[str, bytes], memo: Memo | None
                 ) -> dict[str, Callable[[], Sequence[Calls] | None]]:
-        """Return what gives each file's calls: the kept ones are read when first asked for (when helpers must be
-        found again), those made are at hand, a walk over releases has its memo's."""
+        """Return what gives each file's calls: those kept or made by a worker are read from the store when first
+        asked for (when helpers must be found again), a walk over releases has its memo's."""
         loaders: dict[str, Callable[[], Sequence[Calls] | None]] = {}
         if self.store is not None:
-            loaders.update((path, partial(self.store.calls, path, self.blobs[path]))
-                           for path, kept in self.kept.items() if kept is not None)
-        loaders.update((path, partial(pickle.loads, alone.pickled_calls)) for path, alone in self.made.items()
-                       if isinstance(alone, Alone))
+            loaders.update((path, partial(self.store.calls, path, self.blobs[path])) for path in self.files
+                           if self.kept.get(path) is not None or isinstance(self.made.get(path), Alone))
         if memo is not None:
             loaders.update((f.path, partial(memo.calls.__getitem__, (f.path, files[f.path]))) for f in parsed
                            if (f.path, files[f.path]) in memo.calls)
@@ -334,13 +334,7 @@ class _Kept:
         self.loaded[file.path] = file
 
     def index(self, repo: Repository, file: ParsedFile) -> FileIndex:
-        """Return a file's index: made alone, kept, or made now (and kept)."""
-        alone = self.made.get(file.path)
-        if isinstance(alone, Alone) and alone.pickled_index is not None:
-            # Made and kept by a worker: its bytes go once read (the join reads each file's index once; asked again,
-            # it is read from the store).
-            self.made[file.path] = alone._replace(pickled_index=None)
-            return cast(FileIndex, pickle.loads(alone.pickled_index))
+        """Return a file's index: kept (by a scan, or by the worker that made its facts), or made now (and kept)."""
         index = self.store.index(file.path, self.blobs[file.path]) if self.store is not None else None
         if index is None:
             index = index_file(file.path, file.tree, _calls(repo, file))
@@ -484,18 +478,14 @@ class Alone(NamedTuple):
     """What finding helpers reads of it (`facts.inputs_digest`)."""
     definitions: str
     """Its definitions and imports alone (`facts.definitions_digest`)."""
-    pickled_calls: bytes
-    """The calls of each function (`raisers.Calls`), pickled as they are kept: read when helpers are found."""
-    pickled_index: bytes | None
-    """Its index (`context.FileIndex`), pickled as it is kept: read when the indexes are joined."""
 
 
-def _alone(files: Mapping[str, bytes], context: bool, store: FactStore | None, path: str) -> Alone | Skipped | ParseFailure:
-    """Return what the file at `path` says alone (its index only with `context`), or why it cannot be read; keep its
-    calls and index in `store` (where it runs: in a worker, the writes share the cores too).
+def _alone(files: Mapping[str, bytes], context: bool, store: FactStore, path: str) -> Alone | Skipped | ParseFailure:
+    """Return what the file at `path` says alone, or why it cannot be read; keep the calls of its functions and (with
+    `context`) its index in `store`, where it runs (in a worker, the writes share the cores too).
 
-    The calls and the index come back pickled, as they are kept: the scan holds a library's bytes, not its objects,
-    while its workers find the sites (each forked with all the scan holds), and the pack takes the same bytes."""
+    Neither comes back: the scan reads them from the store when asked, and holds neither their objects nor their
+    bytes (tens of megabytes for a large library) while its workers find the sites, each forked with all it holds."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # see `_scan`
         file = _parse(path, files[path])
@@ -505,15 +495,12 @@ def _alone(files: Mapping[str, bytes], context: bool, store: FactStore | None, p
     calls = tuple(alone.calls_of(f) for f in alone.functions_in(file))
     index = index_file(file.path, file.tree, _calls(alone, file)) if context else None
     alone.forget(file)  # the collector is off during a scan: what holds syntax must let it go now
-    made = Alone(file.defined, file.imported, inputs_digest(file.defined, file.imported, calls),
-                 definitions_digest(file.defined, file.imported), pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL),
-                 None if index is None else pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
-    if store is not None:
-        blob = blob_id(files[path])
-        store.keep_pickled(path, blob, "calls", made.pickled_calls)
-        if made.pickled_index is not None:
-            store.keep_pickled(path, blob, "index", made.pickled_index)
-    return made
+    blob = blob_id(files[path])
+    store.keep_pickled(path, blob, "calls", pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL))
+    if index is not None:
+        store.keep_pickled(path, blob, "index", pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
+    return Alone(file.defined, file.imported, inputs_digest(file.defined, file.imported, calls),
+                 definitions_digest(file.defined, file.imported))
 
 
 def _calls(repo: Repository, file: ParsedFile) -> Iterator[tuple[str, ast.Call]]:
