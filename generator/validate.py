@@ -27,6 +27,8 @@ PLACEHOLDER_MARK = "…"
 
 _MARKS = re.compile(f"(?:{PLACEHOLDER_MARK}\\s*)+{PLACEHOLDER_MARK}")
 """A run of placeholders, with the spaces between them: shown as one mark."""
+_SPECIAL = re.compile(r"[{}%]")
+"""What may begin a placeholder or an escape in a message (`search.template`)."""
 _ALNUM = re.compile(r"[^\W_]")
 """A letter or a digit (`str.isalnum`: a word character that is not `_`)."""
 
@@ -305,12 +307,13 @@ def check_pages(records: list[Record]) -> Iterator[Problem]:
     folders: dict[str, str] = {}
     done = set()
     for record in sorted(records, key=lambda r: r.file):
-        for kind, name, pointer, page in _pages_of(record):
+        for kind, name, pointer in _lists_of(record):
             if (kind, name) in done:
                 continue
             done.add((kind, name))
             try:
-                _apart(urls.output_path(page), f"the page of {kind} {name!r} in {record.file}", files, folders)
+                _apart(urls.output_path(_LIST_PAGE[kind](name)), f"the page of {kind} {name!r} in {record.file}", files,
+                       folders)
             except Invalid as error:
                 yield Problem.of(record.file, pointer, error)
 
@@ -328,12 +331,16 @@ def pages_apart(pages: Iterable[str]) -> bool:
     return True
 
 
-def _pages_of(record: Record) -> Iterator[tuple[str, str, str, str]]:
-    """Yield (kind, name, pointer, page) for each list page a record is on."""
-    yield "exception", record.exception, "/exception", urls.exception(record.exception)
-    yield "source file", record.source.path, "/source/path", urls.source_file(record.source.path)
+def _lists_of(record: Record) -> Iterator[tuple[str, str, str]]:
+    """Yield (kind, name, pointer) for each list a record is on (its page: `_LIST_PAGE`)."""
+    yield "exception", record.exception, "/exception"
+    yield "source file", record.source.path, "/source/path"
     for index, tag in enumerate(record.tags):
-        yield "tag", tag, f"/tags/{index}", urls.tag(tag)
+        yield "tag", tag, f"/tags/{index}"
+
+
+_LIST_PAGE = {"exception": urls.exception, "source file": urls.source_file, "tag": urls.tag}
+"""The page of each kind of list, by its name: made once per list, though thousands of records are on one."""
 
 
 def _apart(path: str, owner: str, files: dict[str, str], folders: dict[str, str]) -> None:
@@ -456,7 +463,9 @@ def default_title(message: str, limit: int = 80) -> str:
     The title is shown as text (lists, `<title>`, link previews, search results), never as
     Markdown, so the backticks that quote names in messages would show as they are.
     """
-    text = "".join(PLACEHOLDER_MARK if hole else part for part, hole in template_parts(message))
+    # Only a brace or a percent sign begins a placeholder or an escape: most messages have neither.
+    text = "".join(PLACEHOLDER_MARK if hole else part for part, hole in template_parts(message)) \
+        if _SPECIAL.search(message) else message
     text = text.replace("`", "")
     if text.count(PLACEHOLDER_MARK) > 1:
         text = _MARKS.sub(PLACEHOLDER_MARK, text)
