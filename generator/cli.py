@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .sitebuild.paths import CACHE_DIR, user_cache
-from .problems import BUG_REPORT_URL, Problem, ProblemsFound, UsageError, UserError, crash_summary
+from .problems import BUG_REPORT_URL, Problem, UsageError, UserError, crash_summary
 
 # A command imports what it needs when it runs: `build` is run after every edit, and most of
 # what the other commands import would only lengthen it.

@@ -100,8 +100,14 @@ def load(folder: Path, passed: Callable[[str, bytes], bool] | None = None) -> Co
     records = []
     # The names `*.json` matches, hidden ones and folders too (a folder is a problem). By name: one folder's paths
     # order as their names do, and comparing paths part by part cost a fifth of reading 12,000 records.
-    with os.scandir(errors_dir) as entries:
-        listed = sorted(((entry.name, entry.is_symlink()) for entry in entries if entry.name.endswith(".json")))
+    try:
+        with os.scandir(errors_dir) as entries:
+            listed = sorted(((entry.name, entry.is_symlink()) for entry in entries if entry.name.endswith(".json")))
+    except OSError as error:
+        try:
+            _unlisted(error)  # never read as a folder of no records
+        except Invalid as refused:
+            raise ProblemsFound([Problem.of(str(errors_dir), "", refused)]) from None
     for name, link in listed:
         path = errors_dir / name
         try:
@@ -114,6 +120,15 @@ def load(folder: Path, passed: Callable[[str, bytes], bool] | None = None) -> Co
         except Invalid as error:
             problems.append(Problem.of(str(path), "", error))
     return Content(settings, str(folder / "site.toml"), tuple(records), tuple(problems))
+
+
+def _unlisted(error: OSError) -> None:
+    """Raise: the system would not list the folder of record files."""
+    raise Invalid(
+        f"cannot read the folder: {error.strerror}",
+        hint="let the user who runs errorsite list the folder (`chmod a+rx content/errors`), or fix its owner",
+        page="unreadable-folder",
+    )
 
 
 def read_settings(folder: Path) -> tuple[dict[str, Any], tuple[Problem, ...]]:

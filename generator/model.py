@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar
 
 _Class = TypeVar("_Class", bound=type)
 

@@ -265,6 +265,20 @@ def test_a_record_file_that_is_a_link_inside_the_errors_folder_is_a_problem(cont
     assert problems_of(content) == [(f"{GOOD}.json", "", "record-is-a-link")]
 
 
+def test_an_errors_folder_that_cannot_be_listed_is_a_problem_not_a_folder_of_no_records(
+        content: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As root no permission stops a listing: the system's refusal is made here.
+    listing = os.scandir
+
+    def refused(path: Any) -> Any:
+        if Path(path) == content / "errors":
+            raise PermissionError(13, "Permission denied")
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", refused)
+    assert problems_of(content) == [("errors", "", "unreadable-folder")]
+
+
 def test_a_huge_sparse_record_is_not_read_whole(content: Path) -> None:
     with open(content / "errors" / "sparse.json", "wb") as file:
         file.truncate(8 * 1024 ** 3)

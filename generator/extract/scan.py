@@ -36,7 +36,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Literal, NamedTuple, cast
+from typing import Literal, NamedTuple
 
 from ..collector import collector_off
 from ..model import Variant
@@ -227,15 +227,15 @@ class _Kept:
         """The blob id of each file, by path."""
         self.kept = {path: store.get(path, blob) for path, blob in self.blobs.items()} if store is not None else {}
         """What was kept of each file (None: nothing)."""
-        unknown = [path for path in sorted(files) if self.kept.get(path) is None] if store is not None else []
-        _prefetch(files, unknown)
-        # The files nothing was kept of say what they say alone on every core; only facts come back, never trees.
         self.made: dict[str, Alone | Skipped | ParseFailure] = {}
         """What each file nothing was kept of says alone, or why it cannot be read."""
         if store is not None:
+            unknown = [path for path in sorted(files) if self.kept.get(path) is None]
+            _prefetch(files, unknown)
+            # The files nothing was kept of say what they say alone on every core; only facts come back, never trees,
+            # and their calls and indexes are kept by the workers that made them: read from the store when asked.
             self.made = dict(zip(unknown, workers.map_items(partial(_alone, files, context, store), unknown,
                                                             os.cpu_count() or 1)))
-            # Their calls and indexes were kept by the workers that made them: read from the store when asked.
             for path, alone in self.made.items():
                 if isinstance(alone, Alone):
                     store.keep_pickled(path, self.blobs[path], "calls", b"", written=True)
