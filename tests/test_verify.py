@@ -398,6 +398,8 @@ UNCHECKED = {
     "output-changed-during-build": "a race: another program must change the output folder after the build has "
                                    "checked its marker and before it swaps the new tree in; nothing outside the "
                                    "build can act in that window on cue",
+    "unreadable-folder": "only a permission refuses the listing of a folder that exists, and the checks may run as "
+                         "root, whom no permission refuses: nothing makes the listing fail on cue",
     "verified-stale": "a note, not a failure: check still exits 0 (a re-pin must not stop a deploy), so no "
                       "command fails with it, which a check's `before` must",
 }
