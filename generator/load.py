@@ -15,7 +15,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .problems import Invalid, Problem, ProblemsFound, UserError
 
@@ -104,10 +104,7 @@ def load(folder: Path, passed: Callable[[str, bytes], bool] | None = None) -> Co
         with os.scandir(errors_dir) as entries:
             listed = sorted(((entry.name, entry.is_symlink()) for entry in entries if entry.name.endswith(".json")))
     except OSError as error:
-        try:
-            _unlisted(error)  # never read as a folder of no records
-        except Invalid as refused:
-            raise ProblemsFound([Problem.of(str(errors_dir), "", refused)]) from None
+        unlisted(errors_dir, error)
     for name, link in listed:
         path = errors_dir / name
         try:
@@ -122,13 +119,16 @@ def load(folder: Path, passed: Callable[[str, bytes], bool] | None = None) -> Co
     return Content(settings, str(folder / "site.toml"), tuple(records), tuple(problems))
 
 
-def _unlisted(error: OSError) -> None:
-    """Raise: the system would not list the folder of record files."""
-    raise Invalid(
-        f"cannot read the folder: {error.strerror}",
-        hint="let the user who runs errorsite list the folder (`chmod a+rx content/errors`), or fix its owner",
-        page="unreadable-folder",
-    )
+def unlisted(errors_dir: Path, error: OSError) -> NoReturn:
+    """Raise the problem of a folder of record files the system would not list: never read as one of no records."""
+    try:
+        raise Invalid(
+            f"cannot read the folder: {error.strerror}",
+            hint="let the user who runs errorsite list the folder (`chmod a+rx content/errors`), or fix its owner",
+            page="unreadable-folder",
+        )
+    except Invalid as refused:
+        raise ProblemsFound([Problem.of(str(errors_dir), "", refused)]) from None
 
 
 def read_settings(folder: Path) -> tuple[dict[str, Any], tuple[Problem, ...]]:

@@ -10,6 +10,7 @@ import random
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_gitrepo import Repo
@@ -230,6 +231,23 @@ def test_a_record_broken_since_the_last_run_is_a_problem_though_nothing_else_cha
     with pytest.raises(ProblemsFound) as found:
         sync.run(repo.path, "HEAD", REPO, content)
     assert [p.file.partition(".json")[0] + ".json" for p in found.value.problems] == [str(broken)]
+
+
+def test_an_errors_folder_the_system_will_not_list_is_a_problem_for_extract_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, content = _library_repo(tmp_path)
+    sync.run(repo.path, "HEAD", REPO, content)
+    listing = os.scandir
+
+    def refused(path: Any) -> Any:
+        if Path(path) == content / "errors":
+            raise PermissionError(13, "Permission denied")  # as root, no permission refuses it: made here
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", refused)
+    with pytest.raises(ProblemsFound) as found:
+        sync.run(repo.path, "HEAD", REPO, content)
+    assert [(p.file, p.page) for p in found.value.problems] == [(str(content / "errors"), "unreadable-folder")]
 
 
 def test_a_run_after_an_edit_reads_from_git_only_the_bytes_of_what_the_edit_reaches(

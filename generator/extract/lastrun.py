@@ -130,13 +130,16 @@ class RecordFiles:
             except Invalid as error:
                 raise ProblemsFound([Problem.of(str(errors_dir), "", error)]) from None
             # The names `load.load` reads (`*.json`, hidden ones and folders too: a folder is a problem).
-            with os.scandir(errors_dir) as entries:
-                for entry in entries:
-                    if entry.name.endswith(".json"):
-                        try:
-                            stats[entry.name] = entry.stat(follow_symlinks=False)
-                        except OSError:
-                            stats[entry.name] = os.stat_result((0,) * 10)  # gone or unreadable: read, as load does
+            try:
+                with os.scandir(errors_dir) as entries:
+                    for entry in entries:
+                        if entry.name.endswith(".json"):
+                            try:
+                                stats[entry.name] = entry.stat(follow_symlinks=False)
+                            except OSError:
+                                stats[entry.name] = os.stat_result((0,) * 10)  # gone or unreadable: read, as load does
+            except OSError as error:
+                load.unlisted(errors_dir, error)
         files = cls(errors_dir, scanned_ns, dict(sorted(stats.items())))
         kept = last.records if last is not None else {}
         problems: list[Problem] = []
