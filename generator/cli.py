@@ -474,9 +474,15 @@ def run_check(args: argparse.Namespace) -> int:
     except UnsafeCache:
         store = None
     passed = store.records_checked(folder) if store is not None else frozenset()
-    content = load.load(folder, lambda file, digest: validate.checked_key(file, digest) in passed)
+    keys: dict[str, bytes] = {}  # each record file's `validate.checked_key`, made once as it is read
+
+    def known(file: str, digest: bytes) -> bool:
+        keys[file] = validate.checked_key(file, digest)
+        return keys[file] in passed
+
+    content = load.load(folder, known)
     site = validate.build_site(content, passed=passed)
-    checked = frozenset(validate.checked_key(raw.file, raw.digest) for raw in content.records)
+    checked = frozenset(keys[raw.file] for raw in content.records)
     if store is not None and checked != passed:
         store.keep_records_checked(folder, checked)
     # A check that ran against older code is said, never a failure: re-pinning must not stop a deploy.

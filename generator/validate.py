@@ -27,8 +27,6 @@ PLACEHOLDER_MARK = "…"
 
 _MARKS = re.compile(f"(?:{PLACEHOLDER_MARK}\\s*)+{PLACEHOLDER_MARK}")
 """A run of placeholders, with the spaces between them: shown as one mark."""
-_SPECIAL = re.compile(r"[{}%]")
-"""What may begin a placeholder or an escape in a message (`search.template`)."""
 _ALNUM = re.compile(r"[^\W_]")
 """A letter or a digit (`str.isalnum`: a word character that is not `_`)."""
 
@@ -463,9 +461,7 @@ def default_title(message: str, limit: int = 80) -> str:
     The title is shown as text (lists, `<title>`, link previews, search results), never as
     Markdown, so the backticks that quote names in messages would show as they are.
     """
-    # Only a brace or a percent sign begins a placeholder or an escape: most messages have neither.
-    text = "".join(PLACEHOLDER_MARK if hole else part for part, hole in template_parts(message)) \
-        if _SPECIAL.search(message) else message
+    text = "".join(PLACEHOLDER_MARK if hole else part for part, hole in template_parts(message))
     text = text.replace("`", "")
     if text.count(PLACEHOLDER_MARK) > 1:
         text = _MARKS.sub(PLACEHOLDER_MARK, text)

@@ -125,6 +125,8 @@ def compile_template(message: str) -> Segments:
 
 def template_parts(message: str) -> list[tuple[str, bool]]:
     """Return the template as (text, is_placeholder) runs, literal text unescaped, as matching reads it."""
+    if _compiled(_SPECIAL).search(message) is None:
+        return [(message, False)] if message else []  # no placeholder nor escape: most messages
     parts: list[tuple[str, bool]] = []
     pos = 0
     for piece in pieces(message):
