@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_facts import _let_go_of_what_a_run_did_not_use
 from test_gitrepo import Repo
 from test_lastrun import LIBRARY, REPO, _check_random_steps, _edit_code, _library_repo, _records
 
-from errorsite.extract import joined, sync
+from errorsite.extract import joined, scan, sync
 from errorsite.extract.context import ROW_KINDS, join
 from errorsite.extract.facts import FactStore
 from errorsite.sitebuild import state
@@ -129,6 +130,36 @@ def test_an_edit_inside_functions_joins_nothing_and_writes_what_a_run_from_nothi
     assert _records(content) == _records(twin / "content") != {}
 
 
+def test_an_edit_after_the_action_let_go_of_unused_indexes_makes_only_the_edited_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, content = _library_repo(tmp_path)
+    sync.run(repo.path, "HEAD", REPO, content)
+    store = FactStore.open(False, False, repo.path)
+    # A run in CI edits util.py; the Action keeps only what that run used: not the indexes of the files it left alone.
+    repo.write("pkg/util.py", LIBRARY["pkg/util.py"].replace("    if n < 0:\n", "    n = int(n)\n    if n < 0:\n"))
+    repo.commit("util")
+    _let_go_of_what_a_run_did_not_use(store, lambda: sync.run(repo.path, "HEAD", REPO, content))
+    # The next run edits core.py, untouched since the first run, inside its functions.
+    joins, called = _counting_joins(monkeypatch)
+    indexed: list[str] = []
+    real_index_file = scan.index_file
+
+    def index_file(path: str, *args: Any) -> Any:
+        indexed.append(path)
+        return real_index_file(path, *args)
+
+    monkeypatch.setattr(scan, "index_file", index_file)
+    repo.write("pkg/core.py", LIBRARY["pkg/core.py"].replace("no config at", "no configuration at"))
+    repo.commit("core")
+    twin = _cold_twin(repo.path, tmp_path)
+    report = sync.run(repo.path, "HEAD", REPO, content)
+    assert joins == [] and set(indexed) <= {"pkg/core.py"}
+    cold = sync.run(twin, "HEAD", REPO, twin / "content")  # which makes every file's index again, for the next line
+    _assert_kept_is_the_join(repo.path, called[-1], "after the Action let go")
+    assert report.lines(verbose=True) == cold.lines(verbose=True)
+    assert _records(content) == _records(twin / "content")
+
+
 def _damage(path: Path, sql: str, *args: object) -> None:
     db = sqlite3.connect(path)
     with db:
@@ -136,7 +167,7 @@ def _damage(path: Path, sql: str, *args: object) -> None:
     db.close()
 
 
-@pytest.mark.parametrize("damage", ["row", "foreign row", "digests", "layout", "not a database"])
+@pytest.mark.parametrize("damage", ["row", "foreign row", "digests", "layout", "part", "no part", "not a database"])
 def test_a_damaged_or_foreign_kept_join_is_never_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          damage: str) -> None:
     repo, content = _library_repo(tmp_path)
@@ -154,6 +185,10 @@ def test_a_damaged_or_foreign_kept_join_is_never_trusted(tmp_path: Path, monkeyp
         db.close()
     elif damage == "digests":
         _damage(path, "UPDATE digests SET body = X'00'")
+    elif damage == "part":  # what the edited file was
+        _damage(path, "UPDATE parts SET body = substr(body, 1, length(body) - 1) WHERE path = 'pkg/core.py'")
+    elif damage == "no part":
+        _damage(path, "DELETE FROM parts WHERE path = 'pkg/core.py'")
     elif damage == "layout":
         _damage(path, "UPDATE state SET code = X'00' WHERE name = 'layout'")
     else:

@@ -1168,6 +1168,16 @@ class Rows(Protocol):
     def get(self, key: Any, default: Any = None, /) -> Any: ...
 
 
+def row_keys(index: FileIndex, called: frozenset[str] | None = None) -> tuple[tuple[str, Any], ...]:
+    """Return each key, as kind and key, a file may add rows to (`Context.rows_of`), whatever the layout: every key it
+    adds rows to, and the names of its calls that the layout may read as calling none of the library's functions."""
+    return tuple(dict.fromkeys([
+        *(("function", (index.path, function.qualname)) for function in index.functions),
+        *(("calls", call.name) for call in index.calls if called is None or call.name in called),
+        *(("options", option.name) for option in index.options),
+        *(("constants", name) for name, _, _ in index.constants)]))
+
+
 def rows_digest(rows: object) -> bytes:
     """Return a digest of the rows of one kind under one key (a function's row, a list of calls, ...; None for none)."""
     return hashlib.blake2b(repr(rows).encode("utf-8", "surrogatepass"), digest_size=16).digest()

@@ -232,12 +232,6 @@ class FactStore:
         index = self._read(path, blob, "index")
         return index if isinstance(index, FileIndex) else None
 
-    def former_index(self, path: str, blob: str) -> FileIndex | None:
-        """Return the kept index of a file at bytes it had before (what a kept join is made again from, `joined`):
-        read, not carried into the pack, which holds what the files are now."""
-        index = self._read(path, blob, "index", used=False)
-        return index if isinstance(index, FileIndex) else None
-
     def keep_index(self, path: str, blob: str, index: FileIndex) -> None:
         """Keep the index of a file."""
         self._write(path, blob, "index", index)
@@ -419,7 +413,7 @@ class FactStore:
         assert self.pack is not None
         return _entry_name(self.salt, "added", self.pack, "")
 
-    def _read(self, path: str, blob: str, part: str = "", used: bool = True) -> object:
+    def _read(self, path: str, blob: str, part: str = "") -> object:
         name = self._name(path, blob, part)
         entry = self.packed.get(name)
         body = entry.body if entry is not None else self._authentic(name, MAX_ENTRY_BYTES)
@@ -429,8 +423,7 @@ class FactStore:
             value = pickle.loads(body)
         except Exception:  # authenticated, so ours: an unpickling error means another Python wrote it
             return None
-        if used:
-            self._use(name, Packed(path, blob, part, body))
+        self._use(name, Packed(path, blob, part, body))
         if entry is None:
             # An entry's time is when a run last used it: what no run has used since a given time can go (the Action
             # lets go of what a run did not read before it saves the folder). One taken from the pack is used through

@@ -10,13 +10,16 @@ rows, and the rows themselves, read one key at a time.
 
 A run whose changed files say what they said of the layout (`context.layout_part`: an edit inside functions, a
 comment, a reworded message) and whose library defines the same names takes the layout as kept, and makes again only
-the rows of the keys the changed files held or hold now, from the kept rows of that key and the changed files' old
-and new indexes (`FactStore.index`, by blob): the rows of a key are in path order, so a file's part of them is taken
-out and its new part put in its place. Any other change joins every file's index again and keeps what changed of it.
-`tests/test_joined.py` checks that the rows, digests and layout a run takes are those a join of every file gives.
+the rows of the keys the changed files held or hold now, from the kept rows of that key and the changed files' new
+indexes: the rows of a key are in path order, so a file's part of them is taken out and its new part put in its
+place. What a file said of the layout and the keys it held are kept with the join, by path (`_Part`), so that such a
+run reads no index of what a file was: a cache the Action kept holds only what its last run used, which is not the
+index a file had before a later change. Any other change joins every file's index again and keeps what changed of
+it. `tests/test_joined.py` checks that the rows, digests and layout a run takes are those a join of every file gives.
 
 One SQLite file per repository folder (its name is the folder's pack entry's, `FactStore.pack`), in the user's facts
-folder. Each pickle in it (the layout, the files and blobs it was made of, each key's rows) is authenticated with the
+folder. Each pickle in it (the layout, the files and blobs it was made of, each key's rows, each file's part) is
+authenticated with the
 user's cache key before it is unpickled: a damaged or foreign one makes the run join every index again and keep the
 join anew. A run reads the rows it needs within one read of the file, so another run writing it meanwhile cannot
 mix two states; what the run changed is written in the same transaction, or not at all when another run wrote first.
@@ -37,11 +40,31 @@ from typing import Any, NamedTuple, cast
 
 from ..model import Definition
 from ..sitebuild.state import delete_database, fast_writes
-from .context import ROW_KINDS, Context, FileIndex, Layout, join, layout_part, rows_digest
+from .context import ROW_KINDS, Context, FileIndex, Layout, join, layout_part, row_keys, rows_digest
 
 class DamagedJoin(Exception):
     """A kept row failed its check while a run read it, or could not be read: the run joins every index again (see
     `JoinedIndex`). Never shown: it says nothing a user can act on."""
+
+
+class _Part(NamedTuple):
+    """What the join keeps of one file, besides its rows: what a run needs of what the file was, to make the rows of
+    its keys again once it changed."""
+
+    blob: str
+    """The blob id of the file's bytes."""
+    layout: bytes
+    """A digest of what the file says of the layout (`context.layout_part`)."""
+    keys: tuple[tuple[str, Any], ...]
+    """Each key, as kind and key, the file may add rows to (`context.row_keys`): every one it adds rows to."""
+
+
+def _part(index: FileIndex, blob: str, called: frozenset[str] | None) -> _Part:
+    return _Part(blob, _layout_digest(index), row_keys(index, called))
+
+
+def _layout_digest(index: FileIndex) -> bytes:
+    return hashlib.blake2b(repr(layout_part(index)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 class _State(NamedTuple):
@@ -67,7 +90,9 @@ BUCKETS = 1024
 _TABLES = ("CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, body BLOB NOT NULL, code BLOB NOT NULL)",
            "CREATE TABLE IF NOT EXISTS rows (kind TEXT NOT NULL, key TEXT NOT NULL, body BLOB NOT NULL, "
            "code BLOB NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID",
-           "CREATE TABLE IF NOT EXISTS digests (bucket INTEGER PRIMARY KEY, body BLOB NOT NULL, code BLOB NOT NULL)")
+           "CREATE TABLE IF NOT EXISTS digests (bucket INTEGER PRIMARY KEY, body BLOB NOT NULL, code BLOB NOT NULL)",
+           "CREATE TABLE IF NOT EXISTS parts (path TEXT PRIMARY KEY, body BLOB NOT NULL, code BLOB NOT NULL) "
+           "WITHOUT ROWID")
 
 
 def _key_text(kind: str, key: Any) -> str:
@@ -119,17 +144,17 @@ class JoinedIndex:
         """What `save` writes: what `context` changed."""
 
     def context(self, blobs: Mapping[str, str], index: Callable[[str], FileIndex],
-                old_index: Callable[[str, str], FileIndex | None], called: frozenset[str] | None) -> Context:
+                called: frozenset[str] | None) -> Context:
         """Return the context of the files whose blob ids are `blobs` (by path), whose indexes `index` gives:
-        from the kept join where the change allows (`old_index` gives a file's index at another blob, when kept),
-        else joined again. `save` then keeps what changed."""
+        from the kept join where the change allows, else joined again. `save` then keeps what changed."""
         state = self._state()
         called_digest = _called_digest(called)
         if state is not None and state.files.keys() == blobs.keys() and state.called == called_digest:
-            patched = self._patched(state, blobs, index, old_index, called)
+            patched = self._patched(state, blobs, index, called)
             if patched is not None:
                 return patched
-        context = join((index(path) for path in sorted(blobs)), called)
+        indexes = {path: index(path) for path in sorted(blobs)}
+        context = join(indexes.values(), called)
         digests = {kind: {key: rows_digest(rows) for key, rows in _items(context.table(kind))} for kind in ROW_KINDS}
         context.known_digests(digests)
         files, layout = dict(blobs), context.layout
@@ -137,6 +162,7 @@ class JoinedIndex:
         def write(db: sqlite3.Connection) -> None:
             if state is None:
                 db.execute("DELETE FROM rows")  # what a damaged state left
+                db.execute("DELETE FROM parts")
             for kind, now in digests.items():
                 before = state.digests.get(kind, {}) if state is not None else {}
                 db.executemany("DELETE FROM rows WHERE kind = ? AND key = ?",
@@ -152,20 +178,26 @@ class JoinedIndex:
             self._put_buckets(db, buckets, [n for n in range(BUCKETS) if state is None or buckets[n] != state.buckets[n]])
             if state is None or state.layout.structure != layout.structure:
                 self._put(db, "layout", layout)
+            # A file's part is what its bytes and the names asked for make: one whose bytes and names are as kept is.
+            kept = state.files if state is not None and state.called == called_digest else {}
+            if state is not None:
+                db.executemany("DELETE FROM parts WHERE path = ?", [(path,) for path in state.files.keys() - files.keys()])
+            self._put_parts(db, [(path, _part(found, files[path], called)) for path, found in indexes.items()
+                                 if kept.get(path) != files[path]])
             self._put(db, "files", (files, called_digest))
 
         self._write = write
         return context
 
     def _patched(self, state: _State, blobs: Mapping[str, str], index: Callable[[str], FileIndex],
-                 old_index: Callable[[str, str], FileIndex | None], called: frozenset[str] | None) -> Context | None:
+                 called: frozenset[str] | None) -> Context | None:
         """Return the kept join with the rows of the changed files made again, or None when a changed file says
-        something else of the layout or its old index is not kept."""
+        something else of the layout."""
         changed = sorted(path for path, blob in blobs.items() if state.files[path] != blob)
         pairs = []
         for path in changed:
-            old, new = old_index(path, state.files[path]), index(path)
-            if old is None or layout_part(old) != layout_part(new):
+            old, new = self.read_part(path, state.files[path]), index(path)
+            if old.layout != _layout_digest(new):
                 return None
             pairs.append((old, new))
         digests = state.digests
@@ -173,7 +205,7 @@ class JoinedIndex:
         context = Context(state.layout, tables)
         touched: set[int] = set()
         for old, new in pairs:
-            for kind, key, rows in _file_rows(context, new, called, old):
+            for kind, key, rows in _file_rows(context, new, called, old.keys):
                 tables[kind].changed[key] = rows
                 bucket = _bucket(kind, key)
                 touched.add(bucket)
@@ -193,6 +225,7 @@ class JoinedIndex:
                 db.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?)",
                                [self._row(kind, key, rows) for key, rows in table.changed.items() if rows is not None])
             self._put_buckets(db, state.buckets, sorted(touched))
+            self._put_parts(db, [(new.path, _part(new, files[new.path], called)) for _, new in pairs])
             self._put(db, "files", (files, state.called))
 
         self._write = write if changed else None
@@ -240,6 +273,25 @@ class JoinedIndex:
             return pickle.loads(row[0])
         except Exception:  # authenticated, so ours: another Python wrote it
             raise DamagedJoin from None
+
+    def read_part(self, path: str, blob: str) -> _Part:
+        """Return the kept part of a file at the bytes the join was made of, once its authentication holds; raise
+        DamagedJoin otherwise (every file of the join has one)."""
+        assert self._db is not None
+        try:
+            row = self._db.execute("SELECT body, code FROM parts WHERE path = ?", (path,)).fetchone()
+        except sqlite3.Error:
+            raise DamagedJoin from None
+        if row is None or not all(isinstance(part, bytes) for part in row) \
+                or not hmac.compare_digest(row[1], self._code("parts", path, row[0])):
+            raise DamagedJoin
+        try:
+            part = pickle.loads(row[0])
+        except Exception:  # authenticated, so ours: another Python wrote it
+            raise DamagedJoin from None
+        if not isinstance(part, _Part) or part.blob != blob:
+            raise DamagedJoin
+        return part
 
     def _state(self) -> _State | None:
         """Open the file and start the read this run makes of it; return what it holds, or None when it holds nothing
@@ -293,6 +345,13 @@ class JoinedIndex:
             rows.append((number, body, self._code("digests", str(number), body)))
         db.executemany("INSERT OR REPLACE INTO digests VALUES (?, ?, ?)", rows)
 
+    def _put_parts(self, db: sqlite3.Connection, parts: Iterable[tuple[str, _Part]]) -> None:
+        rows = []
+        for path, part in parts:
+            body = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+            rows.append((path, body, self._code("parts", path, body)))
+        db.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?, ?)", rows)
+
     def _begin(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = self._db = sqlite3.connect(self.path, timeout=LOCK_WAIT, isolation_level=None)
@@ -342,10 +401,11 @@ def _entry_path(entry: Any) -> str:
     return entry.path if isinstance(entry, Definition) else entry[0]
 
 
-def _file_rows(context: Context, new: FileIndex, called: frozenset[str] | None, old: FileIndex
+def _file_rows(context: Context, new: FileIndex, called: frozenset[str] | None, old: Iterable[tuple[str, Any]]
                ) -> Iterable[tuple[str, Any, Any]]:
-    """Yield the rows, as kind, key and rows (None: none), of each key the file of `old` and `new` held or holds: the
-    kept rows of the key with the file's part of them made again from `new`, in its place in path order."""
+    """Yield the rows, as kind, key and rows (None: none), of each key the file of `new` holds or may have held (`old`,
+    its part's keys) whose rows change: the kept rows of the key with the file's part of them made again from `new`,
+    in its place in path order."""
     path = new.path
     made: dict[tuple[str, Any], Any] = {}
     for kind, key, rows in context.rows_of(new, called):
@@ -353,12 +413,14 @@ def _file_rows(context: Context, new: FileIndex, called: frozenset[str] | None, 
             made.setdefault((kind, key), rows)
         else:
             made[(kind, key)] = rows
-    keys = dict.fromkeys([*((kind, key) for kind, key, _ in context.rows_of(old, called)), *made])
-    for kind, key in keys:
+    for kind, key in dict.fromkeys([*old, *made]):
         if kind == "function":
             yield kind, key, made.get((kind, key))
             continue
-        kept = [entry for entry in context.table(kind).get(key, ()) if _entry_path(entry) != path]
+        before = context.table(kind).get(key, ())
+        kept = [entry for entry in before if _entry_path(entry) != path]
+        if (kind, key) not in made and len(kept) == len(before):
+            continue  # a key the file may have added rows to, and did not
         at = bisect_right([_entry_path(entry) for entry in kept], path)
         rows = kept[:at] + made.get((kind, key), []) + kept[at:]
         yield kind, key, rows or None

@@ -440,10 +440,10 @@ class _Kept:
         else:
             blobs = {file.path: self.blobs[file.path] for file in parsed}
             try:
-                made = joined.context(blobs, index, self.store.former_index, called).annotate(sites, kept, keys)
+                made = joined.context(blobs, index, called).annotate(sites, kept, keys)
             except DamagedJoin:
                 joined.discard()
-                made = joined.context(blobs, index, self.store.former_index, called).annotate(sites, kept, keys)
+                made = joined.context(blobs, index, called).annotate(sites, kept, keys)
             joined.save()
         now: dict[str, dict[bytes, Annotation]] = defaultdict(dict)
         for site, key, annotation in made:
