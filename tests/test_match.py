@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from errorsite.search import shards
@@ -502,6 +502,16 @@ def test_a_search_reads_only_the_fragments_its_words_need(index: dict[str, Any],
     _, typed = sharded_search(fragments, " ".join(words) + " " + words[0][:4])
     assert [p for p in typed if p.startswith("search/v/")] == [f"search/v/{shards.bucket(words[0][:2], count)}.js"
                                                                for count in [shards.buckets(len(index['records']))]]
+
+
+@given(st.text(max_size=300), st.sampled_from([1, 8, 64, 512, 4096]))
+@example("\U0001F600 a long word " * 30, 4096)
+def test_a_bucket_is_the_hash_match_js_steps_through(text: str, count: int) -> None:
+    # match.js: h = (Math.imul(h, 31) + code point) >>> 0 over the text's code points, then h % count.
+    h = 0
+    for ch in text:
+        h = (h * 31 + ord(ch)) & 0xFFFFFFFF
+    assert shards.bucket(text, count) == h % count
 
 
 def test_numbers_round_trip() -> None:
