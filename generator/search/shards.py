@@ -228,9 +228,9 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
                          "fields": index["fields"], "stop": index["stop"]}
     if LENGTHS in wanted:
         out[LENGTHS] = encode_lengths(row[at["dl"]] for row in rows)
-    for d, row in enumerate(rows):
-        if f"{FOLDER}r/{d}.js" in wanted:
-            out[f"{FOLDER}r/{d}.js"] = row
+    for path in wanted:
+        if path.startswith(f"{FOLDER}r/"):
+            out[path] = rows[int(path[len(FOLDER) + 2:-3])]
     terms: list[str] = index["terms"]
 
     # The kinds of the fragments wanted: a key of another kind is not hashed (an edit wants a few fragments, and
@@ -282,15 +282,24 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
         path = want("s", key) if len(ids) > 1 else None  # a message one record raises has no entry
         if path:
             out.setdefault(path, {})[key] = ids
+    # A term's postings and long postings are in buckets of one count: its hash is found once, for both.
+    postings_in, long_in = ("p" in kinds), ("t" in kinds)
+    prefixes: dict[str, str | None] = {}  # want("v", prefix): terms share their first code points
     for t, term in enumerate(terms):
-        path, long = want("p", term), want("t", term)
+        path = long = None
+        if postings_in or long_in:
+            number = bucket(term, count * spread("p"))  # spread("t") is the same
+            path = f"{FOLDER}p/{number}.js" if postings_in else None
+            long = f"{FOLDER}t/{number}.js" if long_in else None
+            path, long = (path if path in wanted else None), (long if long in wanted else None)
         if path or long:
             posting = encode_numbers(index["postings"][t])
             if path:
                 out.setdefault(path, {})[term] = [index["idf"][t]] + ([] if len(posting) > LONG_POSTING else [posting])
             if long and len(posting) > LONG_POSTING:
                 out.setdefault(long, {})[term] = posting
-        path = want("v", term[:PREFIX])
+        start = term[:PREFIX]
+        path = prefixes[start] if start in prefixes else prefixes.setdefault(start, want("v", start))
         if path:
             out.setdefault(path, []).append(term)
         if term.isascii() and length_name(len(term)) in wanted:
