@@ -228,9 +228,9 @@ def fragments(index: dict[str, Any], only: Iterable[str] | None = None) -> dict[
                          "fields": index["fields"], "stop": index["stop"]}
     if LENGTHS in wanted:
         out[LENGTHS] = encode_lengths(row[at["dl"]] for row in rows)
-    for path in wanted:
-        if path.startswith(f"{FOLDER}r/"):
-            out[path] = rows[int(path[len(FOLDER) + 2:-3])]
+    for name in wanted:
+        if name.startswith(f"{FOLDER}r/"):
+            out[name] = rows[int(name[len(FOLDER) + 2:-3])]
     terms: list[str] = index["terms"]
 
     # The kinds of the fragments wanted: a key of another kind is not hashed (an edit wants a few fragments, and
