@@ -160,6 +160,41 @@ def test_an_edit_after_the_action_let_go_of_unused_indexes_makes_only_the_edited
     assert _records(content) == _records(twin / "content")
 
 
+def test_after_the_action_let_go_a_new_import_makes_only_the_edited_files_index(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, content = _library_repo(tmp_path)
+    sync.run(repo.path, "HEAD", REPO, content)
+    store = FactStore.open(False, False, repo.path)
+    apart = {entry.name for entry in store.folder.iterdir()}
+    repo.write("pkg/util.py", LIBRARY["pkg/util.py"].replace("    if n < 0:\n", "    n = int(n)\n    if n < 0:\n"))
+    repo.commit("util")
+    _let_go_of_what_a_run_did_not_use(store, lambda: sync.run(repo.path, "HEAD", REPO, content))
+    # The calls and index of every file as it is are kept, read by that run or not.
+    blobs = _kept_files(repo.path)
+    assert blobs is not None
+    for path, blob in blobs.items():
+        for part in ("calls", "index"):
+            name = store._name(path, blob, part)
+            assert name not in apart or (store.folder / name).exists(), (path, part)
+    joins, _ = _counting_joins(monkeypatch)
+    indexed: list[str] = []
+    real_index_file = scan.index_file
+
+    def index_file(path: str, *args: Any) -> Any:
+        indexed.append(path)
+        return real_index_file(path, *args)
+
+    monkeypatch.setattr(scan, "index_file", index_file)
+    repo.write("pkg/errors.py", "import json\n" + LIBRARY["pkg/errors.py"])  # the layout changes: every index is read
+    repo.commit("import")
+    twin = _cold_twin(repo.path, tmp_path)
+    report = sync.run(repo.path, "HEAD", REPO, content)
+    assert joins == [1] and set(indexed) <= {"pkg/errors.py"}
+    cold = sync.run(twin, "HEAD", REPO, twin / "content")
+    assert report.lines(verbose=True) == cold.lines(verbose=True)
+    assert _records(content) == _records(twin / "content")
+
+
 def _damage(path: Path, sql: str, *args: object) -> None:
     db = sqlite3.connect(path)
     with db:
