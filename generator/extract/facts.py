@@ -387,18 +387,11 @@ class FactStore:
         those of the last run that read them, the Action, which lets go of what its run did not use, would leave
         the next such change to make them all again from the files' syntax (on Django, a new import took 6-10 s
         instead of 3 s). Setting the times of thousands of entries costs a few hundredths of a second."""
-        folder = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            for path, blob in blobs.items():
-                for part in APART:
-                    name = self._name(path, blob, part)
-                    if name not in self.used:
-                        try:
-                            os.utime(name, dir_fd=folder, follow_symlinks=False)
-                        except OSError:
-                            pass  # none kept
-        finally:
-            os.close(folder)
+        for path, blob in blobs.items():
+            for part in APART:
+                name = self._name(path, blob, part)
+                if name not in self.used:
+                    _touch(self.folder / name)  # nothing when none is kept
 
     def _write_pack(self, name: str, entries: Mapping[str, Packed]) -> None:
         # The entries' bodies follow their table, one after the other: a pack read is one buffer that each entry

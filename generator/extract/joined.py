@@ -19,10 +19,10 @@ it. `tests/test_joined.py` checks that the rows, digests and layout a run takes 
 
 One SQLite file per repository folder (its name is the folder's pack entry's, `FactStore.pack`), in the user's facts
 folder. Each pickle in it (the layout, the files and blobs it was made of, each key's rows, each file's part) is
-authenticated with the
-user's cache key before it is unpickled: a damaged or foreign one makes the run join every index again and keep the
-join anew. A run reads the rows it needs within one read of the file, so another run writing it meanwhile cannot
-mix two states; what the run changed is written in the same transaction, or not at all when another run wrote first.
+authenticated with the user's cache key before it is unpickled: a damaged or foreign one makes the run join every
+index again and keep the join anew. A run reads the rows it needs within one read of the file, so another run
+writing it meanwhile cannot mix two states; what the run changed is written in the same transaction, or not at all
+when another run wrote first.
 """
 
 from __future__ import annotations
@@ -60,10 +60,12 @@ class _Part(NamedTuple):
 
 
 def _part(index: FileIndex, blob: str, called: frozenset[str] | None) -> _Part:
+    """Return the part of the file of `index`, at the bytes of `blob`, in a join of the calls by a name in `called`."""
     return _Part(blob, _layout_digest(index), row_keys(index, called))
 
 
 def _layout_digest(index: FileIndex) -> bytes:
+    """Return a digest of what a file says of the layout: two files whose digests are equal say the same."""
     return hashlib.blake2b(repr(layout_part(index)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
@@ -153,11 +155,17 @@ class JoinedIndex:
             patched = self._patched(state, blobs, index, called)
             if patched is not None:
                 return patched
-        indexes = {path: index(path) for path in sorted(blobs)}
-        context = join(indexes.values(), called)
+        indexes = [index(path) for path in sorted(blobs)]
+        context = join(indexes, called)
         digests = {kind: {key: rows_digest(rows) for key, rows in _items(context.table(kind))} for kind in ROW_KINDS}
         context.known_digests(digests)
         files, layout = dict(blobs), context.layout
+        # A file's part is what its bytes and the names asked for make: one whose bytes and names are as kept is. Made
+        # now, so that the indexes go before the sites are annotated.
+        kept = state.files if state is not None and state.called == called_digest else {}
+        parts = [(found.path, _part(found, files[found.path], called)) for found in indexes
+                 if kept.get(found.path) != files[found.path]]
+        del indexes
 
         def write(db: sqlite3.Connection) -> None:
             if state is None:
@@ -178,12 +186,9 @@ class JoinedIndex:
             self._put_buckets(db, buckets, [n for n in range(BUCKETS) if state is None or buckets[n] != state.buckets[n]])
             if state is None or state.layout.structure != layout.structure:
                 self._put(db, "layout", layout)
-            # A file's part is what its bytes and the names asked for make: one whose bytes and names are as kept is.
-            kept = state.files if state is not None and state.called == called_digest else {}
             if state is not None:
                 db.executemany("DELETE FROM parts WHERE path = ?", [(path,) for path in state.files.keys() - files.keys()])
-            self._put_parts(db, [(path, _part(found, files[path], called)) for path, found in indexes.items()
-                                 if kept.get(path) != files[path]])
+            self._put_parts(db, parts)
             self._put(db, "files", (files, called_digest))
 
         self._write = write
