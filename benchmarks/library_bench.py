@@ -25,7 +25,7 @@ What one search loads is measured over real pastes of the library's own messages
 its records' templates, filled as programs fill them and pasted in every form of
 `match_eval.paste_forms` (message, exception line, traceback, chained traceback, log lines, terminal
 wrap, ...), each read through the index's fragments as the search page reads them
-(`search.shards.load_for`, the steps match.js takes: tests/test_match.py checks that both read the
+(`search.sharded.load_for`, the steps match.js takes: tests/test_match.py checks that both read the
 same fragments). It reports the median and the worst bytes a search loaded, and that every search
 gave the whole index's answer. `--site DIR` measures only that, on a site already built: per paste
 form, with what the heaviest searches loaded of each kind of fragment.
@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.match_eval import paste_forms, render  # noqa: E402
-from errorsite.search import shards  # noqa: E402
+from errorsite.search import sharded, shards  # noqa: E402
 from errorsite.search.index import field_positions, load_index, read_index_script  # noqa: E402
 from errorsite.search.rank import search  # noqa: E402
 
@@ -179,7 +179,7 @@ def search_loads(site: Path, texts: list[str]) -> tuple[list[dict[str, int]], in
             loaded[kind(path)] = loaded.get(kind(path), 0) + len(body)
             return shards.read_script(body)
 
-        found = shards.search_loaded(shards.load_for(read, text, 20), text, 20)
+        found = sharded.search_loaded(sharded.load_for(read, text, 20), text, 20)
         differ += found != search(index, text, 20)
         loads.append(loaded)
     return loads, differ

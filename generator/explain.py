@@ -100,7 +100,7 @@ def site_search(site: Path, text: str, limit: int,
     A built site answers at once: nothing is read but the fragments of the index the text needs
     and the results' records (`api/errors/<id>.json`).
     """
-    from .search import shards
+    from .search import sharded, shards
 
     def read(path: str) -> Any:
         return _site_json(site / path, site, shards.script_data)
@@ -110,8 +110,8 @@ def site_search(site: Path, text: str, limit: int,
         if not problem and not shards.readable(read(shards.MANIFEST)):
             problem = "its search index is of another version of errorsite"
         if not problem:
-            loaded = shards.load_for(read, text, limit)
-            results = shards.search_loaded(loaded, text, limit)
+            loaded = sharded.load_for(read, text, limit)
+            results = sharded.search_loaded(loaded, text, limit)
             config = site_config({}, "site.toml", None)[0]
             api = site / "api" / "errors"
             by_id = {r["id"]: to_record(RawRecord(str(api / f"{r['id']}.json"), _site_json(api / f"{r['id']}.json", api)),

@@ -97,7 +97,7 @@ def _stamp(content: Path, base_url: str | None) -> Stamp:
 
 def _from_kept(kept: Path, stamp: Stamp, content: Path, text: str, limit: int, base_url: str | None) -> Answer | None:
     """Return the answer from the kept file when it holds the answers of `stamp`; else None."""
-    from .search import shards
+    from .search import sharded, shards
     from .validate import site_config, to_record
 
     try:
@@ -117,8 +117,8 @@ def _from_kept(kept: Path, stamp: Stamp, content: Path, text: str, limit: int, b
                 raise KeyError(name)
             return load.parse_json(shards.script_data(found[0]) or found[0])
 
-        loaded = shards.load_for(read, text, limit)
-        results = shards.search_loaded(loaded, text, limit)
+        loaded = sharded.load_for(read, text, limit)
+        results = sharded.search_loaded(loaded, text, limit)
         config = site_config(load.read_settings(content)[0], str(content / "site.toml"), base_url)[0]
         by_id = {}
         for result in results:

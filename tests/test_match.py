@@ -16,7 +16,7 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from errorsite.search import shards
+from errorsite.search import sharded, shards
 from errorsite.search.index import INDEX_FIELDS, INDEX_VERSION, Template, build_index, load_index
 from errorsite.search.match import anchor, anchored, forms_of, match_template, value_form
 from errorsite.search.paste import read_paste
@@ -432,8 +432,8 @@ def test_the_fragments_an_edit_touches_are_all_that_change(kind: str) -> None:
 
 def sharded_search(folder: Path, text: str, limit: int = 10) -> tuple[list[dict[str, Any]], list[str]]:
     """Return the results of a search of the fragments in `folder`, and the fragments it read."""
-    loaded = shards.load_for(lambda path: shards.read_script((folder / path).read_bytes()), text, limit)
-    return shards.search_loaded(loaded, text, limit), loaded.paths
+    loaded = sharded.load_for(lambda path: shards.read_script((folder / path).read_bytes()), text, limit)
+    return sharded.search_loaded(loaded, text, limit), loaded.paths
 
 
 @pytest.mark.parametrize("number", range(len(CASES["cases"])), ids=CASE_IDS)

@@ -7,6 +7,8 @@
   and reading it back; `words`: BM25 over its terms.
 - `walk`: one template against one text; `match`: a record's templates against the paste;
   `rank`: the ranking key and `search` itself.
+- `shards`: the index cut into the fragments the site ships; `sharded`: a search that loads only the
+  fragments it needs, with the whole index's answers.
 - `related`: the related errors each page lists.
 
 `templates/static/match.js` is the same algorithm for the browser and gives the same answers.

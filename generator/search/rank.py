@@ -381,7 +381,7 @@ def answer_places(lead: Row, variant: int | None, twins: list[Row],
 
 def candidate_rows(index: SearchIndex, text: str, limit: int) -> list[int]:
     """Return the rows that can be among the first `limit` results of `text`, ascending: what a search of the
-    index's fragments loads whole (`shards.load_for`)."""
+    index's fragments loads whole (`sharded.load_for`)."""
     paste = read_paste(text)
     forms = forms_of(paste)
     words = word_scores(index, query(index, forms[0].norm))
