@@ -109,7 +109,7 @@ def load(folder: Path, passed: Callable[[str, bytes], bool] | None = None) -> Co
         path = errors_dir / name
         try:
             raw = read_bytes(path, link=False, plain=not link)
-            digest = hashlib.blake2b(raw, digest_size=16).digest()
+            digest = file_digest(raw)
             records.append(RawRecord(str(path), parse_json(raw, passed is not None and passed(str(path), digest)),
                                      digest))
         except FileProblems as found:
@@ -117,6 +117,11 @@ def load(folder: Path, passed: Callable[[str, bytes], bool] | None = None) -> Co
         except Invalid as error:
             problems.append(Problem.of(str(path), "", error))
     return Content(settings, str(folder / "site.toml"), tuple(records), tuple(problems))
+
+
+def file_digest(data: bytes) -> bytes:
+    """Return the digest of a record file's bytes (`RawRecord.digest`), as every reader and writer of them makes it."""
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def unlisted(errors_dir: Path, error: OSError) -> NoReturn:

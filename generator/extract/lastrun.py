@@ -95,10 +95,6 @@ def pin_key(commit: str, path: str, line: int, start: int, code: str) -> bytes |
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
-def _digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
-
-
 @dataclass
 class RecordFiles:
     """The record files of a content folder for one run: every file's name, what matching reads of each of the
@@ -168,7 +164,7 @@ class RecordFiles:
             data = load.read_bytes(self.errors_dir / name, link=False)
         except Invalid:
             return b""
-        self.digests[name] = _digest(data)
+        self.digests[name] = load.file_digest(data)
         return None if self.digests[name] == before.digest else data
 
     def parse(self, name: str, raw: bytes | None = None) -> Any:
@@ -180,7 +176,7 @@ class RecordFiles:
         try:
             if raw is None:
                 raw = load.read_bytes(path, link=False)
-            self.digests[name] = _digest(raw)
+            self.digests[name] = load.file_digest(raw)
             value = self.data[name] = load.parse_json(raw)
         except load.FileProblems as found:
             raise ProblemsFound(found.problems(str(path))) from None

@@ -851,7 +851,7 @@ def _write(writes: dict[Path, str], commit: str | None) -> dict[str, Written]:
         if not (path.is_file() and path.read_bytes() == data):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-        digest = hashlib.blake2b(data, digest_size=16).digest()
+        digest = load.file_digest(data)
         written[path.name] = Written(len(data), digest, *(_checks(path, data, digest, commit) if commit is not None
                                                           else (None, None)))
     return written
