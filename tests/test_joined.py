@@ -130,17 +130,22 @@ def test_an_edit_inside_functions_joins_nothing_and_writes_what_a_run_from_nothi
     assert _records(content) == _records(twin / "content") != {}
 
 
-def test_an_edit_after_the_action_let_go_of_unused_indexes_makes_only_the_edited_files(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _after_the_action_let_go(tmp_path: Path) -> tuple[Repo, Path, FactStore, set[str]]:
+    """Return a library repository whose first run was followed by one in CI, which edited util.py and kept only
+    what it used, as the Action keeps the cache folder; with the store, and the names of its entries after the first
+    run."""
     repo, content = _library_repo(tmp_path)
     sync.run(repo.path, "HEAD", REPO, content)
     store = FactStore.open(False, False, repo.path)
-    # A run in CI edits util.py; the Action keeps only what that run used: not the indexes of the files it left alone.
+    first = {entry.name for entry in store.folder.iterdir()}
     repo.write("pkg/util.py", LIBRARY["pkg/util.py"].replace("    if n < 0:\n", "    n = int(n)\n    if n < 0:\n"))
     repo.commit("util")
     _let_go_of_what_a_run_did_not_use(store, lambda: sync.run(repo.path, "HEAD", REPO, content))
-    # The next run edits core.py, untouched since the first run, inside its functions.
-    joins, called = _counting_joins(monkeypatch)
+    return repo, content, store, first
+
+
+def _counting_indexes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Return the list of the files whose index is made from their syntax from now on."""
     indexed: list[str] = []
     real_index_file = scan.index_file
 
@@ -149,6 +154,16 @@ def test_an_edit_after_the_action_let_go_of_unused_indexes_makes_only_the_edited
         return real_index_file(path, *args)
 
     monkeypatch.setattr(scan, "index_file", index_file)
+    return indexed
+
+
+def test_an_edit_after_the_action_let_go_of_unused_indexes_makes_only_the_edited_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The run in CI kept only what it used: not the indexes of the files it left alone.
+    repo, content, _, _ = _after_the_action_let_go(tmp_path)
+    # The next run edits core.py, untouched since the first run, inside its functions.
+    joins, called = _counting_joins(monkeypatch)
+    indexed = _counting_indexes(monkeypatch)
     repo.write("pkg/core.py", LIBRARY["pkg/core.py"].replace("no config at", "no configuration at"))
     repo.commit("core")
     twin = _cold_twin(repo.path, tmp_path)
@@ -162,13 +177,7 @@ def test_an_edit_after_the_action_let_go_of_unused_indexes_makes_only_the_edited
 
 def test_after_the_action_let_go_a_new_import_makes_only_the_edited_files_index(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    repo, content = _library_repo(tmp_path)
-    sync.run(repo.path, "HEAD", REPO, content)
-    store = FactStore.open(False, False, repo.path)
-    apart = {entry.name for entry in store.folder.iterdir()}
-    repo.write("pkg/util.py", LIBRARY["pkg/util.py"].replace("    if n < 0:\n", "    n = int(n)\n    if n < 0:\n"))
-    repo.commit("util")
-    _let_go_of_what_a_run_did_not_use(store, lambda: sync.run(repo.path, "HEAD", REPO, content))
+    repo, content, store, apart = _after_the_action_let_go(tmp_path)
     # The calls and index of every file as it is are kept, read by that run or not.
     blobs = _kept_files(repo.path)
     assert blobs is not None
@@ -177,14 +186,7 @@ def test_after_the_action_let_go_a_new_import_makes_only_the_edited_files_index(
             name = store._name(path, blob, part)
             assert name not in apart or (store.folder / name).exists(), (path, part)
     joins, _ = _counting_joins(monkeypatch)
-    indexed: list[str] = []
-    real_index_file = scan.index_file
-
-    def index_file(path: str, *args: Any) -> Any:
-        indexed.append(path)
-        return real_index_file(path, *args)
-
-    monkeypatch.setattr(scan, "index_file", index_file)
+    indexed = _counting_indexes(monkeypatch)
     repo.write("pkg/errors.py", "import json\n" + LIBRARY["pkg/errors.py"])  # the layout changes: every index is read
     repo.commit("import")
     twin = _cold_twin(repo.path, tmp_path)
