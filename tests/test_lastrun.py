@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from test_gitrepo import Repo
 
+from errorsite import load
 from errorsite.extract import git, lastrun, sync
 from errorsite.problems import ProblemsFound
 
@@ -221,6 +222,39 @@ def test_a_run_after_an_edit_parses_only_the_records_the_edit_reaches(
     parsed[0] = 0
     sync.run(repo.path, "HEAD", REPO, content)
     assert parsed[0] == 1
+
+
+def test_records_a_checkout_wrote_anew_with_their_bytes_are_read_but_not_parsed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, content = _library_repo(tmp_path)
+    records = len(sync.run(repo.path, "HEAD", REPO, content).added)
+    repo.commit("records")
+    files = sorted((content / "errors").glob("*.json"))
+    for path in files:  # written long enough ago for their time to tell, as the next run finds them
+        os.utime(path, ns=(path.stat().st_mtime_ns - 10 * load.RACY_NS,) * 2)
+    sync.run(repo.path, "HEAD", REPO, content)
+    # What a fresh clone does to every file: another file (another inode, a later time) of the same bytes; and one
+    # file whose message lost its last character for another, of the same size.
+    for path in files:
+        data = path.read_bytes()
+        path.unlink()
+        path.write_bytes(data)
+    # One whose place and message no other record shares (matching reads the records of a group together).
+    messages = [json.loads(path.read_text())["message"] for path in files]
+    edited = next(path for path, message in zip(files, messages) if messages.count(message) == 1)
+    data = json.loads(edited.read_text())
+    data["message"] = data["message"][:-1] + ("X" if data["message"][-1] != "X" else "Y")
+    size = edited.stat().st_size
+    edited.write_text(json.dumps(data, indent=2) + "\n")
+    assert edited.stat().st_size == size
+    twin = tmp_path / "twin"
+    shutil.copytree(repo.path, twin, symlinks=True)
+    parsed = _counting_parses(monkeypatch)
+    report = sync.run(repo.path, "HEAD", REPO, content)
+    assert parsed[0] == 1
+    cold = sync.run(twin, "HEAD", REPO, twin / "content")
+    assert report.lines(verbose=True) == cold.lines(verbose=True) and _records(content) == _records(twin / "content")
+    assert len(report.unchanged) < records
 
 
 def test_a_record_broken_since_the_last_run_is_a_problem_though_nothing_else_changed(tmp_path: Path) -> None:

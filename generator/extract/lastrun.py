@@ -5,8 +5,10 @@ same site, `sync` leaves its file as it is. So a run keeps, for each record file
 a digest of its bytes, what matching reads of it (`sync.Known`), and the digest of the site it was
 left in step with (`LastRun`). The next run of the same content folder and repository
 
-- parses only the record files whose size or time changed (or, for a file written too close to the
-  last run for its time to tell, whose bytes changed: the rule the build follows, `load.RACY_NS`);
+- parses only the record files whose size or bytes changed: a file of the same size, time and inode
+  is taken as it is, one of the same size whose time or inode changed (a checkout wrote it again,
+  or it was written too close to the last run for its time to tell: the rule the build follows,
+  `load.RACY_NS`) is read and its bytes compared;
 - leaves out of matching each group of records of one place and message whose records are as the
   last run left them and whose sites are the very sites they were left in step with (rule 1 of
   matching pairs such a group in line order, and each record stays unchanged), when the commit the
@@ -154,12 +156,14 @@ class RecordFiles:
         return files
 
     def _as_left(self, name: str, stat: os.stat_result, before: Left) -> bytes | None:
-        """Return None when a file is as the last run left it (same size, time and inode, or same bytes), else the
-        bytes it was read as to tell (b"" when it was not read)."""
-        if not (modes.S_ISREG(stat.st_mode) and stat.st_size == before.size and stat.st_ino == before.inode):
+        """Return None when a file is as the last run left it (same size, time and inode, or same size and bytes),
+        else the bytes it was read as to tell (b"" when it was not read)."""
+        if not (modes.S_ISREG(stat.st_mode) and stat.st_size == before.size):
             return b""
-        if before.mtime_ns != RACY:
-            return None if stat.st_mtime_ns == before.mtime_ns else b""
+        if before.mtime_ns != RACY and stat.st_mtime_ns == before.mtime_ns and stat.st_ino == before.inode:
+            return None
+        # Written too close to the last run for its time to tell, or written again since: a checkout (every CI run's
+        # clone) writes every file anew with the bytes it had. Reading and digesting them costs a third of parsing.
         try:
             data = load.read_bytes(self.errors_dir / name, link=False)
         except Invalid:
