@@ -387,11 +387,9 @@ class FactStore:
         those of the last run that read them, the Action, which lets go of what its run did not use, would leave
         the next such change to make them all again from the files' syntax (on Django, a new import took 6-10 s
         instead of 3 s). Setting the times of thousands of entries costs a few hundredths of a second."""
-        for path, blob in blobs.items():
-            for part in APART:
-                name = self._name(path, blob, part)
-                if name not in self.used:
-                    _touch(self.folder / name)  # nothing when none is kept
+        names = [name for path, blob in blobs.items() for part in APART
+                 if (name := self._name(path, blob, part)) not in self.used]
+        _touch_all(self.folder, names)  # nothing for a name none is kept by
 
     def _write_pack(self, name: str, entries: Mapping[str, Packed]) -> None:
         # The entries' bodies follow their table, one after the other: a pack read is one buffer that each entry
@@ -501,6 +499,29 @@ def _touch(path: Path) -> None:
         os.utime(path, follow_symlinks=False)
     except OSError:
         pass
+
+
+def _touch_all(folder: Path, names: list[str]) -> None:
+    """Set the time of each entry of `folder` by these names that is there.
+
+    By names relative to the folder opened once, where the system allows it: looking up a path of the cache folder
+    (tens of thousands of entries) for each of sglang's 8,000 took three times as long as the touches."""
+    if os.utime not in os.supports_dir_fd or os.utime not in os.supports_follow_symlinks:
+        for name in names:
+            _touch(folder / name)
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return
+    try:
+        for name in names:
+            try:
+                os.utime(name, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)
 
 
 @lru_cache(maxsize=1)
