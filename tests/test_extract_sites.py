@@ -401,6 +401,38 @@ def test_message_variables_and_module_constants(tmp_path: Path) -> None:
     }
 
 
+def test_a_closure_follows_the_message_the_function_around_it_assigns(tmp_path: Path) -> None:
+    # networkx's `not_implemented_for` decorator builds `errmsg` once and raises it from the function it returns.
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            "def not_implemented_for(*graph_types):\n"
+            "    errmsg = f\"not implemented for {' '.join(graph_types)} type\"\n\n"
+            "    def check(g):\n"
+            "        if g.is_directed():\n"
+            "            raise NotImplementedError(errmsg)\n"
+            "        return g\n\n"
+            "    class Checker:\n"
+            "        def __call__(self, g):\n"
+            "            raise TypeError(errmsg)\n\n"
+            "    return check\n\n\n"
+            "def own(errmsg):\n"
+            "    def check(g):\n"
+            "        raise ValueError(errmsg)\n"
+            "    return check\n\n\n"
+            "def hidden():\n"
+            "    errmsg = 'outer words'\n\n"
+            "    def check(errmsg):\n"
+            "        raise ValueError(errmsg)\n"
+            "    return check\n"
+        ),
+    })
+    # A parameter of the function around (line 17), or of the closure itself (line 24), is its caller's: no message.
+    assert brief(records, "m.py") == {
+        6: ("NotImplementedError", "not implemented for {' '.join(graph_types)} type"),
+        11: ("TypeError", "not implemented for {' '.join(graph_types)} type"),
+    }
+
+
 def test_ngettext_and_conditional_messages_give_variants(tmp_path: Path) -> None:
     _, _, records = extract_repo(tmp_path, {
         "m.py": (

@@ -83,7 +83,8 @@ class Names:
         self._body = body
         self._params = tuple(params)
         self.module = module
-        """The module's names (constants), for a function's."""
+        """The names of the scope around: for a function's, the module's (its constants), or for a function defined
+        in another, that function's. Read whole: a function runs after the scope around it bound them."""
 
     @cached_property
     def local(self) -> Mapping[str, tuple[Assigned, ...]]:

@@ -241,8 +241,10 @@ class Function:
         return (self.params[1:] if self.bound else self.params) + self.keyword_only
 
     def names(self) -> Names:
-        """Return the template assignments visible in the body, for following variables."""
-        return Names(self.node.body, self.params + self.keyword_only, self.file.constants)
+        """Return the template assignments visible in the body, for following variables: its own, then those of the
+        function it is defined in (a closure's free variable, `errmsg` of a decorator factory), then the module's."""
+        outer = self.parent.names() if self.parent is not None else self.file.constants
+        return Names(self.node.body, self.params + self.keyword_only, outer)
 
 
 @dataclass(eq=False, slots=True)
