@@ -401,6 +401,35 @@ def test_message_variables_and_module_constants(tmp_path: Path) -> None:
     }
 
 
+def test_a_raise_of_a_class_whose_base_builds_its_message_is_a_site_of_the_class_raised(tmp_path: Path) -> None:
+    # attrs: `raise FrozenInstanceError` prints `FrozenInstanceError: can't set attribute`, which FrozenError builds.
+    files = {
+        "errs.py": (
+            "class FrozenError(AttributeError):\n"
+            "    def __init__(self):\n"
+            '        msg = "can\'t set attribute"\n'
+            "        super().__init__(msg)\n\n\n"
+            "class FrozenInstanceError(FrozenError):\n"
+            "    pass\n"
+        ),
+        "use.py": (
+            "from errs import FrozenError, FrozenInstanceError\n\n\n"
+            "def frozen_setattr(self, name):\n"
+            "    if name.startswith('_'):\n"
+            "        raise FrozenError\n"
+            "    raise FrozenInstanceError()\n"
+        ),
+    }
+    _, _, records = extract_repo(tmp_path, files)
+    assert brief(records, "errs.py") == {4: ("FrozenError", "can't set attribute")}
+    # The class's own raise is its record's; the subclass's is a site of its own, where it is raised.
+    assert brief(records, "use.py") == {7: ("FrozenInstanceError", "can't set attribute")}
+    assert records[("use.py", 7)]["source"]["function"] == "frozen_setattr"
+    assert records[("use.py", 7)]["source"]["guard"] == ["not name.startswith('_')"]
+    scan = scan_files({p: (tmp_path / "repo" / p).read_bytes() for p in files})
+    assert [(m.line, m.to) for m in scan.mapped] == [(6, "errs.py:4")]
+
+
 def test_a_closure_follows_the_message_the_function_around_it_assigns(tmp_path: Path) -> None:
     # networkx's `not_implemented_for` decorator builds `errmsg` once and raises it from the function it returns.
     _, _, records = extract_repo(tmp_path, {

@@ -865,7 +865,8 @@ class _Finder:
         if exc is None:
             return Skipped(self.file.path, stmt.lineno, "bare raise (re-raises the current exception)")
         if not isinstance(exc, ast.Call):
-            return self._mapped(stmt, exc) or Skipped(self.file.path, stmt.lineno, "raises an exception object or class without a message")
+            return self._mapped(stmt, exc, qualname, scope) \
+                or Skipped(self.file.path, stmt.lineno, "raises an exception object or class without a message")
         exception = dotted(exc.func)
         if exception is None:
             return Skipped(self.file.path, stmt.lineno, "the exception class is computed")
@@ -879,7 +880,7 @@ class _Finder:
             if evaluated is not None:
                 return evaluated
             reason = "no message" if not exc.args and not exc.keywords else "message computed elsewhere"
-            return self._mapped(stmt, exc.func) or Skipped(self.file.path, stmt.lineno, reason)
+            return self._mapped(stmt, exc.func, qualname, scope) or Skipped(self.file.path, stmt.lineno, reason)
         found = spelled(found, self.file.source, names, stmt.lineno)
         return self._site(stmt, qualname, scope, exception, found, kind, self.repo.resolve_class(exc.func, self.file))
 
@@ -919,7 +920,8 @@ class _Finder:
             found = message(argument, self.file.source, names)
             if found is not None:
                 return self._site(stmt, qualname, scope, exception, found, "helper", made.cls)
-        return self._mapped(stmt, made.node) or Skipped(self.file.path, stmt.lineno, "message computed elsewhere")
+        return self._mapped(stmt, made.node, qualname, scope) \
+            or Skipped(self.file.path, stmt.lineno, "message computed elsewhere")
 
     def _evaluated(self, stmt: ast.Raise, exc: ast.Call, exception: str, qualname: str,
                    scope: tuple[int, int] | None, where: Function | None) -> RaiseSite | Skipped | None:
@@ -1010,16 +1012,24 @@ class _Finder:
             return None
         return self._site(stmt, qualname, scope, exception, spelled(found, self.file.source, names, stmt.lineno), "yield", info)
 
-    def _mapped(self, stmt: ast.Raise, node: ast.expr) -> Mapped | None:
-        """Return the mapping of a raise without a message to its class's own-message site, if it has one."""
+    def _mapped(self, stmt: ast.Raise, node: ast.expr, qualname: str, scope: tuple[int, int] | None
+                ) -> Mapped | RaiseSite | Skipped | None:
+        """Return the mapping of a raise without a message to its class's own-message site, if it has one; or, for a
+        class whose message a base builds, the raise as a site of its own.
+
+        Python prints the class raised: a page of the base's name would not say that `FrozenInstanceError: can't set
+        attribute` is attrs' `FrozenError`'s message, nor where the subclass is raised."""
         info = self.repo.resolve_class(node, self.file)
         if info is None:
             return None
         self._own_read(info)
+        exception = dotted(node) or info.qualname
         for current in self.repo.lineage(info):
             if id(current) in self.own:
                 site = self.own[id(current)][0]
-                return Mapped(self.file.path, stmt.lineno, dotted(node) or info.qualname, f"{site.path}:{site.line}")
+                if current is not info:
+                    return self._site(stmt, qualname, scope, exception, Message(site.message, site.variants), "class")
+                return Mapped(self.file.path, stmt.lineno, exception, f"{site.path}:{site.line}")
         return None
 
     def _own_read(self, cls: ClassInfo) -> None:
