@@ -7,11 +7,14 @@ group of the repository's errors.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from test_extract_sites import PARSER_ERRORS, extract_repo
+from test_match import run_node
 
 from errorsite import load, validate
 from errorsite.search.index import index_of
@@ -98,6 +101,34 @@ def test_each_error_of_an_exception_group_finds_its_page(tmp_path: Path) -> None
     results = _lookup(content, output)
     assert [(r["id"], r["confident"]) for r in results[:2]] == [
         (records[("checks.py", 7)]["id"], True), (records[("checks.py", 12)]["id"], True)]
+
+
+@pytest.mark.node
+def test_a_group_raised_around_errors_no_page_explains_finds_its_own_page_first(tmp_path: Path) -> None:
+    # cattrs' shape: `While structuring list[int] (2 sub-exceptions)` around the ValueErrors `int()` raised, which
+    # share words with another page of the library, none explaining them.
+    repo, content, records = extract_repo(tmp_path, {
+        "convert.py": (
+            "class ValidationGroup(ExceptionGroup):\n    pass\n\n\n"
+            "def structure(values):\n"
+            "    errors = []\n"
+            "    for value in values:\n"
+            "        try:\n"
+            "            int(value)\n"
+            "        except ValueError as error:\n"
+            "            errors.append(error)\n"
+            "    if errors:\n"
+            '        raise ValidationGroup(f"while structuring {values!r} as whole numbers", errors)\n\n\n'
+            "def parse(text):\n"
+            '    raise ValueError(f"invalid literal {text!r} in a base 10 setting")\n'
+        ),
+    })
+    output = _printed(repo.path, "import convert; convert.structure(['a', 'b'])")
+    assert "Exception Group Traceback" in output and "(2 sub-exceptions)" in output
+    index = json.loads(json.dumps(index_of(validate.build_site(load.load(content)))))
+    results = search(index, output)
+    assert (results[0]["id"], results[0]["confident"]) == (records[("convert.py", 13)]["id"], True)
+    assert run_node(index, [["search", output, 10]]) == [results]  # the search page answers alike
 
 
 def test_errors_a_factory_builds_from_the_class_its_caller_names(tmp_path: Path) -> None:

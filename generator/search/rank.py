@@ -392,14 +392,19 @@ def search(index: SearchIndex | dict[str, Any], text: str, limit: int = 10) -> l
     """Return the records that best match `text`, best first (see docs/matching.md, Results).
 
     An exception group's output is read part by part: the first result of each part, then the
-    second of each, and so on. So is an error that holds others' messages (a dict or list of
-    them): each message, then the whole paste; confident only when each message is.
+    second of each, and so on, the parts whose first result is confident first. So is an error
+    that holds others' messages (a dict or list of them): each message, then the whole paste;
+    confident only when each message is.
     """
     if not isinstance(index, SearchIndex):
         index = load_index(index)
     members = group_members(text)
     if members is not None:
-        return _interleave([_search(index, member, limit) for member in members], limit)
+        answers = [_search(index, member, limit) for member in members]
+        # A group a library raises around errors no page explains (cattrs' `While structuring list[int]` around
+        # `int()`'s ValueErrors) is answered by its own page first.
+        answers.sort(key=lambda results: not (results and results[0]["confident"]))
+        return _interleave(answers, limit)
     held = held_messages(text)
     if held is None:
         return _search(index, text, limit)

@@ -691,13 +691,16 @@
       return { raw, norm, where: normal[i][1], length: cpLen(norm), first: paste.firsts.includes(i), removed: norm.endsWith(clean) ? norm.length - clean.length : 0 };
     });
   }
-  // An exception group's output is read part by part: the first result of each part, then the second, and so on. So
-  // is an error that holds others' messages (a dict or list of them): each message, then the whole paste; confident
-  // only when each message is.
+  // An exception group's output is read part by part: the first result of each part, then the second, and so on, the
+  // parts whose first result is confident first. So is an error that holds others' messages (a dict or list of them):
+  // each message, then the whole paste; confident only when each message is.
   function search(index, text, limit) {
     if (limit === undefined) limit = 10;
     var members = groupMembers(text);
-    if (members !== null) return interleave(members.map(m => searchOne(index, m, limit)), limit);
+    if (members !== null) {
+      var parts = members.map(m => searchOne(index, m, limit)), sure = results => results.length > 0 && results[0].confident;
+      return interleave(parts.filter(sure).concat(parts.filter(results => !sure(results))), limit);
+    }
     var held = heldMessages(text);
     if (held === null) return searchOne(index, text, limit);
     var answers = held.map(m => searchOne(index, m, limit)), sure = answers.every(results => results.length && results[0].confident);
