@@ -131,6 +131,41 @@ def test_a_group_raised_around_errors_no_page_explains_finds_its_own_page_first(
     assert run_node(index, [["search", output, 10]]) == [results]  # the search page answers alike
 
 
+@pytest.mark.node
+def test_an_error_whose_traceback_the_library_rewrote_to_end_in_its_template_finds_its_page(tmp_path: Path) -> None:
+    # Jinja's shape: the raise's file is gone from the traceback, which ends at the template's line.
+    repo, content, records = extract_repo(tmp_path, {
+        "tmpl/__init__.py": "",
+        "tmpl/compiler.py": (
+            "class TemplateAssertionError(Exception):\n    pass\n\n\n"
+            "def check(names):\n"
+            "    if len(set(names)) < len(names):\n"
+            '        raise TemplateAssertionError(f"block {names[0]!r} defined twice")\n'
+        ),
+        "tmpl/environment.py": (
+            "from .compiler import TemplateAssertionError, check\n\n\n"
+            "def compile_blocks(names):\n"
+            "    try:\n"
+            "        check(names)\n"
+            "    except TemplateAssertionError as error:\n"
+            '        code = compile("\\n" * 2 + "raise error from None", "<template>", "exec")\n'
+            '        exec(code, {"error": error.with_traceback(None)})\n'
+        ),
+    })
+    output = _printed(repo.path, "import tmpl.environment as e; e.compile_blocks(['a', 'a'])")
+    assert 'File "<template>", line 3' in output and "compiler.py" not in output
+    index = json.loads(json.dumps(index_of(validate.build_site(load.load(content)))))
+    results = search(index, output)
+    assert (results[0]["id"], results[0]["confident"]) == (records[("tmpl/compiler.py", 7)]["id"], True)
+    assert run_node(index, [["search", output, 10]]) == [results]
+    # Where the traceback ends in a Python file, none of the package's, the same text raised there is another error.
+    elsewhere = output.replace('File "<template>", line 3, in <module>', 'File "/app/blocks.py", line 3, in <module>')
+    assert not search(index, elsewhere)[0]["confident"]
+    # Nor is a template's error that passes through no frame of the package.
+    outside = output.replace("/tmpl/environment.py", "/engine/environment.py")
+    assert not search(index, outside)[0]["confident"]
+
+
 def test_errors_a_factory_builds_from_the_class_its_caller_names(tmp_path: Path) -> None:
     """tomlkit's shape: the message a class builds, printed by its base with the position, answers every paste form;
     a handled error's text passed on from a raise no record has is answered by its text, never by the frame."""

@@ -128,9 +128,28 @@ def _elsewhere(paste: Paste, row: Row, frames: FrameHit) -> bool:
     """Return whether the paste has a traceback and none of its frames, chained ones included, is in the row's file."""
     # A yielded error is raised by a caller elsewhere: its own file need not be in the traceback; nor need the file
     # of the message a class builds itself, when the paste names that class.
-    if not paste.frames or row.yielded or frames.in_file or own_message(row) and _same_class(paste, row):
+    if not paste.frames or row.yielded or frames.in_file or own_message(row) and _same_class(paste, row) \
+            or _made_code(paste, row):
         return False
     return not any(frame_hit(row, cause).in_file for cause in paste.causes)
+
+
+def _made_code(paste: Paste, row: Row) -> bool:
+    """Return whether the paste's traceback ends in no Python file (`<unknown>`, `page.html`, `<cattrs generated
+    structure P>`) and passes through the row's package: code the library made, or a traceback it rewrote (Jinja ends
+    an error's at the template's line), which need not show the file that raised it."""
+    package = _package(row.path)
+    return bool(package) and not paste.frames[-1].path.endswith(".py") \
+        and any(package in frame.path.split("/")[:-1] for frame in paste.frames)
+
+
+def _package(path: str) -> str:
+    """Return the top folder of a record's file (`jinja2` of `jinja2/compiler.py`, `attr` of `src/attr/_make.py`), or
+    "" for a module at the top."""
+    folders = path.split("/")[:-1]
+    while folders and folders[0] in ("src", "lib"):
+        folders.pop(0)
+    return folders[0] if folders else ""
 
 
 def own_message(row: Row) -> bool:

@@ -541,8 +541,21 @@
   function elsewhere(paste, row, frames) {
     // A yielded error is raised by a caller elsewhere: its own file need not be in the traceback; nor need the file
     // of the message a class builds itself, when the paste names that class.
-    if (!paste.frames.length || row.yielded || frames.inFile || ownMessage(row) && sameClass(paste, row)) return false;
+    if (!paste.frames.length || row.yielded || frames.inFile || ownMessage(row) && sameClass(paste, row) || madeCode(paste, row)) return false;
     return !paste.causes.some(cause => frameHit(row, cause).inFile);
+  }
+  // The traceback ends in no Python file (`<unknown>`, `page.html`, `<cattrs generated structure P>`) and passes through
+  // the row's package: code the library made, or a traceback it rewrote (Jinja ends an error's at the template's line).
+  function madeCode(paste, row) {
+    var pkg = packageOf(row.path || "");
+    return pkg !== "" && !paste.frames[paste.frames.length - 1].path.endsWith(".py")
+      && paste.frames.some(frame => frame.path.split("/").slice(0, -1).includes(pkg));
+  }
+  // The top folder of a record's file (`jinja2` of `jinja2/compiler.py`, `attr` of `src/attr/_make.py`), or "".
+  function packageOf(path) {
+    var folders = path.split("/").slice(0, -1);
+    while (folders.length && (folders[0] === "src" || folders[0] === "lib")) folders.shift();
+    return folders.length ? folders[0] : "";
   }
   // The record is the message its class builds itself (`UnexpectedCharError.__init__`): raised wherever the class is.
   function ownMessage(row) {
