@@ -401,6 +401,30 @@ def test_message_variables_and_module_constants(tmp_path: Path) -> None:
     }
 
 
+def test_a_helper_call_gives_the_wordings_of_a_local_variable_its_message_reads(tmp_path: Path) -> None:
+    # Jinja's compiler: `self.fail(f"No {type_name} named {node.name!r}.", lineno)` prints `No filter named 'shout'.`
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            "class TemplateAssertionError(Exception):\n    pass\n\n\n"
+            "class CodeGenerator:\n"
+            "    def fail(self, msg, lineno):\n"
+            "        raise TemplateAssertionError(msg, lineno)\n\n"
+            "    def visit_filter(self, node, is_filter):\n"
+            '        type_name = "filter" if is_filter else "test"\n'
+            '        self.fail(f"No {type_name} named {node.name!r}.", node.lineno)\n\n'
+            "    def visit_test(self, node, is_filter):\n"
+            '        kind = "filter" if is_filter else "test"\n'
+            '        raise self.fail(f"No {kind} called {node.name!r}.", node.lineno)\n'
+        ),
+    })
+    assert records[("m.py", 11)]["message"] == "No {type_name} named {node.name!r}."
+    assert records[("m.py", 11)]["variants"] == [
+        {"message": "No filter named {node.name!r}.", "kind": "alternative"},
+        {"message": "No test named {node.name!r}.", "kind": "alternative"}]
+    assert [v["message"] for v in records[("m.py", 15)]["variants"]] == [
+        "No filter called {node.name!r}.", "No test called {node.name!r}."]
+
+
 def test_a_raise_of_a_class_whose_base_builds_its_message_is_a_site_of_the_class_raised(tmp_path: Path) -> None:
     # attrs: `raise FrozenInstanceError` prints `FrozenInstanceError: can't set attribute`, which FrozenError builds.
     files = {

@@ -854,6 +854,7 @@ class _Finder:
             if raiser is not None and argument is not None:
                 found = message(argument, self.file.source, names)
                 if found is not None:
+                    found = spelled(found, self.file.source, names, stmt.lineno)
                     return self._site(stmt, qualname, scope, raiser.exception, _wrapped(found, raiser), "helper", raiser.cls)
             if target is not None and raiser is None:
                 built = self._built(stmt, exc, target, qualname, scope, where)
@@ -1065,6 +1066,7 @@ class _Finder:
         raised = self.repo.class_at(call, target, raiser, self.file)
         if raised is None:
             return None  # the call computes the class
+        found = spelled(found, self.file.source, names, call.lineno)
         return self._site(call, qualname, scope, raised[0], _wrapped(found, raiser), "helper", raised[1])
 
     def _is_warn(self, call: ast.Call) -> bool:
