@@ -157,6 +157,27 @@ def test_incremental_build_equals_clean_build(tmp_path_factory: pytest.TempPathF
         assert tree(out) == tree(clean), (op, n)
 
 
+def test_a_build_after_errorsite_changed_finds_the_related_errors_again(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from errorsite.search import related
+
+    content = tmp_path / "content"
+    synthesize(7, content, seed=3)
+    out = tmp_path / "site"
+    pipeline.build(content, out, jobs=1)
+    assert "Related errors" in (out / "errors" / ids(content)[0] / "index.html").read_text()
+    # Another errorsite, whose code relates no error to another: the records, and so what relates them, are the same.
+    real = inputs.environment
+    monkeypatch.setattr(inputs, "environment", lambda *given: tuple(
+        part + "-other" if n < 2 else part for n, part in enumerate(real(*given))))
+    monkeypatch.setattr(related.Neighbourhood, "links", lambda self, card: ())
+    pipeline.build(content, out, jobs=1)
+    clean = tmp_path / "clean"
+    pipeline.build(content, clean, jobs=1)
+    assert tree(out) == tree(clean)
+    assert "Related errors" not in (out / "errors" / ids(content)[0] / "index.html").read_text()
+
+
 def test_unchanged_build_renders_nothing(tmp_path: Path) -> None:
     synthesize(5, tmp_path / "content")
     first = pipeline.build(tmp_path / "content", tmp_path / "site", jobs=1)

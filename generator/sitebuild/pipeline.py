@@ -204,12 +204,13 @@ class Relations:
     """Record id -> its related errors, best first."""
 
 
-def relate(made: Mapping[str, Made], old: State) -> Relations:
-    """Return the related errors of every record, found again only when a record's place, words or links changed."""
+def relate(made: Mapping[str, Made], old: State, code: str) -> Relations:
+    """Return the related errors of every record, found again only when a record's place, words or links changed,
+    or errorsite's code (`Inputs.code`), which finds them, did."""
     from ..search.related import related_links
 
     key = related_key(made[i].relating_key for i in sorted(made))
-    if key == old.meta.related_key and old.rows:
+    if key == old.meta.related_key and old.rows and code == old.meta.code:
         return Relations(key, {row.record.id: row.related for row in old.rows.values()})
     return Relations(key, related_links({i: made[i].summary for i in sorted(made)}))
 
@@ -302,7 +303,7 @@ def whole(inputs: Inputs, saved: SavedState, old: State, in_place: bool, jobs: i
     records = valid_records(inputs, old, jobs)
     site = records.site
     made = made_all(records, inputs.code, old, jobs)
-    relations = relate(made, old)
+    relations = relate(made, old, inputs.code)
     new_salt, lexers = salt(), lexers_of(site, inputs, old)
     store = HighlightStore(paths.highlight_path(inputs.out), new_salt, paths.key())
     plan = renderer(site, relations.links, made, store, lexers, inputs.out).plan()
