@@ -450,8 +450,7 @@ class Renderer:
             edit_link=self.edit_link(record),
             before_after=tuple(map(Markup, before_after)) if before_after else None,
             fix_code=Markup(self.highlighter.code_html(fix.code, fix.code_language)) if fix and fix.code else None,
-            related=sorted((Related(self.cards[link.id], link.automatic) for link in self.related[record.id]),
-                           key=lambda item: (item.automatic, not item.record.written)),
+            related=self.related_shown(record),
             places=self.places(record),
             successors=self.successors(record),
             guard=Markup(self.highlighter.code_html("\n".join(source.guard), "python")) if source.guard else None,
@@ -459,6 +458,23 @@ class Renderer:
             names=[(name, definition, self.code_link(record, definition.path, definition.line))
                    for name, definition in source.names],
         )
+
+    def related_shown(self, record: Record) -> list[Related]:
+        """Return a record's related errors as its page lists them: those it names, then the suggested ones that
+        say no message already said (neither one of the record's own, whose places "Source" lists, nor that of a
+        suggestion above, whose page lists its places), so that no two entries read alike.
+
+        A function of the links and of the linked records' summaries alone, as the page's key (`keys.record_keys`)."""
+        said = {(record.exception, wording) for wording in (record.message, *(v.message for v in record.variants))}
+        shown = []
+        for link in self.related[record.id]:
+            card = self.cards[link.id]
+            wordings = {(card.exception, wording) for wording in (card.message, *card.variants)}
+            if link.automatic and wordings & said:
+                continue
+            said |= wordings
+            shown.append(Related(card, link.automatic))
+        return sorted(shown, key=lambda item: (item.automatic, not item.record.written))
 
     def places(self, record: Record) -> list[Summary]:
         """Return the other records that raise one of a record's wordings with its exception, in id order."""

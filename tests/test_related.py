@@ -28,7 +28,7 @@ def test_hand_picked_first_then_automatic_by_closeness() -> None:
     records = [
         record("me", related=("far",)),
         record("far", path="z.py", function="g", message="unrelated words entirely"),
-        record("same-function", line=5, message="something else failed"),
+        record("same-function", line=5),
         record("same-file", line=9, function="h", message="other text here"),
         record("same-tag", path="b.py", tags=("t",), message="nothing alike"),
     ]
@@ -36,19 +36,6 @@ def test_hand_picked_first_then_automatic_by_closeness() -> None:
     result = related_map(records)["me"]
     assert [(r.id, r.automatic) for r in result] == [
         ("far", False), ("same-function", True), ("same-file", True), ("same-tag", True)]
-
-
-def test_no_two_suggestions_say_the_same_message_nor_the_records_own() -> None:
-    # attrs raises `can't set attribute` at three places: each page lists the others under Source, not again here.
-    records = [record("me", line=10, message="can't set attribute"),
-               record("twin", line=20, message="can't set attribute"),
-               record("near", line=12, message="frozen classes cannot use on_setattr"),
-               record("near-twin", line=14, message="frozen classes cannot use on_setattr"),
-               record("other", line=16, message="order needs eq")]
-    assert [r.id for r in related_map(records)["me"]] == ["near", "other"]
-    # A writer's pick is shown whatever it says.
-    records[0] = record("me", line=10, message="can't set attribute", related=("twin",))
-    assert [(r.id, r.automatic) for r in related_map(records)["me"]] == [("twin", False), ("near", True), ("other", True)]
 
 
 def test_similar_messages_relate_across_files() -> None:
@@ -59,8 +46,7 @@ def test_similar_messages_relate_across_files() -> None:
 
 
 def test_no_duplicates_no_self_no_removed_at_most_eight() -> None:
-    records = [record(f"r{i:02}", line=i, message=f"step {i} failed") for i in range(20)] + [
-        record("gone", status="removed")]
+    records = [record(f"r{i:02}", line=i) for i in range(20)] + [record("gone", status="removed")]
     records[0] = record("r00", related=("r05", "r05"))
     result = related_map(records)["r00"]
     ids = [r.id for r in result]
@@ -120,10 +106,10 @@ def test_relink_finds_every_list_an_edit_changes(seed: int, size: int, edits: in
 
 
 def test_a_word_group_crossing_rare_relinks_its_members() -> None:
-    records = [record(f"r{i:03}", path=f"p{i}.py", function=None, message=f"quota {i} reached") for i in range(RARE)]
+    records = [record(f"r{i:03}", path=f"p{i}.py", function=None, message="quota reached") for i in range(RARE)]
     records.append(record("odd", path="q.py", function=None, message="nothing alike"))
     old = {r.id: summarize(r) for r in records}
     new = dict(old)
-    new["odd"] = summarize(replace(records[-1], message="quota 99 reached"))
+    new["odd"] = summarize(replace(records[-1], message="quota reached"))
     assert related_links(old)["r000"] and not related_links(new)["r000"]
     assert relink(old, new, ["odd"])["r000"] == ()

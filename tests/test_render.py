@@ -137,6 +137,27 @@ def test_one_message_raised_at_several_places_says_so_on_each_page(content: Path
     assert "raised at" not in page(files, "errors/old-kv-dtype/index.html")
 
 
+def test_suggested_related_errors_never_say_a_message_twice(content: Path) -> None:
+    # attrs raises `can't set attribute` at three places: each page lists the others under Source, not again under
+    # Related errors, and of two suggestions that say one message the page lists one (its page lists the other).
+    base = json.loads((content / "errors" / "batch-tokens-multiple.json").read_text(encoding="utf-8"))
+    for rid, message in [("twin-a", base["message"]), ("twin-b", base["message"]),
+                         ("other-a", "the batch budget {n} is not supported here"),
+                         ("other-b", "the batch budget {n} is not supported here")]:
+        (content / "errors" / f"{rid}.json").write_text(json.dumps({**base, "id": rid, "message": message}))
+    files = build(content)
+    html = page(files, "errors/batch-tokens-multiple/index.html")
+    source = html[html.index('id="source"'):html.index('id="related"')]
+    assert "../twin-a/index.html" in source and "../twin-b/index.html" in source
+    related = html[html.index('id="related"'):]
+    related = related[:related.index("</section>")]
+    assert "twin-a" not in related and "twin-b" not in related
+    assert ("../other-a/index.html" in related) != ("../other-b/index.html" in related)
+    twin = page(files, "errors/twin-a/index.html")
+    twin_related = twin[twin.index('id="related"'):]
+    assert "../batch-tokens-multiple/index.html" not in twin_related[:twin_related.index("</section>")]
+
+
 def test_every_error_page_links_to_its_exception_file_and_tags(files: dict[str, bytes]) -> None:
     html = page(files, "errors/batch-tokens-below-chunk/index.html")
     for href in ("exceptions/ValueError/index.html", "files/tinyserve/config/batching.py/index.html",

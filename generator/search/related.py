@@ -214,29 +214,20 @@ class Neighbourhood:
         return found
 
     def links(self, card: Summary) -> tuple[Link, ...]:
-        """Return a record's related errors, best first, at most MAX_RELATED.
-
-        Errorsite suggests no error of a message already listed: neither one of the record's own (its page lists
-        those places under Source) nor one of an error it suggested before (whose page lists its places), so that
-        no two suggestions read alike. (A hand-picked error's message does not count: the list would then depend on
-        records that share no group with this one, which `relink` does not look at.)"""
+        """Return a record's related errors, best first, at most MAX_RELATED."""
         picked = [Link(i, False) for i in dict.fromkeys(card.related) if i in self.cards and i != card.id]
         taken = {card.id, *card.related}
         scored = sorted((-self.score(card, self.cards[other]), other)
                         for other in self.candidates(card) if other not in taken)
-        listed = _wordings(card)
-        auto = []
-        for score, other in scored:
-            said = _wordings(self.cards[other])
-            if score < 0 and not listed & said:
-                auto.append(Link(other, True))
-                listed |= said
+        auto = [Link(other, True) for score, other in scored if score < 0]
         return tuple((picked + auto)[:MAX_RELATED])
 
 
     def score(self, card: Summary, other: Summary) -> float:
         """Return how closely two records are related: same file, same function, shared tags and words."""
-        score = 0.0
+        # The same message raised at another place comes first: the pages cover each other.
+        same = card.exception == other.exception and bool({card.message, *card.variants} & {other.message, *other.variants})
+        score = 10.0 if same else 0.0
         if card.path == other.path:
             score += 2
             if card.function and card.function == other.function:
@@ -253,8 +244,3 @@ class Neighbourhood:
         if found is None:
             found = self.words[card.id] = frozenset(card.words)
         return found
-
-
-def _wordings(card: Summary) -> set[tuple[str, str]]:
-    """Return the messages a record raises, each with its exception: what its page and its places say."""
-    return {(card.exception, wording) for wording in (card.message, *card.variants)}
