@@ -401,6 +401,41 @@ def test_message_variables_and_module_constants(tmp_path: Path) -> None:
     }
 
 
+def test_a_message_a_property_returns_raised_as_the_class_an_attribute_holds(tmp_path: Path) -> None:
+    # jinja2's Undefined: `raise self._undefined_exception(self._undefined_message)`.
+    _, _, records = extract_repo(tmp_path, {
+        "m.py": (
+            "missing = object()\n\n\n"
+            "class UndefinedError(Exception):\n    pass\n\n\n"
+            "class Undefined:\n"
+            "    failure = UndefinedError\n\n"
+            "    def __init__(self, hint=None, obj=missing, name=None, exc=UndefinedError):\n"
+            "        self._hint = hint\n"
+            "        self._obj = obj\n"
+            "        self._name = name\n"
+            "        self._exception = exc\n\n"
+            "    @property\n"
+            "    def _message(self):\n"
+            "        if self._hint:\n"
+            "            return self._hint\n"
+            "        if self._obj is missing:\n"
+            '            return f"{self._name!r} is undefined"\n'
+            '        return f"{type(self._obj).__name__!r} has no attribute {self._name!r}"\n\n'
+            "    def fail(self):\n"
+            "        raise self._exception(self._message)\n\n"
+            "    def fail_again(self):\n"
+            '        raise self.failure("the value was used before it was defined")\n'
+        ),
+    })
+    # The hint a caller gives (`if self._hint: return self._hint`) is the caller's override, as `hint or ...` is.
+    assert brief(records, "m.py") == {
+        26: ("UndefinedError", "{self._name!r} is undefined"),
+        29: ("UndefinedError", "the value was used before it was defined"),
+    }
+    assert records[("m.py", 26)]["variants"] == [
+        {"message": "{type(self._obj).__name__!r} has no attribute {self._name!r}", "kind": "alternative"}]
+
+
 def test_a_helper_call_gives_the_wordings_of_a_local_variable_its_message_reads(tmp_path: Path) -> None:
     # Jinja's compiler: `self.fail(f"No {type_name} named {node.name!r}.", lineno)` prints `No filter named 'shout'.`
     _, _, records = extract_repo(tmp_path, {

@@ -164,6 +164,15 @@ def test_an_error_whose_traceback_the_library_rewrote_to_end_in_its_template_fin
     # Nor is a template's error that passes through no frame of the package.
     outside = output.replace("/tmpl/environment.py", "/engine/environment.py")
     assert not search(index, outside)[0]["confident"]
+    # Jinja also leaves out its internal frames: the template's line, then a frame of the package that is not the
+    # raise's (`environment.py`, in `getattr`), then the error.
+    lines = output.rstrip("\n").split("\n")
+    package_frame = next(n for n, line in enumerate(lines) if "environment.py" in line)
+    inner = "\n".join(lines[:-1] + lines[package_frame:package_frame + 2] + lines[-1:]) + "\n"
+    assert inner.index('File "<template>"') < inner.rindex("environment.py")
+    results = search(index, inner)
+    assert (results[0]["id"], results[0]["confident"]) == (records[("tmpl/compiler.py", 7)]["id"], True)
+    assert run_node(index, [["search", inner, 10]]) == [results]
 
 
 def test_errors_a_factory_builds_from_the_class_its_caller_names(tmp_path: Path) -> None:

@@ -871,13 +871,16 @@ class _Finder:
         exception = dotted(exc.func)
         if exception is None:
             return Skipped(self.file.path, stmt.lineno, "the exception class is computed")
+        named = self._held_class(exc.func, where)
+        if named is not None:
+            exception = named
         kind = "raise"
         found = first_message(exc, self.file.source, names, extended=False)
         if found is None:
             kind = "variable"
             found = first_message(exc, self.file.source, names, extended=True)
         if found is None:
-            evaluated = self._evaluated(stmt, exc, exception, qualname, scope, where)
+            evaluated = self._evaluated(stmt, exc, exception, qualname, scope, where, named is not None)
             if evaluated is not None:
                 return evaluated
             reason = "no message" if not exc.args and not exc.keywords else "message computed elsewhere"
@@ -925,10 +928,12 @@ class _Finder:
             or Skipped(self.file.path, stmt.lineno, "message computed elsewhere")
 
     def _evaluated(self, stmt: ast.Raise, exc: ast.Call, exception: str, qualname: str,
-                   scope: tuple[int, int] | None, where: Function | None) -> RaiseSite | Skipped | None:
+                   scope: tuple[int, int] | None, where: Function | None, held: bool = False
+                   ) -> RaiseSite | Skipped | None:
         """Return the site of a raise whose message a class attribute, a dict of messages or a method of the
-        repository holds, or that passes on the message of the error it handles (`raise X(str(e)) from e`)."""
-        if not self._is_exception(exc.func, self.file) or exception.rpartition(".")[2] in KEY_EXCEPTIONS:
+        repository holds, or that passes on the message of the error it handles (`raise X(str(e)) from e`); `held`
+        says the class is one an attribute of the instance holds (`_held_class`)."""
+        if not (held or self._is_exception(exc.func, self.file)) or exception.rpartition(".")[2] in KEY_EXCEPTIONS:
             return None
         keywords = [k.value for k in exc.keywords if k.arg in ("msg", "message", "detail")]
         first = exc.args[0] if exc.args and not isinstance(exc.args[0], ast.Starred) else None
@@ -1032,6 +1037,21 @@ class _Finder:
                     return self._site(stmt, qualname, scope, exception, Message(site.message, site.variants), "class")
                 return Mapped(self.file.path, stmt.lineno, exception, f"{site.path}:{site.line}")
         return None
+
+    def _held_class(self, node: ast.expr, where: Function | None) -> str | None:
+        """Return the exception class a method raises through an attribute of its instance, as the class body or
+        `__init__` names it: `failure = ConfigError`, or `self._undefined_exception = exc` where `exc` defaults to
+        `UndefinedError` (jinja2's `raise self._undefined_exception(...)`); None for any other node, or when the
+        class cannot be told. Such a raise names the class it raises, never `self._undefined_exception`."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and where is not None
+                and where.owner is not None and where.bound and where.params and node.value.id == where.params[0]):
+            return None
+        held = self.strings.class_attribute(where.owner, node.attr)
+        name, file = (dotted(held[1]), held[0].file) if held is not None else (None, where.file)
+        for init, value in [] if held is not None else self.strings.instance_values(where.owner, node.attr):
+            name, file = init.defaults.get(value.id) if isinstance(value, ast.Name) else dotted(value), init.file
+            break
+        return name if name is not None and self.repo.names_exception(name, file) else None
 
     def _own_read(self, cls: ClassInfo) -> None:
         """Note that what a class and its bases print was read: their files' own messages (see `raisers.reading`)."""

@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from .messages import GETTEXT, MAX_VARIANTS, callee_name, placeholder
+from .messages import GETTEXT, MAX_VARIANTS, callee_name, dotted, placeholder
 from .raisers import ClassInfo, Function, ParsedFile, Repository, body_nodes
 
 Piece = tuple[bool, str]
@@ -162,15 +162,44 @@ class Strings:
         return _unique(found) or None
 
     def _attribute(self, node: ast.Attribute, scope: Scope, depth: int) -> list[Pieces] | None:
-        """Return the wordings of `self.name`: what `__init__` assigns it, else the class attribute."""
+        """Return the wordings of `self.name`: what `__init__` assigns it, else the class attribute, else what the
+        class's property of that name returns."""
         if scope.cls is None or not self._is_self(node.value, scope):
             return None
-        for init, value in self._instance_values(scope.cls, node.attr):
+        for init, value in self.instance_values(scope.cls, node.attr):
             inner = Scope(init.file, init, scope.cls)
             found = self._without_self(node.attr, value, inner, depth)
             if found is not None:
                 return found
-        return self._class_value(scope.cls, node.attr, depth)
+        if self.class_attribute(scope.cls, node.attr) is not None:
+            return self._class_value(scope.cls, node.attr, depth)
+        prop = self._property(scope.cls, node.attr)
+        return None if prop is None else self._returned(prop, Scope(prop.file, prop, scope.cls), depth)
+
+    def _property(self, cls: ClassInfo, attr: str) -> Function | None:
+        """Return the property `attr` of a class (of its lineage, nearest first), or None when it is no property."""
+        for current in self.repo.lineage(cls):
+            method = current.methods.get(attr)
+            if method is not None:
+                decorators = {dotted(d) for d in method.node.decorator_list}
+                return method if decorators & {"property", "cached_property", "functools.cached_property"} else None
+        return None
+
+    def _returned(self, function: Function, scope: Scope, depth: int) -> list[Pieces] | None:
+        """Return every wording a property returns, or None when a return cannot be followed. A return of what the
+        `if` around it tests (`if self._hint: return self._hint`) hands back a caller's override, as `hint or ...`
+        does: the wordings are the others (jinja2's `_undefined_message`)."""
+        overrides = {id(stmt.body[0]) for stmt in body_nodes(function.node.body)
+                     if isinstance(stmt, ast.If) and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Return)
+                     and stmt.body[0].value is not None and ast.dump(stmt.body[0].value) == ast.dump(stmt.test)}
+        found: list[Pieces] = []
+        for ret in body_nodes(function.node.body):
+            if isinstance(ret, ast.Return) and ret.value is not None and id(ret) not in overrides:
+                wordings = self.evaluate(ret.value, scope, depth + 1)
+                if wordings is None:
+                    return None
+                found += wordings
+        return _unique(found) or None
 
     def _without_self(self, attr: str, value: ast.expr, scope: Scope, depth: int) -> list[Pieces] | None:
         """Return the wordings of an assignment to `self.attr` where `self.attr` in its value is the class attribute."""
@@ -190,7 +219,7 @@ class Strings:
             return self._format(base, value, scope, depth)
         return None
 
-    def _instance_values(self, cls: ClassInfo, attr: str) -> Iterator[tuple[Function, ast.expr]]:
+    def instance_values(self, cls: ClassInfo, attr: str) -> Iterator[tuple[Function, ast.expr]]:
         """Yield each `self.attr = value` of an `__init__` in the class and its bases, nearest first."""
         for current in self.repo.lineage(cls):
             init = current.methods.get("__init__")

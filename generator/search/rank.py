@@ -135,11 +135,12 @@ def _elsewhere(paste: Paste, row: Row, frames: FrameHit) -> bool:
 
 
 def _made_code(paste: Paste, row: Row) -> bool:
-    """Return whether the paste's traceback ends in no Python file (`<unknown>`, `page.html`, `<cattrs generated
-    structure P>`) and passes through the row's package: code the library made, or a traceback it rewrote (Jinja ends
-    an error's at the template's line), which need not show the file that raised it."""
+    """Return whether the paste's traceback holds, below its outermost frame (a user's `<string>` or `<stdin>`), a
+    frame of no Python file (`<unknown>`, `<template>`, `page.html`, `<cattrs generated structure P>`) and passes
+    through the row's package: code the library made, or a traceback it rewrote (Jinja shows the template's line and
+    leaves out its own internal frames), which need not show the file that raised it."""
     package = _package(row.path)
-    return bool(package) and not paste.frames[-1].path.endswith(".py") \
+    return bool(package) and any(not frame.path.endswith(".py") for frame in paste.frames[1:]) \
         and any(package in frame.path.split("/")[:-1] for frame in paste.frames)
 
 

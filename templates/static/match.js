@@ -544,11 +544,11 @@
     if (!paste.frames.length || row.yielded || frames.inFile || ownMessage(row) && sameClass(paste, row) || madeCode(paste, row)) return false;
     return !paste.causes.some(cause => frameHit(row, cause).inFile);
   }
-  // The traceback ends in no Python file (`<unknown>`, `page.html`, `<cattrs generated structure P>`) and passes through
-  // the row's package: code the library made, or a traceback it rewrote (Jinja ends an error's at the template's line).
+  // The traceback holds, below its outermost frame (a user's `<string>`), a frame of no Python file (`<unknown>`,
+  // `<template>`, `page.html`) and passes through the row's package: code the library made, or a traceback it rewrote.
   function madeCode(paste, row) {
     var pkg = packageOf(row.path || "");
-    return pkg !== "" && !paste.frames[paste.frames.length - 1].path.endsWith(".py")
+    return pkg !== "" && paste.frames.slice(1).some(frame => !frame.path.endsWith(".py"))
       && paste.frames.some(frame => frame.path.split("/").slice(0, -1).includes(pkg));
   }
   // The top folder of a record's file (`jinja2` of `jinja2/compiler.py`, `attr` of `src/attr/_make.py`), or "".
