@@ -25,7 +25,7 @@ from .sitebuild import highlight
 from .assets import templates_dir
 from .model import Config, Overview, Record, Site, Summary, Tally
 from .search.index import build_index, document_terms, index_script, read_index_script, search_entry
-from .search.related import Links, Related, related_links
+from .search.related import Links, Related, related_links, said
 from .search.template import compile_template, template_parts
 from .summary import COMPACT, ROOT, ROOT_BYTES, Mark, error_line, html, list_item, pattern_line, summarize, visible
 from .schema import SCHEMA
@@ -465,14 +465,13 @@ class Renderer:
         suggestion above, whose page lists its places), so that no two entries read alike.
 
         A function of the links and of the linked records' summaries alone, as the page's key (`keys.record_keys`)."""
-        said = {(record.exception, wording) for wording in (record.message, *(v.message for v in record.variants))}
+        listed = said(self.cards[record.id])
         shown = []
         for link in self.related[record.id]:
             card = self.cards[link.id]
-            wordings = {(card.exception, wording) for wording in (card.message, *card.variants)}
-            if link.automatic and wordings & said:
+            if link.automatic and said(card) & listed:
                 continue
-            said |= wordings
+            listed |= said(card)
             shown.append(Related(card, link.automatic))
         return sorted(shown, key=lambda item: (item.automatic, not item.record.written))
 

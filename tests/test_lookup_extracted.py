@@ -29,7 +29,19 @@ def _printed(repo: Path, code: str) -> str:
 
 
 def _lookup(content: Path, text: str) -> list[dict]:
-    return search(index_of(validate.build_site(load.load(content))), text)
+    return search(_index(content), text)
+
+
+def _index(content: Path) -> dict:
+    """Return the search index of a content folder as the site ships it: serialised, and read back."""
+    return json.loads(json.dumps(index_of(validate.build_site(load.load(content)))))
+
+
+def _answers(index: dict, text: str) -> list[dict]:
+    """Return the answers to `text`, once the search page's matcher (match.js) gave the very same."""
+    results = search(index, text)
+    assert run_node(index, [["search", text, 10]]) == [results]
+    return results
 
 
 def test_a_standard_error_wrapped_with_a_suffix_is_found_by_its_frame(tmp_path: Path) -> None:
@@ -125,10 +137,8 @@ def test_a_group_raised_around_errors_no_page_explains_finds_its_own_page_first(
     })
     output = _printed(repo.path, "import convert; convert.structure(['a', 'b'])")
     assert "Exception Group Traceback" in output and "(2 sub-exceptions)" in output
-    index = json.loads(json.dumps(index_of(validate.build_site(load.load(content)))))
-    results = search(index, output)
+    results = _answers(_index(content), output)
     assert (results[0]["id"], results[0]["confident"]) == (records[("convert.py", 13)]["id"], True)
-    assert run_node(index, [["search", output, 10]]) == [results]  # the search page answers alike
 
 
 @pytest.mark.node
@@ -154,10 +164,9 @@ def test_an_error_whose_traceback_the_library_rewrote_to_end_in_its_template_fin
     })
     output = _printed(repo.path, "import tmpl.environment as e; e.compile_blocks(['a', 'a'])")
     assert 'File "<template>", line 3' in output and "compiler.py" not in output
-    index = json.loads(json.dumps(index_of(validate.build_site(load.load(content)))))
-    results = search(index, output)
+    index = _index(content)
+    results = _answers(index, output)
     assert (results[0]["id"], results[0]["confident"]) == (records[("tmpl/compiler.py", 7)]["id"], True)
-    assert run_node(index, [["search", output, 10]]) == [results]
     # Where the traceback ends in a Python file, none of the package's, the same text raised there is another error.
     elsewhere = output.replace('File "<template>", line 3, in <module>', 'File "/app/blocks.py", line 3, in <module>')
     assert not search(index, elsewhere)[0]["confident"]
@@ -170,9 +179,8 @@ def test_an_error_whose_traceback_the_library_rewrote_to_end_in_its_template_fin
     package_frame = next(n for n, line in enumerate(lines) if "environment.py" in line)
     inner = "\n".join(lines[:-1] + lines[package_frame:package_frame + 2] + lines[-1:]) + "\n"
     assert inner.index('File "<template>"') < inner.rindex("environment.py")
-    results = search(index, inner)
+    results = _answers(index, inner)
     assert (results[0]["id"], results[0]["confident"]) == (records[("tmpl/compiler.py", 7)]["id"], True)
-    assert run_node(index, [["search", inner, 10]]) == [results]
 
 
 def test_errors_a_factory_builds_from_the_class_its_caller_names(tmp_path: Path) -> None:

@@ -1047,10 +1047,15 @@ class _Finder:
                 and where.owner is not None and where.bound and where.params and node.value.id == where.params[0]):
             return None
         held = self.strings.class_attribute(where.owner, node.attr)
-        name, file = (dotted(held[1]), held[0].file) if held is not None else (None, where.file)
-        for init, value in [] if held is not None else self.strings.instance_values(where.owner, node.attr):
-            name, file = init.defaults.get(value.id) if isinstance(value, ast.Name) else dotted(value), init.file
-            break
+        if held is not None:
+            name, file = dotted(held[1]), held[0].file
+        else:
+            assigned = next(self.strings.instance_values(where.owner, node.attr), None)
+            if assigned is None:
+                return None
+            init, value = assigned
+            name = init.defaults.get(value.id) if isinstance(value, ast.Name) else dotted(value)
+            file = init.file
         return name if name is not None and self.repo.names_exception(name, file) else None
 
     def _own_read(self, cls: ClassInfo) -> None:

@@ -56,6 +56,11 @@ def message_words(message: str) -> tuple[str, ...]:
     return tuple(sorted(set(WORDS.findall(literal_text(message).lower()))))
 
 
+def said(card: Summary) -> set[tuple[str, str]]:
+    """Return each message a record raises, with its exception: two records that share one raise the same error."""
+    return {(card.exception, wording) for wording in (card.message, *card.variants)}
+
+
 def relating(card: Summary) -> tuple[object, ...]:
     """Return what relates a record to others: its message (its words) and exception and other wordings (one message
     raised at several places), tags, place, status and related ids."""
@@ -226,7 +231,7 @@ class Neighbourhood:
     def score(self, card: Summary, other: Summary) -> float:
         """Return how closely two records are related: same file, same function, shared tags and words."""
         # The same message raised at another place comes first: the pages cover each other.
-        same = card.exception == other.exception and bool({card.message, *card.variants} & {other.message, *other.variants})
+        same = bool(said(card) & said(other))
         score = 10.0 if same else 0.0
         if card.path == other.path:
             score += 2
